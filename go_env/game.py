@@ -1,0 +1,248 @@
+"""``Game``: a plain-Python facade over the rules kernels, for envs, agents, GTP and SGF."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from go_env import _kernels as K
+from go_env import coords
+from go_env.features import history_planes, new_history_planes
+from go_env.rules import Rules
+
+BLACK, WHITE, EMPTY = K.BLACK, K.WHITE, K.EMPTY
+COLOR_NAMES = {BLACK: "black", WHITE: "white"}
+
+MIN_SIZE, MAX_SIZE = 2, 25
+
+
+class IllegalMoveError(ValueError):
+    """A move the rules forbid. ``reason`` is one of occupied, suicide, ko, superko,
+    game over, off board."""
+
+    def __init__(self, move: int, reason: str, size: int, color: int):
+        self.move = move
+        self.reason = reason
+        self.color = color
+        where = coords.to_gtp(move, size) if 0 <= move <= size * size else str(move)
+        super().__init__(f"illegal move {where} (point {move}) by {COLOR_NAMES[color]}: {reason}")
+
+
+class Game:
+    """One game of Go: the kernel state plus the record of how it got there.
+
+    Args:
+        size: board size, 2 to 25.
+        rules: the ruleset (default ``Rules()``: area scoring, positional superko,
+            no suicide, komi 7.5).
+        handicap: fixed handicap stones for Black, placed as GTP's ``fixed_handicap``;
+            White moves first when there are any.
+    """
+
+    def __init__(self, size: int = 19, rules: Rules | None = None, handicap: int = 0):
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
+        self.size = size
+        self.rules = rules if rules is not None else Rules()
+        self.geometry = K.make_geometry(size)
+        self.state = K.new_state(size, *self.rules.kernel_rules(size))
+        self.moves: list[int] = []
+        self.setup_black: list[int] = []
+        self.setup_white: list[int] = []
+        self.handicap = handicap
+        self._mask: np.ndarray | None = None
+        if handicap:
+            self.setup(coords.fixed_handicap_points(size, handicap), [], to_play=WHITE)
+
+    # -- construction ------------------------------------------------------------------
+
+    def setup(self, black: Sequence[int], white: Sequence[int], to_play: int = BLACK) -> None:
+        """Place setup stones (SGF AB/AW, free handicap) on an empty board before any move."""
+        if self.moves or self.setup_black or self.setup_white:
+            raise ValueError("setup stones go on an empty board before the first move")
+        points = np.array(list(black) + list(white), np.int64)
+        if np.any((points < 0) | (points >= self.num_points)):
+            raise ValueError(f"setup point off a {self.size}x{self.size} board")
+        colors = np.array([BLACK] * len(black) + [WHITE] * len(white), np.int64)
+        status = K.setup_stones(self.state, self.geometry, points, colors, to_play)
+        if status != K.LEGAL:
+            self.state = K.new_state(self.size, *self.rules.kernel_rules(self.size))
+            raise ValueError(f"invalid setup: a stone is {K.STATUS_NAMES[status]}")
+        self.setup_black, self.setup_white = list(black), list(white)
+        self._mask = None
+
+    def copy(self) -> Game:
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other.state = K.copy_state(self.state)
+        other.moves = list(self.moves)
+        other.setup_black, other.setup_white = list(self.setup_black), list(self.setup_white)
+        other._mask = None
+        return other
+
+    def replay(self, moves: Sequence[int]) -> None:
+        """Play a sequence of moves, raising ``IllegalMoveError`` at the first illegal one."""
+        for move in moves:
+            self.play(move)
+
+    def undo(self) -> int:
+        """Take back the last move (by replaying the rest); returns the move taken back."""
+        if not self.moves:
+            raise ValueError("no move to undo")
+        moves = self.moves[:-1]
+        last = self.moves[-1]
+        black, white, to_play = self.setup_black, self.setup_white, self.first_to_play
+        self.state = K.new_state(self.size, *self.rules.kernel_rules(self.size))
+        self.moves, self.setup_black, self.setup_white = [], [], []
+        if black or white:
+            self.setup(black, white, to_play)
+        self.replay(moves)
+        return last
+
+    # -- playing -----------------------------------------------------------------------
+
+    def move_status(self, move: int) -> str | None:
+        """``None`` if ``move`` is legal now, else why not (occupied, suicide, ko, ...)."""
+        status = K.move_status(self.state, self.geometry, move)
+        return None if status == K.LEGAL else K.STATUS_NAMES[status]
+
+    def is_legal(self, move: int) -> bool:
+        return K.move_status(self.state, self.geometry, move) == K.LEGAL
+
+    def play(self, move: int) -> None:
+        """Play ``move`` (``0..N*N-1``, or ``N*N`` to pass) for the side to move.
+
+        Raises:
+            IllegalMoveError: naming the move and the reason; the game is unchanged.
+        """
+        move = int(move)
+        color = self.to_play
+        status = K.play(self.state, self.geometry, move)
+        if status != K.LEGAL:
+            raise IllegalMoveError(move, K.STATUS_NAMES[status], self.size, color)
+        self.moves.append(move)
+        self._mask = None
+
+    def legal_mask(self) -> np.ndarray:
+        """int8[N*N+1]: 1 for each legal move, pass included (all 0 once the game is over).
+
+        The array is shared until the next move; copy it to keep it.
+        """
+        if self._mask is None:
+            self._mask = np.empty(self.num_points + 1, np.int8)
+            K.legal_mask(self.state, self.geometry, self._mask)
+        return self._mask
+
+    def legal_moves(self) -> np.ndarray:
+        return np.flatnonzero(self.legal_mask())
+
+    def observation(self, out: np.ndarray | None = None) -> np.ndarray:
+        """History planes from the side to move's view, int8[N, N, 17] (see ``features``)."""
+        if out is None:
+            out = new_history_planes(self.size)
+        history_planes(self.state, self.geometry, out)
+        return out
+
+    # -- reading the state -------------------------------------------------------------
+
+    @property
+    def num_points(self) -> int:
+        return self.size * self.size
+
+    @property
+    def pass_move(self) -> int:
+        return self.size * self.size
+
+    @property
+    def board(self) -> np.ndarray:
+        """int8[N, N] view: 0 empty, 1 Black, 2 White; row 0 is the top row."""
+        return self.state.board[: self.num_points].reshape(self.size, self.size)
+
+    @property
+    def to_play(self) -> int:
+        return int(self.state.info[K.INFO_TO_PLAY])
+
+    @property
+    def first_to_play(self) -> int:
+        return self.to_play if len(self.moves) % 2 == 0 else 3 - self.to_play
+
+    @property
+    def move_number(self) -> int:
+        return int(self.state.info[K.INFO_MOVE_NUMBER])
+
+    @property
+    def last_move(self) -> int | None:
+        last = int(self.state.info[K.INFO_LAST_MOVE])
+        return None if last < 0 else last
+
+    @property
+    def ko_point(self) -> int | None:
+        ko = int(self.state.info[K.INFO_KO_POINT])
+        return None if ko < 0 else ko
+
+    def captures(self, color: int) -> int:
+        """Stones captured by ``color``."""
+        return int(self.state.info[K.INFO_CAPTURES + color - 1])
+
+    @property
+    def key(self) -> int:
+        """Zobrist key of the board."""
+        return int(self.state.key[0])
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.info[K.INFO_OVER] != K.RUNNING
+
+    @property
+    def is_terminated(self) -> bool:
+        """Ended by two consecutive passes."""
+        return self.state.info[K.INFO_OVER] == K.ENDED_BY_PASSES
+
+    @property
+    def is_truncated(self) -> bool:
+        """Stopped by the move cap."""
+        return self.state.info[K.INFO_OVER] == K.TRUNCATED
+
+    def score(self) -> float:
+        """Black's points minus White's minus komi, under the game's scoring rule."""
+        territory = self.rules.scoring == "territory"
+        return float(K.score(self.state, self.geometry, float(self.rules.komi), territory))
+
+    def winner(self) -> int:
+        """BLACK, WHITE, or EMPTY for a draw, by the score of the board as it stands."""
+        margin = self.score()
+        return BLACK if margin > 0 else WHITE if margin < 0 else EMPTY
+
+    def result(self) -> str:
+        """The result as SGF's RE writes it: ``B+3.5``, ``W+0.5``, ``0`` for a draw."""
+        margin = self.score()
+        if margin == 0:
+            return "0"
+        return f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"
+
+    def area_owner(self) -> np.ndarray:
+        """int8[N, N]: the colour each point counts for under area scoring (0 for neither)."""
+        out = np.empty(self.num_points, np.int8)
+        K.area_owner(self.state, self.geometry, out)
+        return out.reshape(self.size, self.size)
+
+    def __str__(self) -> str:
+        rows = []
+        last = self.last_move
+        for r in range(self.size):
+            cells = []
+            for c in range(self.size):
+                cells.append(".XO"[self.board[r, c]])
+            marker = ""
+            if last is not None and last != self.pass_move and last // self.size == r:
+                marker = f"   last: {coords.to_gtp(last, self.size)}"
+            rows.append(f"{self.size - r:2d} " + " ".join(cells) + marker)
+        rows.append("   " + " ".join(coords.GTP_COLUMNS[: self.size]))
+        return "\n".join(rows)
+
+    def __repr__(self) -> str:
+        return (
+            f"Game(size={self.size}, rules={self.rules.name!r}, move={self.move_number}, "
+            f"to_play={COLOR_NAMES[self.to_play]})"
+        )

@@ -1,0 +1,82 @@
+"""Rulesets: independent axes (komi, ko, suicide, scoring, move cap) with named presets."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Literal
+
+from go_env import _kernels as K
+
+KoRule = Literal["positional", "situational", "simple"]
+Scoring = Literal["area", "territory"]
+
+_KO_CODES = {"simple": K.KO_SIMPLE, "positional": K.KO_POSITIONAL, "situational": K.KO_SITUATIONAL}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rules a game is played under; recorded with every game.
+
+    Attributes:
+        komi: points given to White. An integer komi allows a draw (jigo), scored 0.
+        ko: ``"positional"`` superko (no move may repeat an earlier board), ``"situational"``
+            superko (nor an earlier board with the same side to move), or ``"simple"`` ko
+            (only the immediate recapture of a single stone is forbidden).
+        suicide: whether a move that leaves its own chain without liberties is allowed
+            (the chain is then removed).
+        scoring: ``"area"`` (Tromp-Taylor: stones plus surrounded empty points) or
+            ``"territory"`` (surrounded empty points plus captured stones). Either way every
+            stone on the board counts as alive: games are played out.
+        max_moves: moves (passes included) after which the game is truncated;
+            ``None`` means ``2 * N * N``.
+        name: the preset the rules came from, for records (``"custom"`` otherwise).
+    """
+
+    komi: float = 7.5
+    ko: KoRule = "positional"
+    suicide: bool = False
+    scoring: Scoring = "area"
+    max_moves: int | None = None
+    name: str = "goarena"
+
+    def __post_init__(self) -> None:
+        if self.ko not in _KO_CODES:
+            raise ValueError(f"unknown ko rule {self.ko!r}; expected one of {sorted(_KO_CODES)}")
+        if self.scoring not in ("area", "territory"):
+            raise ValueError(f"unknown scoring {self.scoring!r}; expected 'area' or 'territory'")
+        if (2 * self.komi) != int(2 * self.komi):
+            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
+        if self.max_moves is not None and self.max_moves < 1:
+            raise ValueError(f"max_moves must be positive, got {self.max_moves}")
+
+    @classmethod
+    def preset(cls, name: str, **overrides: object) -> Rules:
+        """A named preset, optionally with some fields overridden."""
+        try:
+            rules = RULES_PRESETS[name]
+        except KeyError:
+            raise ValueError(f"unknown rules preset {name!r}; known: {sorted(RULES_PRESETS)}") from None
+        return dataclasses.replace(rules, **overrides) if overrides else rules  # type: ignore[arg-type]
+
+    def move_cap(self, size: int) -> int:
+        return self.max_moves if self.max_moves is not None else 2 * size * size
+
+    def kernel_rules(self, size: int) -> tuple[int, int, int]:
+        """(ko rule code, suicide allowed, move cap) as the kernels take them."""
+        return _KO_CODES[self.ko], int(self.suicide), self.move_cap(size)
+
+    def to_dict(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+RULES_PRESETS: dict[str, Rules] = {
+    # goarena's default: Tromp-Taylor scoring with suicide forbidden (as CGOS plays).
+    "goarena": Rules(),
+    # Tromp-Taylor proper: area scoring, positional superko, suicide allowed.
+    "tromp-taylor": Rules(komi=7.5, ko="positional", suicide=True, scoring="area", name="tromp-taylor"),
+    # Chinese: area scoring, simple ko as played in practice, no suicide.
+    "chinese": Rules(komi=7.5, ko="simple", suicide=False, scoring="area", name="chinese"),
+    # Territory plus prisoners with simple ko; all stones alive, so games are played out.
+    "japanese-like": Rules(komi=6.5, ko="simple", suicide=False, scoring="territory", name="japanese-like"),
+}
