@@ -154,7 +154,7 @@ def copy_state(state: GoState) -> GoState:
 # ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _position_key(state, geometry, board_key, to_play):
     """Key stored in the seen set: the board, plus the side to move under situational superko."""
     if state.info[INFO_KO_RULE] == KO_SITUATIONAL:
@@ -162,7 +162,7 @@ def _position_key(state, geometry, board_key, to_play):
     return board_key
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _seen_contains(seen, key):
     mask = np.uint64(seen.shape[0] - 1)
     slot = key & mask
@@ -173,7 +173,7 @@ def _seen_contains(seen, key):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _seen_add(seen, key):
     mask = np.uint64(seen.shape[0] - 1)
     slot = key & mask
@@ -184,7 +184,7 @@ def _seen_add(seen, key):
     seen[slot] = key
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_empty(state, point):
     n = state.info[INFO_NUM_EMPTY]
     state.empties[n] = point
@@ -192,7 +192,7 @@ def _add_empty(state, point):
     state.info[INFO_NUM_EMPTY] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _remove_empty(state, point):
     last = state.info[INFO_NUM_EMPTY] - 1
     i = state.empty_index[point]
@@ -202,7 +202,7 @@ def _remove_empty(state, point):
     state.info[INFO_NUM_EMPTY] = last
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _merge_chains(state, a, b):
     """Merge the chain headed by ``b`` into the one headed by ``a`` (smaller into larger)."""
     if state.chain_size[a] < state.chain_size[b]:
@@ -221,7 +221,7 @@ def _merge_chains(state, a, b):
     state.chain_key[a] ^= state.chain_key[b]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _remove_chain(state, geometry, head):
     """Lift a chain off the board, giving liberties back to the enemy chains around it."""
     color = state.board[head]
@@ -241,7 +241,7 @@ def _remove_chain(state, geometry, head):
     state.key[0] ^= state.chain_key[head]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _adjacent_count(state, geometry, point, head):
     """How many neighbours of ``point`` are stones of the chain ``head``."""
     count = 0
@@ -253,14 +253,15 @@ def _adjacent_count(state, geometry, point, head):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _empty_point_status(state, geometry, point, color):
     """Legality of ``color`` playing on the empty ``point``: LEGAL or the reason it is not."""
     has_liberty = False
     captures = False
     captured_key = np.uint64(0)
     merged_key = geometry.zobrist[color, point]  # key of the chain the new stone would join
-    seen_heads = np.full(4, -1, np.int64)
+    # Heads of the neighbour chains already counted (a chain may touch the point twice).
+    head0 = head1 = head2 = -1
     for k in range(4):
         n = geometry.neighbors[point, k]
         c = state.board[n]
@@ -270,9 +271,14 @@ def _empty_point_status(state, geometry, point, color):
         if c == WALL:
             continue
         head = state.chain_head[n]
-        if head == seen_heads[0] or head == seen_heads[1] or head == seen_heads[2]:
+        if head == head0 or head == head1 or head == head2:
             continue
-        seen_heads[k] = head
+        if k == 0:
+            head0 = head
+        elif k == 1:
+            head1 = head
+        else:
+            head2 = head
         in_atari_here = state.chain_libs[head] == _adjacent_count(state, geometry, point, head)
         if c == color:
             merged_key ^= state.chain_key[head]
@@ -295,7 +301,7 @@ def _empty_point_status(state, geometry, point, color):
     return LEGAL
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place_stone(state, geometry, point, color):
     """Put a stone down, merge, capture; return stones captured (suicide not included)."""
     enemy = 3 - color
@@ -340,14 +346,15 @@ def _place_stone(state, geometry, point, color):
     return captured
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record_position(state, geometry):
-    num_points = geometry.size * geometry.size
-    state.recent[state.info[INFO_MOVE_NUMBER] % HISTORY, :] = state.board[:num_points]
+    recent = state.recent[state.info[INFO_MOVE_NUMBER] % HISTORY]
+    for p in range(recent.shape[0]):
+        recent[p] = state.board[p]
     _seen_add(state.seen, _position_key(state, geometry, state.key[0], state.info[INFO_TO_PLAY]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply(state, geometry, move):
     """Play a move already known to be legal."""
     if move == geometry.size * geometry.size:
@@ -455,7 +462,7 @@ def legal_mask(state, geometry, out):
     out[num_points] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_eye(state, geometry, point, color):
     """True if the empty ``point`` is a (not false) one-point eye of ``color``."""
     for k in range(4):
@@ -473,7 +480,7 @@ def is_eye(state, geometry, point, color):
     return enemy_diagonals == 0 if at_edge else enemy_diagonals <= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_random(rng):
     """xorshift64* step on ``rng`` (uint64[1]); returns 64 random bits."""
     x = rng[0]
@@ -484,7 +491,7 @@ def next_random(rng):
     return x * np.uint64(0x2545F4914F6CDD1D)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_move(state, geometry, rng):
     """A uniformly random legal move that fills no own eye; pass when there is none."""
     color = state.info[INFO_TO_PLAY]
@@ -512,6 +519,45 @@ def random_playout(state, geometry, rng):
         _apply(state, geometry, random_move(state, geometry, rng))
         played += 1
     return played
+
+
+@njit(cache=True)
+def copy_into(dst, src):
+    """Copy every field of ``src`` into ``dst`` (same board size and rules) without allocating."""
+    dst.board[:] = src.board
+    dst.chain_head[:] = src.chain_head
+    dst.chain_next[:] = src.chain_next
+    dst.chain_size[:] = src.chain_size
+    dst.chain_libs[:] = src.chain_libs
+    dst.chain_key[:] = src.chain_key
+    dst.empties[:] = src.empties
+    dst.empty_index[:] = src.empty_index
+    dst.placed_at[:] = src.placed_at
+    dst.recent[:] = src.recent
+    dst.seen[:] = src.seen
+    dst.key[:] = src.key
+    dst.info[:] = src.info
+
+
+@njit(cache=True)
+def random_playouts(root, geometry, scratch, count, rng, komi, territory):
+    """Play ``count`` random games on from ``root`` (left unchanged), in ``scratch``.
+
+    Returns:
+        (moves played in all, games Black won, games drawn).
+    """
+    moves = 0
+    black_wins = 0
+    draws = 0
+    for _ in range(count):
+        copy_into(scratch, root)
+        moves += random_playout(scratch, geometry, rng)
+        margin = score(scratch, geometry, komi, territory)
+        if margin > 0:
+            black_wins += 1
+        elif margin == 0:
+            draws += 1
+    return moves, black_wins, draws
 
 
 @njit(cache=True)

@@ -1,0 +1,71 @@
+"""The ``goarena`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from go_env import Game, Rules
+from go_env.rules import RULES_PRESETS
+
+
+def demo(args: argparse.Namespace) -> None:
+    """Random against random: the games, their results, and optionally their SGF."""
+    rules = Rules.preset(args.rules, komi=args.komi) if args.komi is not None else Rules.preset(args.rules)
+    rng = np.random.default_rng(args.seed)
+    black_wins = 0
+    for index in range(args.games):
+        game = Game(args.size, rules)
+        while not game.is_over:
+            game.play(int(rng.choice(game.legal_moves())))
+        black_wins += game.winner() == 1
+        how = "two passes" if game.is_terminated else "move cap"
+        print(f"game {index + 1}: {game.result():>8s} after {game.move_number} moves ({how})")
+        if args.games == 1 or args.show:
+            print(game, end="\n\n")
+        if args.sgf:
+            from go_env.sgf import save_sgf
+
+            path = f"{args.sgf}-{index + 1}.sgf" if args.games > 1 else f"{args.sgf}.sgf"
+            save_sgf(path, game, black="random", white="random")
+            print(f"  wrote {path}")
+    print(f"Black won {black_wins} of {args.games} under {rules.name} rules, komi {rules.komi:g}")
+
+
+def bench(args: argparse.Namespace) -> None:
+    if args.what == "env":
+        from benchmarks import env_speed
+
+        env_speed.main(args.rest)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="goarena", description="An AlphaGo-style arena for the game of Go.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    play = commands.add_parser("demo", help="play random games and show them")
+    play.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    play.add_argument("--games", type=int, default=1, help="number of games (default 1)")
+    play.add_argument("--rules", choices=sorted(RULES_PRESETS), default="goarena", help="rules preset")
+    play.add_argument("--komi", type=float, default=None, help="komi (default: the preset's)")
+    play.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    play.add_argument("--show", action="store_true", help="print every final board")
+    play.add_argument("--sgf", metavar="PREFIX", help="write each game to PREFIX[-n].sgf")
+    play.set_defaults(run=demo)
+
+    benchmark = commands.add_parser("bench", help="run a benchmark (env: random-play speed)")
+    benchmark.add_argument("what", choices=["env"])
+    benchmark.add_argument("rest", nargs=argparse.REMAINDER, help="options for the benchmark")
+    benchmark.set_defaults(run=bench)
+
+    args = parser.parse_args(argv)
+    try:
+        args.run(args)
+    except (ValueError, OSError) as error:
+        sys.exit(f"goarena: {error}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""Random-play speed of goarena against PettingZoo's ``go_v5`` and OpenSpiel's ``go``, in one run.
+
+Every runner plays whole games of uniformly random legal moves for a fixed time and
+reports moves per second. The Python-driven runners share one driver loop per API, so
+the figures compare the engines, not the loops. The in-numba playouts pick uniformly among
+legal moves that fill no own eye (passing when there is none), as search uses them.
+
+    python -m benchmarks.env_speed            # or: goarena bench env
+    python -m benchmarks.env_speed --sizes 9 --seconds 1 --json
+
+The peers are optional (``pip install goarena[bench]``); a missing one is reported and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numba
+import numpy as np
+
+from go_env import _kernels as K
+from go_env.aec import env as aec_env
+
+
+@dataclass
+class Measurement:
+    name: str
+    size: int
+    moves_per_second: float | None
+    note: str = ""
+
+
+def _timed(play_one_game: Callable[[], int], seconds: float) -> float:
+    """Moves per second over whole games played until ``seconds`` have passed (after a warm-up game)."""
+    play_one_game()
+    moves = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        moves += play_one_game()
+    return moves / elapsed
+
+
+def core_python_loop(size: int, seconds: float) -> float:
+    """The rules kernels driven move by move from Python: legal mask, choice, play."""
+    geometry = K.make_geometry(size)
+    mask = np.empty(size * size + 1, np.int8)
+    rng = random.Random(0)
+
+    def game() -> int:
+        state = K.new_state(size, K.KO_POSITIONAL, False, 2 * size * size)
+        moves = 0
+        while state.info[K.INFO_OVER] == K.RUNNING:
+            K.legal_mask(state, geometry, mask)
+            K.play(state, geometry, rng.choice(np.flatnonzero(mask)))
+            moves += 1
+        return moves
+
+    return _timed(game, seconds)
+
+
+def numba_playouts(size: int, seconds: float, threads: int = 1) -> float:
+    """Whole random playouts inside numba: one core, or a batch over ``threads`` cores."""
+    geometry = K.make_geometry(size)
+    root = K.new_state(size, K.KO_POSITIONAL, False, 2 * size * size)
+    previous_threads = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        if threads == 1:
+            scratch = K.copy_state(root)
+            rng = np.array([12345], np.uint64)
+            return _timed(lambda: K.random_playouts(root, geometry, scratch, 64, rng, 7.5, False)[0], seconds)
+        batch_size = 64 * threads
+        batch = K.new_state(size, K.KO_POSITIONAL, False, 2 * size * size, batch=batch_size)
+        moves_out = np.zeros(batch_size, np.int64)
+        seeds = np.arange(1, batch_size + 1, dtype=np.int64)
+
+        def batch_game() -> int:
+            seeds[:] += batch_size
+            K.batch_reset(batch, geometry, np.array([K.KO_POSITIONAL, 0, 2 * size * size], np.int64))
+            K.batch_random_playout(batch, geometry, seeds, moves_out)
+            return int(moves_out.sum())
+
+        return _timed(batch_game, seconds)
+    finally:
+        numba.set_num_threads(previous_threads)
+
+
+def aec_loop(make_env: Callable[[], object], seconds: float) -> float:
+    """The PettingZoo AEC loop with masked random actions, identical for every AEC env."""
+    env = make_env()
+    env.reset(seed=0)  # type: ignore[attr-defined]
+
+    def game() -> int:
+        env.reset()  # type: ignore[attr-defined]
+        moves = 0
+        for agent in env.agent_iter():  # type: ignore[attr-defined]
+            observation, _, termination, truncation, _ = env.last()  # type: ignore[attr-defined]
+            if termination or truncation:
+                env.step(None)  # type: ignore[attr-defined]
+                continue
+            env.step(env.action_space(agent).sample(observation["action_mask"]))  # type: ignore[attr-defined]
+            moves += 1
+        return moves
+
+    return _timed(game, seconds)
+
+
+def openspiel_loop(size: int, seconds: float) -> float:
+    """OpenSpiel's C++ ``go`` driven from Python through its state API."""
+    import pyspiel
+
+    game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
+    rng = random.Random(0)
+
+    def one_game() -> int:
+        state = game.new_initial_state()
+        moves = 0
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            moves += 1
+        return moves
+
+    return _timed(one_game, seconds)
+
+
+def run(sizes: list[int], seconds: float) -> list[Measurement]:
+    results: list[Measurement] = []
+    cores = os.cpu_count() or 1
+    for size in sizes:
+        results.append(Measurement("goarena core, Python-driven", size, core_python_loop(size, seconds)))
+        results.append(Measurement("goarena playouts in numba, 1 core", size, numba_playouts(size, seconds)))
+        results.append(
+            Measurement(
+                f"goarena batched playouts, {cores} cores", size, numba_playouts(size, seconds, threads=cores)
+            )
+        )
+        results.append(
+            Measurement("goarena AEC env", size, aec_loop(lambda s=size: aec_env(board_size=s), seconds))
+        )
+        try:
+            from pettingzoo.classic import go_v5
+
+            speed = aec_loop(lambda s=size: go_v5.env(board_size=s), seconds)
+            results.append(Measurement("PettingZoo classic go_v5", size, speed))
+        except ImportError as error:
+            results.append(Measurement("PettingZoo classic go_v5", size, None, f"skipped: {error}"))
+        try:
+            results.append(Measurement("OpenSpiel go (state API)", size, openspiel_loop(size, seconds)))
+        except ImportError as error:
+            results.append(Measurement("OpenSpiel go (state API)", size, None, f"skipped: {error}"))
+    return results
+
+
+def _speed(results: list[Measurement], name: str, size: int) -> float | None:
+    return next((m.moves_per_second for m in results if m.name == name and m.size == size), None)
+
+
+def report(results: list[Measurement]) -> str:
+    lines = []
+    for size in sorted({m.size for m in results}):
+        ours = _speed(results, "goarena AEC env", size)
+        lines.append(f"\n{size}x{size} random play")
+        lines.append(f"  {'implementation':38s} {'moves/s':>12s} {'goarena AEC / this':>20s}")
+        for m in (m for m in results if m.size == size):
+            if m.moves_per_second is None:
+                lines.append(f"  {m.name:38s} {m.note}")
+                continue
+            ratio = f"{ours / m.moves_per_second:.2f}x" if ours else "-"
+            lines.append(f"  {m.name:38s} {m.moves_per_second:12,.0f} {ratio:>20s}")
+    lines.append("\nTargets")
+    for size in sorted({m.size for m in results}):
+        aec, pz = _speed(results, "goarena AEC env", size), _speed(results, "PettingZoo classic go_v5", size)
+        playouts = _speed(results, "goarena playouts in numba, 1 core", size)
+        spiel = _speed(results, "OpenSpiel go (state API)", size)
+        if aec and pz:
+            lines.append(f"  {size}x{size}: AEC env / PettingZoo go_v5         = {aec / pz:6.1f}x  (target 20x on 19x19)")
+        if playouts and spiel:
+            lines.append(
+                f"  {size}x{size}: numba playouts (1 core) / OpenSpiel = {playouts / spiel:6.1f}x  (target 10x on 9x9)"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="goarena bench env", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[9, 19], help="board sizes (default 9 19)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
+    parser.add_argument("--json", action="store_true", help="print the measurements as JSON")
+    args = parser.parse_args(argv)
+    results = run(args.sizes, args.seconds)
+    if args.json:
+        print(json.dumps([asdict(m) for m in results], indent=2))
+    else:
+        print(report(results))
+
+
+if __name__ == "__main__":
+    main()
