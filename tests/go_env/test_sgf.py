@@ -1,0 +1,304 @@
+import datetime
+
+import numpy as np
+import pytest
+from sgfmill import boards, sgf, sgf_moves
+
+from go_env import coords
+from go_env.game import BLACK, WHITE, Game
+from go_env.rules import RULES_PRESETS, Rules
+from go_env.sgf import SgfError, load_sgf, read_sgf, save_sgf, write_sgf
+
+
+def random_game(
+    size: int, rules: Rules | None = None, handicap: int = 0, moves: int = 60, seed: int = 0
+) -> Game:
+    """Random legal moves with the odd pass (never two running, so it runs to ``moves``)."""
+    rng = np.random.default_rng(seed)
+    game = Game(size, rules, handicap)
+    while len(game.moves) < moves and not game.is_over:
+        legal = game.legal_moves()
+        stones = legal[legal != game.pass_move]
+        may_pass = game.last_move != game.pass_move and rng.random() < 0.05
+        game.play(game.pass_move if may_pass or len(stones) == 0 else rng.choice(stones))
+    return game
+
+
+def assert_same_game(read: Game, written: Game) -> None:
+    assert read.size == written.size
+    assert read.moves == written.moves
+    assert sorted(read.setup_black) == sorted(written.setup_black)
+    assert sorted(read.setup_white) == sorted(written.setup_white)
+    assert read.first_to_play == written.first_to_play
+    assert read.handicap == written.handicap
+    assert read.rules == written.rules
+    assert np.array_equal(read.board, written.board)
+    assert read.is_over == written.is_over
+
+
+# -- round trips -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [5, 9, 19])
+def test_round_trip(size):
+    game = random_game(size, moves=3 * size * size // 2, seed=size)
+    record = read_sgf(write_sgf(game, black="alice", white="bob", event="test"))
+    assert_same_game(record.game, game)
+    assert record.moves == tuple(game.moves)
+    assert (record.black, record.white, record.event) == ("alice", "bob", "test")
+    assert record.komi == game.rules.komi
+    assert record.rules == game.rules
+    assert record.result == (game.result() if game.is_over else None)
+
+
+def test_round_trip_game_ended_by_passes():
+    game = Game(9)
+    game.replay([40, 81, 20, 81, 81])
+    data = write_sgf(game)
+    assert b";W[];B[cc];W[];B[]" in data
+    record = read_sgf(data)
+    assert record.game.is_terminated
+    assert record.result == game.result() == "B+73.5"
+
+
+@pytest.mark.parametrize(("size", "stones"), [(9, 3), (19, 4), (19, 9)])
+def test_round_trip_handicap(size, stones):
+    game = random_game(size, handicap=stones, moves=40, seed=stones)
+    data = write_sgf(game)
+    assert f"HA[{stones}]".encode() in data and b"PL[W]" in data
+    record = read_sgf(data)
+    assert record.handicap == stones
+    assert_same_game(record.game, game)
+
+
+def test_round_trip_setup_position():
+    game = Game(9)
+    game.setup([10, 11], [30], to_play=WHITE)
+    game.replay([40, 50])
+    assert_same_game(read_sgf(write_sgf(game)).game, game)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules.preset("chinese", suicide=True, komi=0.5),
+        Rules.preset("japanese-like"),
+        Rules(komi=-3, ko="situational", scoring="territory", max_moves=50, name="custom"),
+        RULES_PRESETS["tromp-taylor"],
+    ],
+    ids=["chinese-suicide", "japanese-like", "custom", "tromp-taylor"],
+)
+def test_round_trip_rules(rules):
+    game = random_game(7, rules, moves=80, seed=1)
+    record = read_sgf(write_sgf(game))
+    assert record.rules == rules
+    assert_same_game(record.game, game)
+
+
+def test_round_trip_comments():
+    game = random_game(9, moves=10)
+    comments = {
+        0: "winrate 0.52 visits 800 pv D4 Q16",
+        3: "a ] bracket, a \\ backslash\nand ünïcödé",
+        9: "last",
+    }
+    record = read_sgf(write_sgf(game, comments=comments))
+    assert record.comments == comments
+
+
+def test_save_and_load(tmp_path):
+    game = random_game(9, moves=20)
+    path = tmp_path / "game.sgf"
+    save_sgf(path, game, black="Jürgen", result="B+R")
+    record = load_sgf(path)
+    assert_same_game(record.game, game)
+    assert (record.black, record.result) == ("Jürgen", "B+R")
+
+
+# -- what write_sgf writes ---------------------------------------------------------------
+
+
+def test_header():
+    game = Game(9, Rules.preset("chinese"))
+    game.play(40)
+    data = write_sgf(game, black="alice", white="bob", extra={"BR": "3d", "TM": "600"})
+    for prop in [b"FF[4]", b"GM[1]", b"CA[UTF-8]", b"AP[goarena:", b"SZ[9]", b"KM[7.5]", b"RU[chinese]"]:
+        assert prop in data
+    assert b"PB[alice]" in data and b"PW[bob]" in data and b"BR[3d]" in data and b"TM[600]" in data
+    assert f"DT[{datetime.date.today().isoformat()}]".encode() in data
+    assert b"RE[" not in data  # the game is not over
+    assert b"HA[" not in data and b"PL[" not in data and b"AB[" not in data
+
+
+def test_empty_fields_are_omitted():
+    game = Game(9)
+    game.replay([81, 81])
+    data = write_sgf(game, result="", date="")
+    assert b"RE[" not in data and b"DT[" not in data and b"PB[" not in data
+
+
+def test_write_rejects_bad_arguments():
+    game = random_game(9, moves=5)
+    with pytest.raises(ValueError, match="5 moves"):
+        write_sgf(game, comments={5: "no such move"})
+    with pytest.raises(ValueError, match="KM"):
+        write_sgf(game, extra={"KM": "0.5"})
+
+
+# -- reading records written elsewhere ---------------------------------------------------
+
+PRO_GAME = b"""(;GM[1]FF[4]CA[UTF-8]AP[CGoban:3]ST[2]
+RU[Japanese]SZ[19]KM[6.50]TM[28800]
+PW[Lee Sedol]PB[Kim Jiseok]WR[9p]BR[9p]DT[2011-03-02,03]EV[Example Cup]RE[B+2.5]
+;B[qd];W[dc];B[pq];W[oc];B[cp];W[cj]C[a comment]
+;B[ep];W[pe];B[od];W[nd];B[pc];W[nc];B[qf];W[kc])
+"""
+
+
+def test_read_pro_record():
+    record = read_sgf(PRO_GAME)
+    assert (record.black, record.white) == ("Kim Jiseok", "Lee Sedol")
+    assert (record.result, record.date, record.event) == ("B+2.5", "2011-03-02,03", "Example Cup")
+    assert record.rules == Rules.preset("japanese-like", komi=6.5)
+    assert len(record.moves) == 14 and record.comments == {5: "a comment"}
+    game = record.game
+    assert game.size == 19 and game.to_play == BLACK and not game.is_over
+    assert game.board[3, 16] == BLACK  # qd is R16: SGF letters keep the i
+    assert game.board[2, 13] == WHITE  # O17 = nc
+    assert record.moves[0] == coords.from_gtp("R16", 19)
+
+
+def test_read_setup_with_white_to_play():
+    record = read_sgf("(;GM[1]SZ[9]HA[2]AB[cc][gg]AB[aa:ab]AW[ee]PL[W];W[cg];B[gc])")
+    game = record.game
+    assert sorted(game.setup_black) == sorted(coords.from_gtp(v, 9) for v in ("C7", "G3", "A9", "A8"))
+    assert game.setup_white == [coords.from_gtp("E5", 9)]
+    assert game.first_to_play == WHITE and record.handicap == 2
+    assert [coords.to_gtp(m, 9) for m in record.moves] == ["C3", "G7"]
+
+
+def test_read_tt_as_pass():
+    record = read_sgf(b"(;SZ[19]KM[7.5];B[pd];W[tt];B[dd];W[tt];B[tt])")
+    assert record.moves == (72, 361, 60, 361, 361)
+    assert record.game.is_terminated
+
+
+def test_read_main_line_only():
+    record = read_sgf(b"(;SZ[9];B[ee](;W[cc];B[gg](;W[gc])(;W[cg]))(;W[gc];B[cg]))")
+    assert [coords.to_sgf(m, 9) for m in record.moves] == ["ee", "cc", "gg", "gc"]
+
+
+def test_read_defaults():
+    record = read_sgf(b"(;B[pd])")  # no SZ means 19
+    assert record.game.size == 19
+    assert record.rules == Rules()
+    assert (record.black, record.white, record.result, record.date, record.handicap) == (
+        "",
+        "",
+        None,
+        None,
+        0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (b"RU[Chinese]", Rules.preset("chinese")),
+        (b"RU[Chinese]KM[5.5]", Rules.preset("chinese", komi=5.5)),
+        (b"RU[Tromp-Taylor]", Rules.preset("tromp-taylor")),
+        (b"RU[tromp-taylor]KM[7]", Rules.preset("tromp-taylor", komi=7)),
+        (b"RU[Japanese]", Rules.preset("japanese-like")),
+        (b"RU[goarena]KM[0]", Rules(komi=0)),
+        (b"RU[AGA]KM[7.5]", Rules()),
+        (b"RU[New Zealand]KM[-2.5]", Rules(komi=-2.5)),
+    ],
+)
+def test_rules_from_ru_and_km(header, expected):
+    assert read_sgf(b"(;SZ[9]" + header + b";B[ee])").rules == expected
+
+
+def test_rules_argument_wins_but_km_sets_komi():
+    rules = Rules.preset("tromp-taylor")
+    assert read_sgf(b"(;SZ[9]RU[Japanese];B[ee])", rules=rules).rules == rules
+    assert read_sgf(b"(;SZ[9]RU[Japanese]KM[0.5];B[ee])", rules=rules).rules == Rules.preset(
+        "tromp-taylor", komi=0.5
+    )
+
+
+def test_read_decodes_as_ca_says():
+    assert read_sgf(b"(;CA[ISO-8859-1]SZ[9]PB[J\xfcrgen])").black == "Jürgen"
+    assert read_sgf("(;SZ[9]PB[Jürgen])").black == "Jürgen"
+
+
+# -- malformed records -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "not an SGF record"),
+        (b"hello, world", "not an SGF record"),
+        (b"(;SZ[9];B[ee]", "not an SGF record"),
+        (b"(;GM[2]SZ[8];B[ee])", r"GM\[2\] is not a game of Go"),
+        (b"(;SZ[30];B[ee])", r"unsupported board size SZ\[30\]"),
+        (b"(;SZ[1])", r"unsupported board size SZ\[1\]"),
+        (b"(;SZ[19:13])", r"unsupported board size SZ\[19:13\]"),
+        (b"(;SZ[nine])", r"unsupported board size SZ\[nine\]"),
+        (b"(;SZ[9];B[ee];W[jj])", r"move 2 W\[jj\]: bad coordinate on a 9x9 board"),
+        (b"(;SZ[9];B[e])", r"move 1 B\[e\]: bad coordinate"),
+        (b"(;SZ[9]AB[ee][zz];B[cc])", r"bad coordinate in AB\[ee\]\[zz\]"),
+        (b"(;SZ[9];B[ee];W[cc];B[ee])", r"move 3 B\[ee\] is illegal .*: occupied"),
+        (b"(;SZ[9]AB[ba][ab];W[aa])", r"move 1 W\[aa\] is illegal .*: suicide"),
+        (b"(;SZ[9]AB[ee]AW[ee])", "bad setup stones"),
+        (b"(;SZ[9];B[ee];W[cc];AW[gg];B[gc])", r"setup properties \(AW\) after move 2"),
+        (b"(;SZ[9];B[ee];W[cc];PL[W];W[gc])", r"setup properties \(PL\) after move 2"),
+        (b"(;SZ[9];B[ee];W[cc]B[gg])", r"two moves in one node at move 2: B\[gg\]W\[cc\]"),
+        (b"(;SZ[9];B[ee][cc])", r"two moves in one node at move 1"),
+        (b"(;SZ[9];B[ee];B[cc])", "move 2 B\\[cc\\] is by black but white is to play"),
+        (b"(;SZ[9]PL[W];B[ee])", "move 1 B\\[ee\\] is by black but white is to play"),
+        (b"(;SZ[9]KM[six];B[ee])", r"komi KM\[six\] is not a number"),
+        (b"(;SZ[9]KM[3.75];B[ee])", r"komi KM\[3.75\] is not supported: .*multiple of 0.5"),
+        (b"(;SZ[9]HA[two])", r"handicap HA\[two\] is not a number"),
+        (b"(;SZ[9]PL[X])", r"PL\[X\] is not a colour"),
+        (b"(;SZ[9]CA[no-such-charset])", "unsupported character set"),
+        (b'(;SZ[9]GC[goarena rules: {"ko": "none"}])', "malformed rules in GC"),
+    ],
+)
+def test_malformed(data, message):
+    with pytest.raises(SgfError, match=message):
+        read_sgf(data)
+
+
+def test_sgf_error_is_a_value_error():
+    assert issubclass(SgfError, ValueError)
+
+
+KO = b"(;SZ[9]AB[ba][ab][bc]AW[ca][bb][db][cc];B[cb]"  # Black takes the ko at C8
+
+
+def test_ko():
+    with pytest.raises(SgfError, match=r"move 2 W\[bb\] is illegal under 'goarena' rules: .*ko"):
+        read_sgf(KO + b";W[bb])")
+    record = read_sgf(KO + b";W[gg];B[gh];W[bb])")  # after a ko threat White may retake
+    assert record.game.board[1, 2] == 0
+
+
+# -- an independent replay ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("size", "handicap", "seed"), [(5, 0, 0), (9, 0, 1), (9, 4, 2), (19, 0, 3)])
+def test_sgfmill_replay_agrees(size, handicap, seed):
+    """sgfmill's own board (its own capture code) reaches our final position from our file."""
+    game = random_game(size, handicap=handicap, moves=2 * size * size, seed=seed)
+    board, plays = sgf_moves.get_setup_and_moves(sgf.Sgf_game.from_bytes(write_sgf(game)))
+    assert isinstance(board, boards.Board)
+    assert len(plays) == len(game.moves) and game.captures(BLACK) + game.captures(WHITE) > 0
+    for colour, move in plays:
+        if move is not None:
+            board.play(*move, colour)
+    expected = {BLACK: "b", WHITE: "w"}
+    for row in range(size):
+        for col in range(size):
+            ours = game.board[size - 1 - row, col]
+            assert board.get(row, col) == expected.get(ours), (row, col)
