@@ -179,10 +179,12 @@ def report(results: list[Measurement]) -> str:
         playouts = _speed(results, "goarena playouts in numba, 1 core", size)
         spiel = _speed(results, "OpenSpiel go (state API)", size)
         if aec and pz:
-            lines.append(f"  {size}x{size}: AEC env / PettingZoo go_v5         = {aec / pz:6.1f}x  (target 20x on 19x19)")
+            lines.append(
+                f"  {size}x{size}: AEC env / PettingZoo go_v5 = {aec / pz:6.1f}x  (target 20x on 19x19)"
+            )
         if playouts and spiel:
             lines.append(
-                f"  {size}x{size}: numba playouts (1 core) / OpenSpiel = {playouts / spiel:6.1f}x  (target 10x on 9x9)"
+                f"  {size}x{size}: numba playouts / OpenSpiel = {playouts / spiel:6.1f}x  (target 10x on 9x9)"
             )
     return "\n".join(lines)
 

@@ -16,7 +16,7 @@ Kernels change the arrays in place and return status codes; they never raise.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -81,7 +81,7 @@ class GoState(NamedTuple):
     info: np.ndarray  # int64[NUM_INFO]: scalars, see INFO_*
 
 
-@lru_cache(maxsize=None)
+@cache
 def make_geometry(size: int) -> Geometry:
     """Neighbour tables and Zobrist keys for a ``size`` x ``size`` board (cached per size)."""
     if not 1 <= size <= 25:
@@ -116,7 +116,7 @@ def seen_capacity(max_moves: int) -> int:
     return capacity
 
 
-def new_state(size: int, ko_rule: int, allow_suicide: bool, max_moves: int, batch: int = 0) -> GoState:
+def new_state(size: int, ko_rule: int, allow_suicide: int, max_moves: int, batch: int = 0) -> GoState:
     """Allocate an empty-board state (or ``batch`` of them when ``batch > 0``)."""
     num_points = size * size
     lead = (batch,) if batch else ()
@@ -347,16 +347,18 @@ def _place_stone(state, geometry, point, color):
 
 
 @njit(cache=True, inline="always")
-def _record_position(state, geometry):
-    recent = state.recent[state.info[INFO_MOVE_NUMBER] % HISTORY]
-    for p in range(recent.shape[0]):
-        recent[p] = state.board[p]
+def _record_position(state, geometry, keep_history):
+    if keep_history:
+        recent = state.recent[state.info[INFO_MOVE_NUMBER] % HISTORY]
+        for p in range(recent.shape[0]):
+            recent[p] = state.board[p]
     _seen_add(state.seen, _position_key(state, geometry, state.key[0], state.info[INFO_TO_PLAY]))
 
 
 @njit(cache=True, inline="always")
-def _apply(state, geometry, move):
-    """Play a move already known to be legal."""
+def _apply(state, geometry, move, keep_history=True):
+    """Play a move already known to be legal; ``keep_history=False`` skips the boards kept
+    for history planes (``recent``), which scratch playouts never read."""
     if move == geometry.size * geometry.size:
         state.info[INFO_PASSES] += 1
         state.info[INFO_KO_POINT] = -1
@@ -366,7 +368,7 @@ def _apply(state, geometry, move):
     state.info[INFO_MOVE_NUMBER] += 1
     state.info[INFO_LAST_MOVE] = move
     state.info[INFO_TO_PLAY] = 3 - state.info[INFO_TO_PLAY]
-    _record_position(state, geometry)
+    _record_position(state, geometry, keep_history)
     if state.info[INFO_PASSES] >= 2:
         state.info[INFO_OVER] = ENDED_BY_PASSES
     elif state.info[INFO_MOVE_NUMBER] >= state.info[INFO_MAX_MOVES]:
@@ -398,7 +400,7 @@ def reset(state, geometry, rules):
     state.info[INFO_KO_RULE] = rules[0]
     state.info[INFO_SUICIDE] = rules[1]
     state.info[INFO_MAX_MOVES] = rules[2]
-    _record_position(state, geometry)
+    _record_position(state, geometry, True)
 
 
 @njit(cache=True)
@@ -419,7 +421,7 @@ def setup_stones(state, geometry, points, colors, to_play):
     state.info[INFO_TO_PLAY] = to_play
     state.info[INFO_KO_POINT] = -1
     state.seen[:] = 0
-    _record_position(state, geometry)
+    _record_position(state, geometry, True)
     return LEGAL
 
 
@@ -513,10 +515,13 @@ def random_move(state, geometry, rng):
 
 @njit(cache=True)
 def random_playout(state, geometry, rng):
-    """Play random moves (see ``random_move``) until the game is over; return moves played."""
+    """Play random moves (see ``random_move``) until the game is over; return moves played.
+
+    The playout skips the boards kept for history planes: ``state.recent`` is stale after it.
+    """
     played = 0
     while state.info[INFO_OVER] == RUNNING:
-        _apply(state, geometry, random_move(state, geometry, rng))
+        _apply(state, geometry, random_move(state, geometry, rng), False)
         played += 1
     return played
 
