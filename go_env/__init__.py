@@ -1,10 +1,25 @@
 """goarena's Go environment: a numba rules core with PettingZoo and Gymnasium APIs.
 
 ``go_env`` imports nothing else of goarena and never imports torch, so any RL project can
-use it alone.
+use it alone. Importing it registers the Gymnasium environment ``goarena/Go-v0``.
 """
 
+from go_env.aec import env, raw_env
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
+from go_env.gym_env import GoEnv, register_envs
 from go_env.rules import RULES_PRESETS, Rules
 
-__all__ = ["BLACK", "EMPTY", "WHITE", "Game", "IllegalMoveError", "RULES_PRESETS", "Rules"]
+register_envs()
+
+__all__ = [
+    "BLACK",
+    "EMPTY",
+    "WHITE",
+    "Game",
+    "GoEnv",
+    "IllegalMoveError",
+    "RULES_PRESETS",
+    "Rules",
+    "env",
+    "raw_env",
+]

@@ -1,0 +1,199 @@
+"""The Gymnasium single-agent environment: the checkers, masks, illegal moves, colours,
+reward attribution, and a MaskablePPO smoke run. Moves are written as GTP vertices."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from go_env import coords
+from go_env.game import BLACK, EMPTY, WHITE, Game
+from go_env.gym_env import ENV_ID, GoEnv, register_envs
+from go_env.rules import Rules
+
+# White's B4 takes the black stone at C4; Black may not retake at once (see test_aec).
+BLACK_KO_MOVES = ["B5", "A4", "C4", "B3"]
+WHITE_KO_MOVES = ["C5", "D4", "C3", "B4"]
+
+
+def scripted(vertices: list[str], size: int = 5):
+    """An opponent that plays ``vertices`` in order."""
+    moves: Iterator[str] = iter(vertices)
+    return lambda game: coords.from_gtp(next(moves), size)
+
+
+def point(vertex: str, size: int = 5) -> int:
+    return coords.from_gtp(vertex, size)
+
+
+def test_gymnasium_check_env():
+    check_env(GoEnv(board_size=5), skip_render_check=True)
+    check_env(GoEnv(board_size=9, learner="random", komi=0), skip_render_check=True)
+    check_env(gymnasium.make(ENV_ID, board_size=5).unwrapped, skip_render_check=True)
+
+
+def test_stable_baselines3_check_env():
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    with warnings.catch_warnings():
+        # SB3 takes (N, N, 17) int8 planes for a badly scaled image; they are not one.
+        warnings.filterwarnings("ignore", message=".*image.*")
+        sb3_check_env(GoEnv(board_size=5))
+
+
+def test_registered_once():
+    register_envs()
+    register_envs()
+    game_env = gymnasium.make(ENV_ID, board_size=7, learner="white")
+    observation, _ = game_env.reset(seed=0)
+    assert observation.shape == (7, 7, 17)
+    assert game_env.unwrapped.learner_color == WHITE
+
+
+def test_action_masks_agree_with_the_game():
+    game_env = GoEnv(board_size=5)
+    observation, info = game_env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        legal = game_env.unwrapped.game.legal_mask()
+        masks = game_env.action_masks()
+        assert masks.dtype == bool
+        np.testing.assert_array_equal(masks, legal.astype(bool))
+        np.testing.assert_array_equal(info["action_mask"], legal)
+        assert info["action_mask"].dtype == np.int8
+        action = rng.choice(np.flatnonzero(masks))
+        observation, reward, terminated, truncated, info = game_env.step(action)
+    assert not game_env.action_masks().any() and not info["action_mask"].any()
+
+
+@pytest.mark.parametrize(
+    "learner_moves, opponent_moves, illegal, reason",
+    [
+        (["C3"], ["E1"], "C3", "occupied"),
+        (["E1", "E2"], ["A4", "B5"], "A5", "suicide"),
+        (BLACK_KO_MOVES, WHITE_KO_MOVES, "C4", "ko"),
+    ],
+)
+def test_illegal_action_is_a_loss_with_the_reason(learner_moves, opponent_moves, illegal, reason):
+    game_env = GoEnv(board_size=5, opponent=scripted(opponent_moves))
+    game_env.reset(seed=0)
+    for vertex in learner_moves:
+        _, reward, terminated, _, _ = game_env.step(point(vertex))
+        assert reward == 0 and not terminated
+    game = game_env.game
+    assert game.move_status(point(illegal)) == reason
+    moves_before = list(game.moves)
+    observation, reward, terminated, truncated, info = game_env.step(point(illegal))
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["illegal_move"] == reason
+    assert info["error"] == f"illegal move {illegal} (point {point(illegal)}) by black: {reason}"
+    assert game.moves == moves_before
+    assert observation.shape == (5, 5, 17)
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        game_env.step(0)
+
+
+@pytest.mark.parametrize("action", [-1, 26, 10**6])
+def test_actions_off_the_board_are_a_loss_not_a_crash(action):
+    game_env = GoEnv(board_size=5)
+    game_env.reset(seed=0)
+    _, reward, terminated, _, info = game_env.step(action)
+    assert (reward, terminated, info["illegal_move"]) == (-1.0, True, "off board")
+
+
+def test_playing_white():
+    game_env = GoEnv(board_size=5, learner="white", opponent=scripted(["C3", "pass"]))
+    observation, _ = game_env.reset(seed=0)
+    assert game_env.learner_color == WHITE and game_env.game.to_play == WHITE
+    assert observation[:, :, 8][2, 2] == 1 and observation[:, :, 8].sum() == 1  # Black's C3
+    assert not observation[:, :, 0].any() and not observation[:, :, 16].any()
+    observation, reward, terminated, _, _ = game_env.step(point("D4"))
+    assert observation[:, :, 0][1, 3] == 1 and not terminated
+    # White passes after Black's pass: game over, Black has 1 stone, White 1, komi 7.5 to White.
+    _, reward, terminated, truncated, _ = game_env.step(25)
+    assert (reward, terminated, truncated) == (1.0, True, False)
+
+
+def test_handicap_opponent_moves_first_for_a_black_learner():
+    game_env = GoEnv(board_size=9, handicap=3)
+    observation, _ = game_env.reset(seed=1)
+    assert game_env.game.move_number == 1 and game_env.game.to_play == BLACK
+    assert observation[:, :, 0].sum() == 3 and observation[:, :, 8].sum() <= 1
+
+
+def test_move_cap_truncates_with_the_score():
+    game_env = GoEnv(board_size=5, rules=Rules(komi=0.5, max_moves=2), opponent=scripted(["pass"]))
+    game_env.reset(seed=0)
+    _, reward, terminated, truncated, _ = game_env.step(point("C3"))
+    assert (reward, terminated, truncated) == (1.0, False, True)
+
+
+def test_random_colour_is_drawn_from_the_seed():
+    colours = []
+    for seed in range(20):
+        game_env = GoEnv(board_size=5, learner="random")
+        game_env.reset(seed=seed)
+        colours.append(game_env.learner_color)
+        game_env.reset(seed=seed)
+        assert game_env.learner_color == colours[-1]
+    assert set(colours) == {BLACK, WHITE}
+
+
+def test_reward_is_plus_one_exactly_when_the_learner_wins():
+    """Random games with an integer komi on 5x5, so wins, losses and draws all happen."""
+    rng = np.random.default_rng(11)
+    game_env = GoEnv(board_size=5, komi=0, learner="random", rules=Rules(max_moves=30))
+    outcomes = set()
+    for episode in range(60):
+        game_env.reset(seed=episode)
+        terminated = truncated = False
+        while not (terminated or truncated):
+            action = rng.choice(np.flatnonzero(game_env.action_masks()))
+            _, reward, terminated, truncated, _ = game_env.step(action)
+        winner = game_env.game.winner()
+        expected = 0.0 if winner == EMPTY else 1.0 if winner == game_env.learner_color else -1.0
+        assert reward == expected, game_env.game.result()
+        outcomes.add((game_env.learner_color, reward))
+    assert {(BLACK, 1.0), (BLACK, -1.0), (WHITE, 1.0), (WHITE, -1.0)} <= outcomes
+    assert any(reward == 0.0 for _, reward in outcomes)
+
+
+def test_opponent_sees_the_game():
+    seen: list[Game] = []
+
+    def passer(game: Game) -> int:
+        seen.append(game)
+        return game.pass_move
+
+    game_env = GoEnv(board_size=5, opponent=passer)
+    game_env.reset(seed=0)
+    game_env.step(point("C3"))
+    assert seen == [game_env.game]
+
+
+def test_render_modes():
+    game_env = GoEnv(board_size=5, render_mode="ansi")
+    game_env.reset(seed=0)
+    game_env.step(point("C3"))
+    assert "X" in game_env.render()
+    game_env = GoEnv(board_size=5, render_mode="rgb_array")
+    game_env.reset(seed=0)
+    assert game_env.render().shape == (192, 192, 3)
+
+
+def test_maskable_ppo_learns_a_few_hundred_steps():
+    pytest.importorskip("torch")
+    from sb3_contrib import MaskablePPO
+
+    game_env = GoEnv(board_size=5, learner="random")
+    model = MaskablePPO("MlpPolicy", game_env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=256)
+    observation, _ = game_env.reset(seed=1)
+    action, _ = model.predict(observation, action_masks=game_env.action_masks())
+    assert game_env.action_masks()[action]
