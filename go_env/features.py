@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from go_env._kernels import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY
+from go_env._kernels import BLACK, EMPTY, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY
 
 NUM_HISTORY_PLANES = 2 * HISTORY + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def history_planes(state, geometry, out):
     """AlphaZero-style planes from the side to move's point of view into ``out`` (int8[N, N, 17]).
 
@@ -20,17 +20,17 @@ def history_planes(state, geometry, out):
     """
     size = geometry.size
     to_play = state.info[INFO_TO_PLAY]
-    enemy = 3 - to_play
     move_number = state.info[INFO_MOVE_NUMBER]
     out[:] = 0
     for i in range(min(HISTORY, move_number + 1)):
         board = state.recent[(move_number - i) % HISTORY]
-        for p in range(size * size):
-            c = board[p]
-            if c == to_play:
-                out[p // size, p % size, i] = 1
-            elif c == enemy:
-                out[p // size, p % size, HISTORY + i] = 1
+        p = 0
+        for row in range(size):
+            for col in range(size):
+                c = board[p]
+                if c != EMPTY:
+                    out[row, col, i if c == to_play else HISTORY + i] = 1
+                p += 1
     if to_play == BLACK:
         out[:, :, 2 * HISTORY] = 1
 
