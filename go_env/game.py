@@ -95,6 +95,7 @@ class Game:
         black, white, to_play = self.setup_black, self.setup_white, self.first_to_play
         self.state = K.new_state(self.size, *self.rules.kernel_rules(self.size))
         self.moves, self.setup_black, self.setup_white = [], [], []
+        self._mask = None  # replaying no move (undo of the first one) would leave it stale
         if black or white:
             self.setup(black, white, to_play)
         self.replay(moves)
