@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 import numba
 import numpy as np
 
+from go_env import Game
 from go_env import _kernels as K
 from go_env.aec import env as aec_env
 
@@ -47,19 +48,15 @@ def _timed(play_one_game: Callable[[], int], seconds: float) -> float:
 
 
 def core_python_loop(size: int, seconds: float) -> float:
-    """The rules kernels driven move by move from Python: legal mask, choice, play."""
-    geometry = K.make_geometry(size)
-    mask = np.empty(size * size + 1, np.int8)
+    """The rules core driven move by move from Python through ``Game``: legal moves, choice, play."""
     rng = random.Random(0)
 
     def game() -> int:
-        state = K.new_state(size, K.KO_POSITIONAL, False, 2 * size * size)
-        moves = 0
-        while state.info[K.INFO_OVER] == K.RUNNING:
-            K.legal_mask(state, geometry, mask)
-            K.play(state, geometry, rng.choice(np.flatnonzero(mask)))
-            moves += 1
-        return moves
+        game = Game(size)
+        while not game.is_over:
+            legal = game.legal_moves()
+            game.play(int(legal[rng.randrange(len(legal))]))
+        return game.move_number
 
     return _timed(game, seconds)
 
@@ -92,9 +89,14 @@ def numba_playouts(size: int, seconds: float, threads: int = 1) -> float:
 
 
 def aec_loop(make_env: Callable[[], object], seconds: float) -> float:
-    """The PettingZoo AEC loop with masked random actions, identical for every AEC env."""
+    """The PettingZoo AEC loop with masked random actions, identical for every AEC env.
+
+    The action is drawn with Python's ``random`` rather than ``action_space(agent).sample(mask)``,
+    whose ``Generator.choice`` alone costs about as much as a whole step of our env.
+    """
     env = make_env()
     env.reset(seed=0)  # type: ignore[attr-defined]
+    rng = random.Random(0)
 
     def game() -> int:
         env.reset()  # type: ignore[attr-defined]
@@ -104,7 +106,8 @@ def aec_loop(make_env: Callable[[], object], seconds: float) -> float:
             if termination or truncation:
                 env.step(None)  # type: ignore[attr-defined]
                 continue
-            env.step(env.action_space(agent).sample(observation["action_mask"]))  # type: ignore[attr-defined]
+            legal = np.flatnonzero(observation["action_mask"])
+            env.step(int(legal[rng.randrange(len(legal))]))  # type: ignore[attr-defined]
             moves += 1
         return moves
 
@@ -133,7 +136,7 @@ def run(sizes: list[int], seconds: float) -> list[Measurement]:
     results: list[Measurement] = []
     cores = os.cpu_count() or 1
     for size in sizes:
-        results.append(Measurement("goarena core, Python-driven", size, core_python_loop(size, seconds)))
+        results.append(Measurement("goarena Game, Python-driven", size, core_python_loop(size, seconds)))
         results.append(Measurement("goarena playouts in numba, 1 core", size, numba_playouts(size, seconds)))
         results.append(
             Measurement(

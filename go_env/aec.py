@@ -170,13 +170,36 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """``OrderEnforcingWrapper`` whose ``last()`` is one call to the env, not six attribute
-    look-ups through the wrapper: a tenth of the time of a step."""
+    """``OrderEnforcingWrapper`` whose ``step()``, ``last()``, ``agents`` and ``agent_selection``
+    go straight to the env rather than through the wrapper's attribute look-ups: a fifth of a step."""
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
+
+    def step(self, action: int | None) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    # Read on every step by the agent iterator; as properties they skip two __getattr__ hops.
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        return self.env.agents
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.agent_selection
 
     def __str__(self) -> str:
         return str(self.env)
@@ -256,10 +279,12 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": int8[N, N, 17], "action_mask": int8[N*N + 1]}``, new arrays."""
         if agent == self.agent_selection and not self._over:
-            mask = self.game.legal_mask().copy()
-        else:
-            mask = self._no_moves.copy()
-        return {"observation": observe_planes(self.game, AGENT_COLORS[agent]), "action_mask": mask}
+            planes, mask = self.game.observe()
+            return {"observation": planes, "action_mask": mask}
+        return {
+            "observation": observe_planes(self.game, AGENT_COLORS[agent]),
+            "action_mask": self._no_moves.copy(),
+        }
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from go_env._kernels import BLACK, EMPTY, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY
+from go_env._kernels import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY
 
 NUM_HISTORY_PLANES = 2 * HISTORY + 1
 
@@ -18,22 +18,20 @@ def history_planes(state, geometry, out):
     opponent's stones ``i`` moves ago (all zero before the game's first position);
     plane 16: all ones if Black is to move.
     """
-    size = geometry.size
+    num_points = geometry.size * geometry.size
     to_play = state.info[INFO_TO_PLAY]
+    enemy = 3 - to_play
     move_number = state.info[INFO_MOVE_NUMBER]
-    out[:] = 0
-    for i in range(min(HISTORY, move_number + 1)):
-        board = state.recent[(move_number - i) % HISTORY]
-        p = 0
-        for row in range(size):
-            for col in range(size):
-                c = board[p]
-                if c != EMPTY:
-                    out[row, col, i if c == to_play else HISTORY + i] = 1
-                p += 1
-    if to_play == BLACK:
-        out[:, :, 2 * HISTORY] = 1
+    depth = min(HISTORY, move_number + 1)
+    black_to_play = to_play == BLACK
+    planes = out.reshape(num_points, NUM_HISTORY_PLANES)  # point-major: contiguous writes
+    for p in range(num_points):
+        for i in range(HISTORY):
+            c = state.recent[(move_number - i) % HISTORY, p] if i < depth else 0
+            planes[p, i] = c == to_play
+            planes[p, HISTORY + i] = c == enemy
+        planes[p, 2 * HISTORY] = black_to_play
 
 
 def new_history_planes(size: int) -> np.ndarray:
-    return np.zeros((size, size, NUM_HISTORY_PLANES), np.int8)
+    return np.empty((size, size, NUM_HISTORY_PLANES), np.int8)  # the kernel writes every entry

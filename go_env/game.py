@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import NamedTuple
 
+import numba
 import numpy as np
+from numba import types
 
 from go_env import _kernels as K
 from go_env import coords
@@ -15,6 +19,35 @@ BLACK, WHITE, EMPTY = K.BLACK, K.WHITE, K.EMPTY
 COLOR_NAMES = {BLACK: "black", WHITE: "white"}
 
 MIN_SIZE, MAX_SIZE = 2, 25
+
+
+class _EntryPoints(NamedTuple):
+    move_status: Callable
+    play: Callable
+    legal_mask: Callable
+    history_planes: Callable
+
+
+@cache
+def _entry_points() -> _EntryPoints:
+    """The kernels' compiled entry points for the single-game state.
+
+    Calling them skips numba's per-call type dispatch, which for the 13-array state costs
+    about 2 us: more than playing a move. The state and geometry types are the same for
+    every board size, so one set serves all games.
+    """
+    state_type = numba.typeof(K.new_state(2, K.KO_POSITIONAL, False, 8))
+    geometry_type = numba.typeof(K.make_geometry(2))
+
+    def compiled(kernel: Callable, *arg_types: types.Type) -> Callable:
+        return kernel.compile((state_type, geometry_type, *arg_types))
+
+    return _EntryPoints(
+        move_status=compiled(K.move_status, types.int64),
+        play=compiled(K.play, types.int64),
+        legal_mask=compiled(K.legal_mask, types.Array(types.int8, 1, "C")),
+        history_planes=compiled(history_planes, types.Array(types.int8, 3, "C")),
+    )
 
 
 class IllegalMoveError(ValueError):
@@ -46,6 +79,7 @@ class Game:
         self.size = size
         self.rules = rules if rules is not None else Rules()
         self.geometry = K.make_geometry(size)
+        self._kernels = _entry_points()
         self.state = K.new_state(size, *self.rules.kernel_rules(size))
         self.moves: list[int] = []
         self.setup_black: list[int] = []
@@ -105,11 +139,11 @@ class Game:
 
     def move_status(self, move: int) -> str | None:
         """``None`` if ``move`` is legal now, else why not (occupied, suicide, ko, ...)."""
-        status = K.move_status(self.state, self.geometry, move)
+        status = self._kernels.move_status(self.state, self.geometry, move)
         return None if status == K.LEGAL else K.STATUS_NAMES[status]
 
     def is_legal(self, move: int) -> bool:
-        return K.move_status(self.state, self.geometry, move) == K.LEGAL
+        return self._kernels.move_status(self.state, self.geometry, move) == K.LEGAL
 
     def play(self, move: int) -> None:
         """Play ``move`` (``0..N*N-1``, or ``N*N`` to pass) for the side to move.
@@ -118,10 +152,9 @@ class Game:
             IllegalMoveError: naming the move and the reason; the game is unchanged.
         """
         move = int(move)
-        color = self.to_play
-        status = K.play(self.state, self.geometry, move)
-        if status != K.LEGAL:
-            raise IllegalMoveError(move, K.STATUS_NAMES[status], self.size, color)
+        status = self._kernels.play(self.state, self.geometry, move)
+        if status != K.LEGAL:  # the game is unchanged, so the side to move is the offender
+            raise IllegalMoveError(move, K.STATUS_NAMES[status], self.size, self.to_play)
         self.moves.append(move)
         self._mask = None
 
@@ -132,17 +165,25 @@ class Game:
         """
         if self._mask is None:
             self._mask = np.empty(self.num_points + 1, np.int8)
-            K.legal_mask(self.state, self.geometry, self._mask)
+            self._kernels.legal_mask(self.state, self.geometry, self._mask)
         return self._mask
 
     def legal_moves(self) -> np.ndarray:
         return np.flatnonzero(self.legal_mask())
 
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        """(history planes int8[N, N, 17], legal mask int8[N*N+1]) as new arrays, for envs."""
+        planes = new_history_planes(self.size)
+        mask = np.empty(self.num_points + 1, np.int8)
+        self._kernels.history_planes(self.state, self.geometry, planes)
+        self._kernels.legal_mask(self.state, self.geometry, mask)
+        return planes, mask
+
     def observation(self, out: np.ndarray | None = None) -> np.ndarray:
         """History planes from the side to move's view, int8[N, N, 17] (see ``features``)."""
         if out is None:
             out = new_history_planes(self.size)
-        history_planes(self.state, self.geometry, out)
+        self._kernels.history_planes(self.state, self.geometry, out)
         return out
 
     # -- reading the state -------------------------------------------------------------
@@ -193,17 +234,17 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.state.info[K.INFO_OVER] != K.RUNNING
+        return bool(self.state.info[K.INFO_OVER] != K.RUNNING)
 
     @property
     def is_terminated(self) -> bool:
         """Ended by two consecutive passes."""
-        return self.state.info[K.INFO_OVER] == K.ENDED_BY_PASSES
+        return bool(self.state.info[K.INFO_OVER] == K.ENDED_BY_PASSES)
 
     @property
     def is_truncated(self) -> bool:
         """Stopped by the move cap."""
-        return self.state.info[K.INFO_OVER] == K.TRUNCATED
+        return bool(self.state.info[K.INFO_OVER] == K.TRUNCATED)
 
     def score(self) -> float:
         """Black's points minus White's minus komi, under the game's scoring rule."""
