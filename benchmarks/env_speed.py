@@ -20,6 +20,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 
 import numba
 import numpy as np
@@ -101,7 +102,7 @@ def aec_loop(make_env: Callable[[], object], seconds: float) -> float:
     def game() -> int:
         env.reset()  # type: ignore[attr-defined]
         moves = 0
-        for agent in env.agent_iter():  # type: ignore[attr-defined]
+        for _agent in env.agent_iter():  # type: ignore[attr-defined]
             observation, _, termination, truncation, _ = env.last()  # type: ignore[attr-defined]
             if termination or truncation:
                 env.step(None)  # type: ignore[attr-defined]
@@ -144,12 +145,12 @@ def run(sizes: list[int], seconds: float) -> list[Measurement]:
             )
         )
         results.append(
-            Measurement("goarena AEC env", size, aec_loop(lambda s=size: aec_env(board_size=s), seconds))
+            Measurement("goarena AEC env", size, aec_loop(partial(aec_env, board_size=size), seconds))
         )
         try:
             from pettingzoo.classic import go_v5
 
-            speed = aec_loop(lambda s=size: go_v5.env(board_size=s), seconds)
+            speed = aec_loop(partial(go_v5.env, board_size=size), seconds)
             results.append(Measurement("PettingZoo classic go_v5", size, speed))
         except ImportError as error:
             results.append(Measurement("PettingZoo classic go_v5", size, None, f"skipped: {error}"))

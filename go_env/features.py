@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from go_env._kernels import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY
+from go_env._kernels import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY, kernel
 
 NUM_HISTORY_PLANES = 2 * HISTORY + 1
 
 
-@njit(cache=True, _nrt=False)
+@kernel
 def history_planes(state, geometry, out):
     """AlphaZero-style planes from the side to move's point of view into ``out`` (int8[N, N, 17]).
 

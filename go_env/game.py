@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -39,7 +39,7 @@ def _entry_points() -> _EntryPoints:
     state_type = numba.typeof(K.new_state(2, K.KO_POSITIONAL, False, 8))
     geometry_type = numba.typeof(K.make_geometry(2))
 
-    def compiled(kernel: Callable, *arg_types: types.Type) -> Callable:
+    def compiled(kernel: Any, *arg_types: types.Type) -> Callable:
         return kernel.compile((state_type, geometry_type, *arg_types))
 
     return _EntryPoints(
