@@ -1,0 +1,149 @@
+"""The one interface every player implements, and building players from spec strings.
+
+A player is anything with a ``name``, ``reset(rules)`` and ``select_move(game) -> int``
+(the ``Agent`` protocol). Two optional capabilities are protocols of their own, checked
+with ``isinstance``: ``PolicyAgent`` (``policy(game)``, a move distribution) and
+``MoveObserver`` (``observe_move(game, move)``, told of every move played, both sides).
+Players that hold resources (an engine subprocess) also have ``close()`` (``Closeable``).
+
+Spec strings name a player and its options, as leagues and the command line take them:
+
+==========================================  ==============================================
+spec                                        player
+==========================================  ==============================================
+``random``                                  a built-in by name
+``uct:playouts=2000,c=1.4``                 a built-in with options (``key=value``, commas)
+``gtp:gnugo --mode gtp --level 10``         an external GTP engine: the rest is its command
+``mypackage.players:make_player``           ``module:factory``, called with the options
+``mypackage.players:make_player:depth=3``   ... and options after a second colon
+``myplayer``                                a ``goarena.agents`` entry point's factory
+==========================================  ==============================================
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from go_env import Game, Rules
+
+ENTRY_POINT_GROUP = "goarena.agents"
+
+# What ``select_move`` returns to resign. Moves are 0..N*N-1 and N*N (pass).
+RESIGN = -1
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player. ``select_move`` must not change ``game``; it returns a legal move or RESIGN."""
+
+    name: str
+
+    def reset(self, rules: Rules) -> None: ...
+
+    def select_move(self, game: Game) -> int: ...
+
+
+@runtime_checkable
+class PolicyAgent(Protocol):
+    def policy(self, game: Game) -> np.ndarray:
+        """float[N*N + 1]: the player's move distribution in ``game`` (sums to 1)."""
+        ...
+
+
+@runtime_checkable
+class MoveObserver(Protocol):
+    def observe_move(self, game: Game, move: int) -> None:
+        """``move`` was just played in ``game`` (by either side); e.g. to reuse a search tree."""
+        ...
+
+
+@runtime_checkable
+class Closeable(Protocol):
+    def close(self) -> None: ...
+
+
+class AgentSpecError(ValueError):
+    """A spec string that names no player, or options the player does not take."""
+
+
+# Built-in players: spec name -> "module:factory", imported only when asked for.
+BUILTIN_AGENTS: dict[str, str] = {
+    "random": "agents.random_agent:RandomAgent",
+    "uct": "agents.search_agents:UCTAgent",
+    "puct": "agents.search_agents:PUCTAgent",
+    "minimax": "agents.search_agents:MinimaxAgent",
+    "expectimax": "agents.search_agents:ExpectimaxAgent",
+    "gtp": "agents.gtp:GTPAgent",
+}
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """``"playouts=2000,c=1.4,rave=true"`` -> ``{"playouts": 2000, "c": 1.4, "rave": True}``.
+
+    Values are Python literals where they parse as one (numbers, ``True``/``true``,
+    ``None``, quoted strings) and plain strings otherwise.
+    """
+    options: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise AgentSpecError(f"malformed option {item!r}: expected key=value")
+        raw = raw.strip()
+        lowered = raw.lower()
+        if lowered in ("true", "false"):
+            options[key] = lowered == "true"
+            continue
+        try:
+            options[key] = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            options[key] = raw
+    return options
+
+
+def _load(target: str) -> Callable[..., Agent]:
+    module_name, _, attribute = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise AgentSpecError(f"cannot import {module_name!r} for player {target!r}: {error}") from error
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise AgentSpecError(f"module {module_name!r} has no {attribute!r}") from None
+
+
+def _build(factory: Callable[..., Agent], spec: str, *args: Any, **options: Any) -> Agent:
+    try:
+        agent = factory(*args, **options)
+    except TypeError as error:
+        raise AgentSpecError(f"bad options for {spec!r}: {error}") from error
+    if not isinstance(agent, Agent):
+        raise AgentSpecError(f"{spec!r} did not build a player (no name/reset/select_move)")
+    return agent
+
+
+def make_agent(spec: str) -> Agent:
+    """Build a player from a spec string (see the module documentation)."""
+    spec = spec.strip()
+    name, _, rest = spec.partition(":")
+    if name == "gtp":
+        if not rest.strip():
+            raise AgentSpecError("gtp needs the engine's command: gtp:gnugo --mode gtp")
+        return _build(_load(BUILTIN_AGENTS["gtp"]), spec, rest.strip())
+    if name in BUILTIN_AGENTS:
+        return _build(_load(BUILTIN_AGENTS[name]), spec, **parse_options(rest))
+    plugins = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    if name in plugins:
+        return _build(plugins[name].load(), spec, **parse_options(rest))
+    if rest:
+        attribute, _, options = rest.partition(":")
+        return _build(_load(f"{name}:{attribute}"), spec, **parse_options(options))
+    known = sorted(BUILTIN_AGENTS) + sorted(plugins)
+    raise AgentSpecError(f"unknown player {spec!r}; built-in and plugged-in players: {', '.join(known)}")
