@@ -4,7 +4,8 @@ A player is anything with a ``name``, ``reset(rules)`` and ``select_move(game) -
 (the ``Agent`` protocol). Two optional capabilities are protocols of their own, checked
 with ``isinstance``: ``PolicyAgent`` (``policy(game)``, a move distribution) and
 ``MoveObserver`` (``observe_move(game, move)``, told of every move played, both sides).
-Players that hold resources (an engine subprocess) also have ``close()`` (``Closeable``).
+Players that hold resources (an engine subprocess) also have ``close()`` (``Closeable``);
+search players can stream their live analysis (``AnalysisAgent``, for GTP ``lz-analyze``).
 
 Spec strings name a player and its options, as leagues and the command line take them:
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import ast
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
@@ -68,6 +70,33 @@ class Closeable(Protocol):
     def close(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class MoveInfo:
+    """One candidate move of a search's live analysis (as GTP ``lz-analyze`` reports it)."""
+
+    move: int  # 0..N*N-1, or N*N for pass
+    visits: int
+    winrate: float  # for the side to move, 0..1
+    prior: float  # 0..1
+    lcb: float  # lower confidence bound of the winrate, 0..1
+    pv: tuple[int, ...]  # principal variation, starting with ``move``
+
+
+@runtime_checkable
+class AnalysisAgent(Protocol):
+    def analyze(
+        self,
+        game: Game,
+        stop: Callable[[], bool],
+        report: Callable[[list[MoveInfo]], None],
+        interval: float,
+    ) -> int:
+        """Search ``game`` until ``stop()`` is true (or the player's own budget runs out when
+        ``stop`` never fires), calling ``report`` with the candidates, best first, about every
+        ``interval`` seconds; return the move the search would play."""
+        ...
+
+
 class AgentSpecError(ValueError):
     """A spec string that names no player, or options the player does not take."""
 
@@ -75,10 +104,10 @@ class AgentSpecError(ValueError):
 # Built-in players: spec name -> "module:factory", imported only when asked for.
 BUILTIN_AGENTS: dict[str, str] = {
     "random": "agents.random_agent:RandomAgent",
-    "uct": "agents.search_agents:UCTAgent",
-    "puct": "agents.search_agents:PUCTAgent",
-    "minimax": "agents.search_agents:MinimaxAgent",
-    "expectimax": "agents.search_agents:ExpectimaxAgent",
+    "uct": "agents.mcts_agents:UCTAgent",
+    "puct": "agents.mcts_agents:PUCTAgent",
+    "minimax": "agents.minimax_agents:MinimaxAgent",
+    "expectimax": "agents.minimax_agents:ExpectimaxAgent",
     "gtp": "agents.gtp:GTPAgent",
 }
 
