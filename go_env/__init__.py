@@ -5,6 +5,7 @@ use it alone. Importing it registers the Gymnasium environment ``goarena/Go-v0``
 """
 
 from go_env.aec import env, raw_env
+from go_env.batch import GameBatch
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.gym_env import GoEnv, register_envs
 from go_env.rules import RULES_PRESETS, Rules
@@ -16,6 +17,7 @@ __all__ = [
     "EMPTY",
     "WHITE",
     "Game",
+    "GameBatch",
     "GoEnv",
     "IllegalMoveError",
     "RULES_PRESETS",

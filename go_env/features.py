@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit, prange
 
-from go_env._kernels import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY, kernel
+from go_env._kernels import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY, batch_item, kernel
 
 NUM_HISTORY_PLANES = 2 * HISTORY + 1
 
@@ -34,3 +35,10 @@ def history_planes(state, geometry, out):
 
 def new_history_planes(size: int) -> np.ndarray:
     return np.empty((size, size, NUM_HISTORY_PLANES), np.int8)  # the kernel writes every entry
+
+
+@njit(cache=True, parallel=True)
+def batch_history_planes(batch, geometry, out):
+    """``history_planes`` of every game of a batch into ``out`` (int8[B, N, N, 17])."""
+    for b in prange(batch.board.shape[0]):
+        history_planes(batch_item(batch, b), geometry, out[b])

@@ -1,0 +1,117 @@
+"""``GameBatch``: many games of one size and ruleset stepped together, one game per core.
+
+The batch is the rules core's state with a leading batch axis; every method is one
+parallel kernel call over all games, so the cost of calling from Python is paid once
+per batch rather than once per game. For self-play and vectorised RL loops::
+
+    batch = GameBatch(9, 256)
+    while not batch.is_over.all():
+        masks = batch.legal_masks()                   # int8[B, 82]
+        moves = choose(batch.observations(), masks)   # int64[B]; finished games ignore theirs
+        batch.play(moves)
+    margins = batch.scores()                          # Black minus White minus komi
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from go_env import _kernels as K
+from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
+from go_env.game import Game, IllegalMoveError
+from go_env.rules import Rules
+
+
+class GameBatch:
+    """``batch_size`` independent games on ``size`` x ``size`` boards under ``rules``."""
+
+    def __init__(self, size: int, batch_size: int, rules: Rules | None = None):
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        self.size = size
+        self.batch_size = batch_size
+        self.rules = rules if rules is not None else Rules()
+        self.geometry = K.make_geometry(size)
+        self._kernel_rules = np.array(self.rules.kernel_rules(size), np.int64)
+        self.state = K.new_state(size, *self.rules.kernel_rules(size), batch=batch_size)
+        self._status = np.empty(batch_size, np.int64)
+
+    @property
+    def num_actions(self) -> int:
+        return self.size * self.size + 1
+
+    def reset(self) -> None:
+        """Empty every board."""
+        K.batch_reset(self.state, self.geometry, self._kernel_rules)
+
+    def play(self, moves: np.ndarray, *, strict: bool = True) -> np.ndarray:
+        """Play ``moves[b]`` (int[B]) in every game still running; finished games are skipped.
+
+        Returns:
+            int64[B] status codes (``_kernels.LEGAL`` = 0 where the move was played).
+
+        Raises:
+            IllegalMoveError: if ``strict`` and a running game got an illegal move; the
+                legal moves of the other games have been played.
+        """
+        moves = np.asarray(moves, np.int64)
+        if moves.shape != (self.batch_size,):
+            raise ValueError(f"expected {self.batch_size} moves, got shape {moves.shape}")
+        running = ~self.is_over
+        to_play = self.to_play
+        K.batch_play(self.state, self.geometry, moves, self._status)
+        self._status[~running] = K.LEGAL
+        if strict:
+            bad = np.flatnonzero(self._status != K.LEGAL)
+            if bad.size:
+                b = int(bad[0])
+                reason = K.STATUS_NAMES[self._status[b]]
+                raise IllegalMoveError(int(moves[b]), f"{reason} (game {b})", self.size, int(to_play[b]))
+        return self._status.copy()
+
+    def legal_masks(self) -> np.ndarray:
+        """int8[B, N*N+1]: legal moves of every game (all 0 in finished games)."""
+        out = np.empty((self.batch_size, self.num_actions), np.int8)
+        K.batch_legal_mask(self.state, self.geometry, out)
+        return out
+
+    def observations(self) -> np.ndarray:
+        """int8[B, N, N, 17]: every game's history planes from its side to move (see ``features``)."""
+        out = np.empty((self.batch_size, self.size, self.size, NUM_HISTORY_PLANES), np.int8)
+        batch_history_planes(self.state, self.geometry, out)
+        return out
+
+    def random_playouts(self, seed: int) -> np.ndarray:
+        """Finish every game with the rules core's random playouts; returns moves played, int64[B]."""
+        seeds = np.random.default_rng(seed).integers(1, 2**62, self.batch_size)
+        moves = np.empty(self.batch_size, np.int64)
+        K.batch_random_playout(self.state, self.geometry, seeds, moves)
+        return moves
+
+    def scores(self) -> np.ndarray:
+        """float64[B]: Black's points minus White's minus komi, as each board stands."""
+        out = np.empty(self.batch_size, np.float64)
+        territory = self.rules.scoring == "territory"
+        K.batch_score(self.state, self.geometry, float(self.rules.komi), territory, out)
+        return out
+
+    @property
+    def to_play(self) -> np.ndarray:
+        """int64[B]: BLACK or WHITE to move in each game."""
+        return self.state.info[:, K.INFO_TO_PLAY].copy()
+
+    @property
+    def is_over(self) -> np.ndarray:
+        """bool[B]: games ended by two passes or stopped by the move cap."""
+        return self.state.info[:, K.INFO_OVER] != K.RUNNING
+
+    @property
+    def is_truncated(self) -> np.ndarray:
+        """bool[B]: games stopped by the move cap."""
+        return self.state.info[:, K.INFO_OVER] == K.TRUNCATED
+
+    def game(self, b: int) -> Game:
+        """A ``Game`` holding a copy of game ``b``'s position (without its move list)."""
+        game = Game(self.size, self.rules)
+        K.copy_into(game.state, K.batch_item(self.state, b))
+        return game
