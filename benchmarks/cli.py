@@ -41,6 +41,20 @@ def bench(args: argparse.Namespace) -> None:
         env_speed.main(args.rest)
 
 
+def gtp(args: argparse.Namespace) -> None:
+    """Serve a player as a GTP engine on stdin and stdout."""
+    from agents.base import Closeable, make_agent
+    from agents.gtp_engine import GTPEngine
+
+    rules = Rules.preset(args.rules, komi=args.komi) if args.komi is not None else Rules.preset(args.rules)
+    agent = make_agent(args.agent)
+    try:
+        GTPEngine(agent, size=args.size, rules=rules).run(sys.stdin, sys.stdout)
+    finally:
+        if isinstance(agent, Closeable):
+            agent.close()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="goarena", description="An AlphaGo-style arena for the game of Go.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -59,6 +73,13 @@ def main(argv: list[str] | None = None) -> None:
     benchmark.add_argument("what", choices=["env"])
     benchmark.add_argument("rest", nargs=argparse.REMAINDER, help="options for the benchmark")
     benchmark.set_defaults(run=bench)
+
+    engine = commands.add_parser("gtp", help="serve a player as a GTP engine on stdin/stdout")
+    engine.add_argument("--agent", default="random", help="player spec, e.g. random or uct:playouts=800")
+    engine.add_argument("--size", type=int, default=19, help="initial board size (default 19)")
+    engine.add_argument("--rules", choices=sorted(RULES_PRESETS), default="goarena", help="rules preset")
+    engine.add_argument("--komi", type=float, default=None, help="komi (default: the preset's)")
+    engine.set_defaults(run=gtp)
 
     args = parser.parse_args(argv)
     try:

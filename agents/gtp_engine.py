@@ -1,0 +1,723 @@
+"""Any player as a GTP v2 engine, for Sabaki, GoGui, Lizzie, a Go server or GNU Go's twogtp.
+
+``goarena gtp --agent SPEC`` serves ``make_agent(SPEC)`` on stdin and stdout; in Python,
+``GTPEngine(agent).run(sys.stdin, sys.stdout)``. ``GTPEngine.handle(line)`` answers one
+command line as text, for tests and embedding.
+
+==============================  ===================================================
+commands                        notes
+==============================  ===================================================
+``protocol_version name``       ``name`` is the player's name, ``version`` goarena's
+``version known_command``
+``list_commands quit``
+``boardsize clear_board komi``  sizes 2 to 25; komi a multiple of 0.5
+``play genmove undo``           ``genmove`` answers ``resign`` when the player resigns
+``reg_genmove``                 the move the player would choose, not played
+``fixed_handicap``              GTP's fixed points
+``place_free_handicap``         the same points, where GTP defines them
+``set_free_handicap``
+``showboard``
+``final_score``                 the rules' score of the board as it stands
+``final_status_list``           ``alive`` lists every stone; ``dead``, ``seki``: none
+``time_settings time_left``     passed to a player that has those methods (``TimedAgent``)
+``kgs-genmove_cleanup``         ``genmove`` that does not pass while useful moves remain
+``loadsgf printsgf``            ``loadsgf FILE [N]``: the position before move N
+``kgs-rules kata-get-rules``    rules by name (``chinese``, ``japanese``, ``aga``,
+``kata-set-rules``              ``new_zealand``, ``tromp-taylor``, ...) or KataGo's JSON
+``lz-analyze``                  live analysis, only for an ``AnalysisAgent``
+``lz-genmove_analyze``
+==============================  ===================================================
+
+Scoring. The engine does no dead-stone analysis: every stone on the board counts as alive,
+as under Tromp-Taylor rules, so ``final_score`` is right once a game is played out (which
+``kgs-genmove_cleanup`` is for) and ``final_status_list dead`` is always empty.
+
+Moves out of turn. GTP lets a controller play or ask for either colour at any time. Before the
+first move, that sets who moves first; later, the other side is recorded as having passed.
+After two passes have ended the game, ``play`` or ``genmove`` resume it by taking the two
+passes back (the position and the side to move are the same), as when a server's players
+dispute the score.
+
+Analysis. ``lz-analyze [color] [interval] [interval N] [minmoves N] [maxmoves N]`` answers
+``=`` and then one line per report, every ``interval`` centiseconds (default 100), of the form
+``info move D4 visits 836 winrate 4656 prior 839 lcb 4640 order 0 pv D4 Q16 info move ...``
+(winrate, prior and lcb times 10000), until the next command line arrives or the player's own
+budget runs out; an empty line ends the answer. ``lz-genmove_analyze color ...`` streams the
+same while the player searches on its own budget, plays the move and ends with
+``play <vertex>``. ``minmoves`` is accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import queue
+import random
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Protocol, TextIO, runtime_checkable
+
+import numpy as np
+
+from agents.base import RESIGN, Agent, AnalysisAgent, MoveInfo, MoveObserver
+from go_env import coords
+from go_env.game import BLACK, COLOR_NAMES, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError
+from go_env.rules import RULES_PRESETS, Rules
+from go_env.sgf import SgfError, read_sgf, write_sgf
+
+try:
+    _VERSION = version("goarena")
+except PackageNotFoundError:
+    _VERSION = "dev"
+
+_COLORS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
+
+# Rules by the names GTP controllers use (kgs-rules, kata-set-rules); komi is set apart.
+_NAMED_RULES = {
+    **RULES_PRESETS,
+    "japanese": RULES_PRESETS["japanese-like"],
+    "aga": Rules(ko="situational", name="aga"),
+    "new-zealand": Rules(ko="situational", suicide=True, name="new-zealand"),
+}
+_KATA_KO = {"simple": "SIMPLE", "positional": "POSITIONAL", "situational": "SITUATIONAL"}
+
+Write = Callable[[str], None]
+
+
+def _never() -> bool:
+    return False
+
+
+class GTPError(Exception):
+    """A command that fails: it is answered ``? message`` and the engine goes on."""
+
+
+@runtime_checkable
+class TimedAgent(Protocol):
+    """A player that budgets its time from GTP's clock commands (seconds; colour BLACK/WHITE)."""
+
+    def time_settings(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None: ...
+
+    def time_left(self, color: int, seconds: float, stones: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class _Command:
+    method: Callable[..., Any]
+    fewest: int  # arguments
+    most: int | None  # None: any number
+    analysis: bool  # streams its answer; listed only for an AnalysisAgent
+
+
+_COMMANDS: dict[str, _Command] = {}
+
+
+def _command(name: str, fewest: int = 0, most: int | None = -1, *, analysis: bool = False) -> Callable:
+    """Register a ``GTPEngine`` method as the command ``name``; ``most=-1`` means ``fewest``."""
+
+    def register(method: Callable) -> Callable:
+        _COMMANDS[name] = _Command(method, fewest, fewest if most == -1 else most, analysis)
+        return method
+
+    return register
+
+
+@dataclass(frozen=True)
+class _Analysis:
+    """What an ``lz-analyze`` or ``lz-genmove_analyze`` command asks for."""
+
+    color: int
+    interval: float  # seconds
+    max_moves: int | None
+    play: bool  # lz-genmove_analyze: play the chosen move
+
+
+class GTPEngine:
+    """A player behind the GTP v2 protocol (see the module documentation for the commands).
+
+    Args:
+        agent: the player; ``reset`` is called with the rules before it is first asked
+            for a move and again after the board, the rules or the history changed.
+        size: the board size until ``boardsize`` changes it.
+        rules: the rules until ``komi`` or ``kata-set-rules`` change them (default ``Rules()``).
+    """
+
+    def __init__(self, agent: Agent, *, size: int = 19, rules: Rules | None = None):
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
+        self.agent = agent
+        self.size = size
+        self.rules = rules if rules is not None else Rules()
+        self.game = Game(size, self.rules)
+        self.running = True
+        self.clock: tuple[float, float, int] | None = None  # time_settings
+        self.time_remaining: dict[int, tuple[float, int]] = {}  # time_left per colour
+        self._agent_stale = True  # the player needs reset() before its next move
+        self._rng = random.Random(0)
+
+    # -- the protocol --------------------------------------------------------------------
+
+    def run(self, stdin: TextIO, stdout: TextIO) -> None:
+        """Answer commands from ``stdin`` on ``stdout`` until ``quit`` or the end of input.
+
+        Input is read in a thread, so that a new line can interrupt a streaming analysis.
+        Anything else written to ``sys.stdout`` meanwhile goes to ``sys.stderr``, so that the
+        protocol stream stays clean.
+        """
+        lines: queue.Queue[str | None] = queue.Queue()
+
+        def read() -> None:
+            for line in iter(stdin.readline, ""):
+                lines.put(line)
+            lines.put(None)
+
+        def write(text: str) -> None:
+            stdout.write(text)
+            stdout.flush()
+
+        threading.Thread(target=read, name="gtp-stdin", daemon=True).start()
+        with contextlib.redirect_stdout(sys.stderr):
+            while self.running:
+                line = lines.get()
+                if line is None:
+                    break
+                self.respond(line, write, interrupted=lambda: not lines.empty())
+
+    def handle(self, line: str) -> str:
+        """The full answer to one command line (``""`` for a blank or comment line)."""
+        out: list[str] = []
+        self.respond(line, out.append)
+        return "".join(out)
+
+    def respond(self, line: str, write: Write, interrupted: Callable[[], bool] = _never) -> None:
+        """Answer one command line through ``write``.
+
+        Args:
+            line: the command line, with an optional numeric id.
+            write: called with each piece of the answer (analysis comes in many pieces).
+            interrupted: true once the next command line has arrived; ends ``lz-analyze``.
+        """
+        parsed = _parse(line)
+        if parsed is None:
+            return
+        id_, name, args = parsed
+        command = _COMMANDS.get(name)
+        try:
+            if command is None or name not in self.commands():
+                raise GTPError("unknown command")
+            if len(args) < command.fewest or (command.most is not None and len(args) > command.most):
+                raise GTPError(f"wrong number of arguments: {name} takes {_arity(command)}")
+            if command.analysis:
+                self._stream(id_, command.method(self, args), write, interrupted)
+                return
+            text = command.method(self, args)
+        except GTPError as error:
+            write(_answer("?", id_, str(error)))
+        except Exception as error:  # a failing player must not take the engine down
+            traceback.print_exc(file=sys.stderr)
+            write(_answer("?", id_, f"internal error: {type(error).__name__}: {error}"))
+        else:
+            write(_answer("=", id_, text or ""))
+
+    def commands(self) -> list[str]:
+        """The commands this engine answers (the analysis ones only for an ``AnalysisAgent``)."""
+        can_analyze = isinstance(self.agent, AnalysisAgent)
+        return [name for name, command in _COMMANDS.items() if can_analyze or not command.analysis]
+
+    # -- administrative and setup commands -----------------------------------------------
+
+    @_command("protocol_version")
+    def _protocol_version(self, args: list[str]) -> str:
+        return "2"
+
+    @_command("name")
+    def _name(self, args: list[str]) -> str:
+        return self.agent.name
+
+    @_command("version")
+    def _version(self, args: list[str]) -> str:
+        return _VERSION
+
+    @_command("known_command", 1)
+    def _known_command(self, args: list[str]) -> str:
+        return "true" if args[0] in self.commands() else "false"
+
+    @_command("list_commands")
+    def _list_commands(self, args: list[str]) -> str:
+        return "\n".join(self.commands())
+
+    @_command("quit")
+    def _quit(self, args: list[str]) -> None:
+        self.running = False
+
+    @_command("boardsize", 1)
+    def _boardsize(self, args: list[str]) -> None:
+        size = _int(args[0], "board size")
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise GTPError("unacceptable size")
+        self.size = size
+        self._restart(Game(size, self.rules))
+
+    @_command("clear_board")
+    def _clear_board(self, args: list[str]) -> None:
+        self._restart(Game(self.size, self.rules))
+
+    @_command("komi", 1)
+    def _komi(self, args: list[str]) -> None:
+        komi = _float(args[0], "komi")
+        try:
+            rules = dataclasses.replace(self.rules, komi=komi)
+        except ValueError as error:
+            raise GTPError(str(error)) from None
+        self._set_rules(rules)
+
+    @_command("kgs-rules", 1)
+    def _kgs_rules(self, args: list[str]) -> None:
+        self._set_rules(_named_rules(args[0], self.rules.komi))
+
+    @_command("kata-get-rules")
+    def _kata_get_rules(self, args: list[str]) -> str:
+        return json.dumps(kata_rules(self.rules))
+
+    @_command("kata-set-rules", 1, None)
+    def _kata_set_rules(self, args: list[str]) -> None:
+        text = " ".join(args)
+        if text.lstrip().startswith("{"):
+            self._set_rules(_rules_from_kata(text, self.rules))
+        else:
+            self._set_rules(_named_rules(text, self.rules.komi))
+
+    @_command("fixed_handicap", 1)
+    def _fixed_handicap(self, args: list[str]) -> str:
+        stones = _int(args[0], "number of stones")
+        self._require_empty_board()
+        try:
+            points = coords.fixed_handicap_points(self.size, stones)
+        except ValueError:
+            raise GTPError("invalid number of stones") from None
+        return self._place_handicap(points)
+
+    @_command("place_free_handicap", 1)
+    def _place_free_handicap(self, args: list[str]) -> str:
+        return self._fixed_handicap(args)
+
+    @_command("set_free_handicap", 1, None)
+    def _set_free_handicap(self, args: list[str]) -> None:
+        self._require_empty_board()
+        try:
+            points = [coords.from_gtp(vertex, self.size) for vertex in args]
+        except ValueError as error:
+            raise GTPError(f"bad vertex list: {error}") from None
+        if len(points) < 2 or len(set(points)) < len(points) or self.game.pass_move in points:
+            raise GTPError("bad vertex list")
+        self._place_handicap(points)
+
+    @_command("time_settings", 3)
+    def _time_settings(self, args: list[str]) -> None:
+        main, byo_yomi = _float(args[0], "main time"), _float(args[1], "byo-yomi time")
+        stones = _int(args[2], "byo-yomi stones")
+        self.clock = (main, byo_yomi, stones)
+        if isinstance(self.agent, TimedAgent):
+            self.agent.time_settings(main, byo_yomi, stones)
+
+    @_command("time_left", 3)
+    def _time_left(self, args: list[str]) -> None:
+        color, seconds, stones = _color(args[0]), _float(args[1], "time"), _int(args[2], "stones")
+        self.time_remaining[color] = (seconds, stones)
+        if isinstance(self.agent, TimedAgent):
+            self.agent.time_left(color, seconds, stones)
+
+    # -- playing -------------------------------------------------------------------------
+
+    @_command("play", 2)
+    def _play(self, args: list[str]) -> None:
+        color, move = _color(args[0]), self._vertex(args[1])
+        try:
+            game = self._turn(self.game.copy(), color)
+            game.play(move)
+        except IllegalMoveError as error:
+            print(f"gtp: {error}", file=sys.stderr)
+            raise GTPError("illegal move") from None
+        self._agent_stale |= self._turned(color)
+        self.game = game
+        self._observe(move)
+
+    @_command("genmove", 1)
+    def _genmove(self, args: list[str]) -> str:
+        self.game = self._game_for(_color(args[0]))
+        return self._commit(self._player().select_move(self.game))
+
+    @_command("kgs-genmove_cleanup", 1)
+    def _genmove_cleanup(self, args: list[str]) -> str:
+        self.game = self._game_for(_color(args[0]))
+        move = self._player().select_move(self.game)
+        if move in (RESIGN, self.game.pass_move):
+            move = _cleanup_move(self.game, self._rng, default=move)
+        return self._commit(move)
+
+    @_command("reg_genmove", 1)
+    def _reg_genmove(self, args: list[str]) -> str:
+        color = _color(args[0])
+        move = self._player_aside(color).select_move(self._game_for(color))
+        return "resign" if move == RESIGN else coords.to_gtp(move, self.size)
+
+    @_command("undo")
+    def _undo(self, args: list[str]) -> None:
+        if not self.game.moves:
+            raise GTPError("cannot undo")
+        self.game.undo()
+        self._agent_stale = True
+
+    # -- the board and the score ---------------------------------------------------------
+
+    @_command("showboard")
+    def _showboard(self, args: list[str]) -> str:
+        captured = f"captured: Black (X) {self.game.captures(BLACK)}, White (O) {self.game.captures(WHITE)}"
+        return f"\n{self.game}\n{captured}"
+
+    @_command("final_score")
+    def _final_score(self, args: list[str]) -> str:
+        return self.game.result()
+
+    @_command("final_status_list", 1)
+    def _final_status_list(self, args: list[str]) -> str:
+        status = args[0].lower()
+        if status not in ("alive", "dead", "seki"):
+            raise GTPError(f"syntax error: status {args[0]!r} is not alive, dead or seki")
+        if status != "alive":  # no dead-stone analysis: every stone counts as alive
+            return ""
+        stones = np.flatnonzero(self.game.board.ravel() != EMPTY)
+        return "\n".join(coords.to_gtp(int(point), self.size) for point in stones)
+
+    @_command("loadsgf", 1, 2)
+    def _loadsgf(self, args: list[str]) -> None:
+        stop = _int(args[1], "move number") if len(args) > 1 else None
+        try:
+            record = read_sgf(Path(args[0]).read_bytes(), rules=self.rules)
+        except OSError as error:
+            raise GTPError(f"cannot load file: {error.strerror}: {args[0]}") from None
+        except SgfError as error:
+            raise GTPError(f"cannot load file: {error}") from None
+        loaded = record.game
+        moves = record.moves if stop is None else record.moves[: max(stop - 1, 0)]
+        game = _new_game(loaded.size, record.rules, loaded, moves)
+        self.size, self.rules = loaded.size, record.rules
+        self._restart(game)
+
+    @_command("printsgf", 0, 1)
+    def _printsgf(self, args: list[str]) -> str | None:
+        text = write_sgf(self.game).decode("utf-8").strip()
+        if not args:
+            return text
+        try:
+            Path(args[0]).write_text(text + "\n", encoding="utf-8")
+        except OSError as error:
+            raise GTPError(f"cannot write file: {error.strerror}: {args[0]}") from None
+        return None
+
+    # -- live analysis ---------------------------------------------------------------------
+
+    @_command("lz-analyze", 0, None, analysis=True)
+    def _lz_analyze(self, args: list[str]) -> _Analysis:
+        return self._analysis_request(args, play=False)
+
+    @_command("lz-genmove_analyze", 1, None, analysis=True)
+    def _lz_genmove_analyze(self, args: list[str]) -> _Analysis:
+        return self._analysis_request(args, play=True)
+
+    def _analysis_request(self, args: list[str], play: bool) -> _Analysis:
+        words = list(args)
+        color = self.game.to_play
+        if play or (words and words[0].lower() in _COLORS):
+            color = _color(words.pop(0))
+        interval, max_moves = 1.0, None
+        if words and words[0].isdigit():
+            interval = int(words.pop(0)) / 100
+        while words:
+            key = words.pop(0).lower()
+            if key not in ("interval", "minmoves", "maxmoves") or not words:
+                raise GTPError(f"syntax error: unsupported analysis argument {key!r}")
+            value = _int(words.pop(0), key)
+            if key == "interval":
+                interval = value / 100
+            elif key == "maxmoves":
+                max_moves = value
+        return _Analysis(color, interval, max_moves, play)
+
+    def _stream(self, id_: str, request: _Analysis, write: Write, interrupted: Callable[[], bool]) -> None:
+        """Answer an analysis command: ``=``, info lines, (``play`` move,) an empty line."""
+        if request.play:
+            game = self.game = self._game_for(request.color)
+            agent = self._player()
+        else:
+            game = self._game_for(request.color)
+            agent = self._player_aside(request.color)
+        assert isinstance(agent, AnalysisAgent)  # only listed for such players
+
+        def report(infos: list[MoveInfo]) -> None:
+            if infos:
+                write(_info_line(infos[: request.max_moves], game.size) + "\n")
+
+        write(f"={id_}\n")
+        try:
+            move = agent.analyze(game, _never if request.play else interrupted, report, request.interval)
+            if request.play:
+                write(f"play {self._commit(move)}\n")
+        except Exception:  # the answer has begun: end it cleanly, say why on stderr
+            traceback.print_exc(file=sys.stderr)
+        write("\n")
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _vertex(self, text: str) -> int:
+        try:
+            return coords.from_gtp(text, self.size)
+        except ValueError as error:
+            raise GTPError(f"invalid vertex: {error}") from None
+
+    def _player(self) -> Agent:
+        """The player, reset first if the game changed under it."""
+        if self._agent_stale:
+            self.agent.reset(self.rules)
+            self._agent_stale = False
+        return self.agent
+
+    def _player_aside(self, color: int) -> Agent:
+        """The player, to think about the game with ``color`` to move without playing.
+
+        If that changes the history, the player is reset again before the next real move.
+        """
+        turned = self._turned(color)
+        agent = self._player()
+        self._agent_stale = turned
+        return agent
+
+    def _observe(self, move: int) -> None:
+        agent = self._player()
+        if isinstance(agent, MoveObserver):
+            agent.observe_move(self.game, move)
+
+    def _restart(self, game: Game) -> None:
+        self.game = game
+        self._agent_stale = True
+
+    def _set_rules(self, rules: Rules) -> None:
+        """Switch rules, replaying the moves so far under them (ko and suicide may differ)."""
+        try:
+            game = _new_game(self.size, rules, self.game, self.game.moves)
+        except IllegalMoveError as error:
+            raise GTPError(f"the moves so far are illegal under those rules: {error}") from None
+        self.rules = rules
+        self._restart(game)
+
+    def _require_empty_board(self) -> None:
+        if self.game.moves or self.game.setup_black or self.game.setup_white:
+            raise GTPError("board not empty")
+
+    def _place_handicap(self, points: Sequence[int]) -> str:
+        game = Game(self.size, self.rules)
+        game.setup(points, [], to_play=WHITE)
+        game.handicap = len(points)
+        self._restart(game)
+        return " ".join(coords.to_gtp(point, self.size) for point in points)
+
+    def _turned(self, color: int) -> bool:
+        """Whether giving ``color`` the move changes the game's history (see ``_turn``)."""
+        return color != self.game.to_play or self.game.is_terminated
+
+    @staticmethod
+    def _turn(game: Game, color: int) -> Game:
+        """``game`` (changed in place, or rebuilt) with ``color`` to move.
+
+        Raises:
+            IllegalMoveError: the pass inserted for the other side is illegal.
+        """
+        if game.is_terminated:  # resume: the two passes change neither board nor turn
+            game.undo()
+            game.undo()
+        if color == game.to_play:
+            return game
+        if game.moves:
+            game.play(game.pass_move)
+            return game
+        return _new_game(game.size, game.rules, game, [], to_play=color)
+
+    def _game_for(self, color: int) -> Game:
+        """A copy of the game with ``color`` to move, for the player to choose a move in."""
+        if self._turned(color):
+            self._agent_stale = True  # the history differs from what the player was shown
+        try:
+            game = self._turn(self.game.copy(), color)
+        except IllegalMoveError as error:
+            raise GTPError(f"cannot give {COLOR_NAMES[color]} the move: {error}") from None
+        if game.is_over:
+            raise GTPError("the game is over: the move cap is reached")
+        return game
+
+    def _commit(self, move: int) -> str:
+        """Play the player's chosen move; its vertex, or ``resign``."""
+        if move == RESIGN:
+            return "resign"
+        try:
+            self.game.play(move)
+        except IllegalMoveError as error:
+            raise GTPError(f"the player chose an illegal move: {error}") from None
+        self._observe(move)
+        return coords.to_gtp(move, self.size)
+
+
+def _parse(line: str) -> tuple[str, str, list[str]] | None:
+    """(id, command name, arguments) of a command line, or ``None`` for a blank one.
+
+    As GTP says: control characters other than tab and newline are dropped, tabs become
+    spaces, and anything after ``#`` is a comment.
+    """
+    text = "".join(c for c in line if c in "\t\n" or c.isprintable())
+    words = text.split("#", 1)[0].replace("\t", " ").split()
+    if not words:
+        return None
+    id_ = words.pop(0) if words[0].isdigit() else ""
+    return (id_, words[0], words[1:]) if words else (id_, "", [])
+
+
+def _answer(status: str, id_: str, text: str) -> str:
+    """A complete answer: ``=id text`` or ``?id text``, then an empty line.
+
+    Empty lines inside ``text`` would end the answer early, so they are dropped.
+    """
+    head = f"{status}{id_}"
+    lines = f"{head} {text}".rstrip().splitlines() if text else [head]
+    return "\n".join(line for line in lines if line.strip()) + "\n\n"
+
+
+def _arity(command: _Command) -> str:
+    if command.most is None:
+        return f"at least {command.fewest} arguments"
+    if command.most == command.fewest:
+        return f"{command.fewest} argument{'s' * (command.fewest != 1)}"
+    return f"{command.fewest} to {command.most} arguments"
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise GTPError(f"syntax error: {what} {text!r} is not an integer") from None
+
+
+def _float(text: str, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise GTPError(f"syntax error: {what} {text!r} is not a number") from None
+
+
+def _color(text: str) -> int:
+    try:
+        return _COLORS[text.lower()]
+    except KeyError:
+        raise GTPError(f"syntax error: invalid color {text!r}") from None
+
+
+def _new_game(size: int, rules: Rules, setup: Game, moves: Sequence[int], to_play: int | None = None) -> Game:
+    """A game under ``rules`` with ``setup``'s setup stones and handicap, then ``moves``."""
+    game = Game(size, rules)
+    first = setup.first_to_play if to_play is None else to_play
+    if setup.setup_black or setup.setup_white or first != BLACK:
+        game.setup(setup.setup_black, setup.setup_white, first)
+    game.handicap = setup.handicap
+    game.replay(moves)
+    return game
+
+
+def _named_rules(name: str, komi: float) -> Rules:
+    try:
+        rules = _NAMED_RULES[name.strip().lower().replace("_", "-")]
+    except KeyError:
+        raise GTPError(f"unknown rules {name!r}; known: {', '.join(sorted(_NAMED_RULES))}") from None
+    return dataclasses.replace(rules, komi=komi)
+
+
+def kata_rules(rules: Rules) -> dict[str, Any]:
+    """``rules`` in the JSON form of KataGo's ``kata-get-rules`` and ``kata-set-rules``."""
+    return {
+        "ko": _KATA_KO[rules.ko],
+        "scoring": rules.scoring.upper(),
+        "tax": "NONE",  # every point counts, in seki too
+        "suicide": rules.suicide,
+        "hasButton": False,
+        "whiteHandicapBonus": "0",
+    }
+
+
+def _rules_from_kata(text: str, current: Rules) -> Rules:
+    """``current`` changed as KataGo's rules JSON says; the axes goarena lacks must match it."""
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise GTPError(f"syntax error: rules are neither a name nor JSON: {error}") from None
+    if not isinstance(spec, dict):
+        raise GTPError("syntax error: rules JSON must be an object")
+    fields: dict[str, Any] = {"name": "custom"}
+    fixed = kata_rules(current)
+    kata_ko = {value: key for key, value in _KATA_KO.items()}
+    for key, value in spec.items():
+        if key == "ko" and str(value).upper() in kata_ko:
+            fields["ko"] = kata_ko[str(value).upper()]
+        elif key == "scoring" and str(value).lower() in ("area", "territory"):
+            fields["scoring"] = str(value).lower()
+        elif key == "suicide" and isinstance(value, bool):
+            fields["suicide"] = value
+        elif key not in ("ko", "scoring", "suicide") and str(value).lower() == str(fixed.get(key)).lower():
+            continue
+        else:
+            raise GTPError(f"unsupported rules: {key} = {value!r}")
+    return dataclasses.replace(current, **fields)
+
+
+def _neighbors(point: int, size: int) -> list[int]:
+    row, col = divmod(point, size)
+    steps = ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
+    return [r * size + c for r, c in steps if 0 <= r < size and 0 <= c < size]
+
+
+def _cleanup_move(game: Game, rng: random.Random, default: int) -> int:
+    """A move instead of passing, while the board is not played out.
+
+    The candidates are the legal moves other than passing and filling one's own eye (an
+    empty point whose neighbours are all one's own stones); those next to an opponent's
+    stone come first, since capturing dead stones is what cleanup is for. ``default``
+    when there is none.
+    """
+    board, color, size = game.board.ravel(), game.to_play, game.size
+    candidates = [
+        int(point)
+        for point in game.legal_moves()
+        if point != game.pass_move and any(board[n] != color for n in _neighbors(int(point), size))
+    ]
+    attacking = [p for p in candidates if any(board[n] == 3 - color for n in _neighbors(p, size))]
+    pool = attacking or candidates
+    return rng.choice(pool) if pool else default
+
+
+def _permyriad(value: float) -> int:
+    return round(10000 * value)
+
+
+def _info_line(infos: list[MoveInfo], size: int) -> str:
+    """One report of ``lz-analyze``: an ``info move ...`` group per candidate."""
+    groups = []
+    for order, info in enumerate(infos):
+        pv = " ".join(coords.to_gtp(move, size) for move in info.pv or (info.move,))
+        groups.append(
+            f"info move {coords.to_gtp(info.move, size)} visits {info.visits} "
+            f"winrate {_permyriad(info.winrate)} prior {_permyriad(info.prior)} "
+            f"lcb {_permyriad(info.lcb)} order {order} pv {pv}"
+        )
+    return " ".join(groups)

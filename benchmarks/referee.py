@@ -1,0 +1,165 @@
+"""The referee: one game between two players, kept as a ``GameRecord``.
+
+The referee owns the ``Game``. It asks the side to move for a move, tells every player that
+observes moves (``MoveObserver``) about each one, and ends the game on two passes, the move
+cap, a resignation, or a forfeit: an illegal move, a crash (an engine that died, any
+exception from a player), or a move slower than the time limit. Results are written as SGF's
+``RE`` writes them: ``B+3.5``, ``W+R`` (resignation), ``B+F`` (forfeit), ``W+T`` (time), ``0``.
+"""
+
+from __future__ import annotations
+
+import operator
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from agents.base import RESIGN, Agent, MoveObserver
+from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError
+from go_env.rules import Rules
+from go_env.sgf import write_sgf
+
+_LETTERS = {BLACK: "B", WHITE: "W"}
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """How a game went.
+
+    Attributes:
+        black: Black's name.
+        white: White's name.
+        size: board size.
+        rules: the rules it was played under.
+        handicap: fixed handicap stones.
+        moves: the moves played, as points (``N*N`` for a pass).
+        result: SGF's ``RE``: ``B+3.5``, ``W+R``, ``B+F``, ``W+T``, ``0``.
+        winner: BLACK, WHITE, or EMPTY for a draw.
+        margin: Black's score minus White's (komi included) when the board was scored
+            (two passes or the move cap), else ``None``.
+        reason: why it ended: ``two passes``, ``move cap``, ``resign``,
+            ``illegal move: ...``, ``crash: ...`` or ``time: ...``.
+        black_seconds: the seconds Black took for each of its moves.
+        white_seconds: the same for White.
+        sgf: the game as SGF text (``None`` when not recorded).
+    """
+
+    black: str
+    white: str
+    size: int
+    rules: Rules
+    handicap: int
+    moves: tuple[int, ...]
+    result: str
+    winner: int
+    margin: float | None
+    reason: str
+    black_seconds: tuple[float, ...]
+    white_seconds: tuple[float, ...]
+    sgf: str | None
+
+
+class _Forfeit(Exception):
+    """The player of ``color`` lost without a score; ``code`` is RE's letter (R, F, T)."""
+
+    def __init__(self, color: int, code: str, reason: str):
+        super().__init__(reason)
+        self.color, self.code, self.reason = color, code, reason
+
+
+def play_game(
+    black: Agent,
+    white: Agent,
+    size: int,
+    rules: Rules,
+    *,
+    handicap: int = 0,
+    max_seconds_per_move: float | None = None,
+    record_sgf: bool = True,
+) -> GameRecord:
+    """Play one game and return its record.
+
+    Args:
+        black: the player of Black.
+        white: the player of White (may be ``black`` itself, for self-play).
+        size: board size.
+        rules: the rules; the players are reset with them first.
+        handicap: fixed handicap stones for Black (White then moves first).
+        max_seconds_per_move: a move that took longer loses the game on time. The move is
+            timed after it comes back: a slow player is not interrupted (a ``GTPAgent``'s
+            own ``timeout`` does that).
+        record_sgf: whether to write the game as SGF into the record.
+
+    Returns:
+        The record. Players' failures are results, not exceptions.
+    """
+    game = Game(size, rules, handicap)
+    players = {BLACK: black, WHITE: white}
+    seconds: dict[int, list[float]] = {BLACK: [], WHITE: []}
+    seats = [(BLACK, black)] if white is black else list(players.items())  # self-play: told once
+    observers = [(color, player) for color, player in seats if isinstance(player, MoveObserver)]
+    try:
+        for color, player in players.items():
+            _call(color, player.reset, rules)
+        while not game.is_over:
+            color = game.to_play
+            start = time.perf_counter()
+            move = _call(color, players[color].select_move, game)
+            elapsed = time.perf_counter() - start
+            seconds[color].append(elapsed)
+            if max_seconds_per_move is not None and elapsed > max_seconds_per_move:
+                limit = f"{elapsed:.2f} s for move {game.move_number + 1}, over {max_seconds_per_move:g} s"
+                raise _Forfeit(color, "T", f"time: {limit}")
+            if move == RESIGN:
+                raise _Forfeit(color, "R", "resign")
+            _play(game, move)
+            for observer_color, observer in observers:
+                _call(observer_color, observer.observe_move, game, move)
+    except _Forfeit as forfeit:
+        winner = 3 - forfeit.color
+        result, margin, reason = f"{_LETTERS[winner]}+{forfeit.code}", None, forfeit.reason
+    else:
+        margin = game.score()
+        winner = BLACK if margin > 0 else WHITE if margin < 0 else EMPTY
+        result, reason = game.result(), "two passes" if game.is_terminated else "move cap"
+    sgf = None
+    if record_sgf:
+        why = {"C": reason} if result[2:] in ("F", "T") else None  # the faulty move is not in the record
+        sgf = write_sgf(game, black=black.name, white=white.name, result=result, extra=why).decode()
+    return GameRecord(
+        black=black.name,
+        white=white.name,
+        size=size,
+        rules=rules,
+        handicap=handicap,
+        moves=tuple(game.moves),
+        result=result,
+        winner=winner,
+        margin=margin,
+        reason=reason,
+        black_seconds=tuple(seconds[BLACK]),
+        white_seconds=tuple(seconds[WHITE]),
+        sgf=sgf,
+    )
+
+
+def _call(color: int, method: Callable[..., T], *args: Any) -> T:
+    """``method(*args)`` for the player of ``color``; any exception forfeits its game."""
+    try:
+        return method(*args)
+    except Exception as error:
+        raise _Forfeit(color, "F", f"crash: {type(error).__name__}: {error}") from error
+
+
+def _play(game: Game, move: int) -> None:
+    """Play the side to move's ``move``; an illegal one (or no move at all) forfeits."""
+    color = game.to_play
+    try:
+        game.play(operator.index(move))  # a player may return anything
+    except TypeError:
+        raise _Forfeit(color, "F", f"illegal move: {COLOR_NAMES[color]} chose {move!r}, not a move") from None
+    except IllegalMoveError as error:
+        raise _Forfeit(color, "F", f"illegal move: {error}") from None
