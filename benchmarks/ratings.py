@@ -157,18 +157,13 @@ def _hessian(
     advantage = theta[n_free] if colour_term else 0.0
     p = 1 / (1 + np.exp(-(strength[black] - strength[white] + advantage)))
     weight = p * (1 - p)
-    size = num_players + 1
-    full = np.zeros((size, size))
-    # d = x_black - x_white + a: each game adds weight * g g^T with g = e_black - e_white + e_a.
-    np.add.at(full, (black, black), weight)
-    np.add.at(full, (white, white), weight)
-    np.add.at(full, (black, white), -weight)
-    np.add.at(full, (white, black), -weight)
-    np.add.at(full, (black, num_players), weight)
-    np.add.at(full, (num_players, black), weight)
-    np.add.at(full, (white, num_players), -weight)
-    np.add.at(full, (num_players, white), -weight)
-    full[num_players, num_players] = weight.sum()
+    # d = x_black - x_white + a: the information is G^T diag(w) G, G's rows e_black - e_white + e_a.
+    games = np.arange(len(black))
+    design = np.zeros((len(black), num_players + 1))
+    design[games, black] += 1
+    design[games, white] -= 1
+    design[:, num_players] = 1
+    full = design.T @ (weight[:, None] * design)
     keep = free + ([num_players] if colour_term else [])
     hessian = full[np.ix_(keep, keep)]
     if prior_games:
