@@ -284,6 +284,9 @@ class GTPAgent:
             if self._failure is None:
                 with contextlib.suppress(GTPEngineError):  # it may die on its way out
                     self.send("quit")
+            with contextlib.suppress(OSError):  # an engine that ignores quit ends with its input
+                assert self.process.stdin is not None
+                self.process.stdin.close()
             try:
                 self.process.wait(timeout=5)
             except subprocess.TimeoutExpired:

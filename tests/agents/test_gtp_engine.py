@@ -472,15 +472,15 @@ def test_run_stops_at_the_end_of_input():
     assert not session.is_alive()
 
 
-def test_with_the_uct_player_if_present():
+def test_with_the_uct_player():
     mcts_agents = pytest.importorskip("agents.mcts_agents", reason="the search players are not built yet")
-    agent = mcts_agents.UCTAgent()
-    engine = GTPEngine(agent, size=9)
-    answer = engine.handle("genmove b")
-    assert re.fullmatch(r"= ([A-HJ][1-9]|pass|resign)\n\n", answer)
-    if "lz-analyze" in engine.commands():
-        answer = engine.handle("lz-genmove_analyze w 10")
-        assert answer.startswith("=\n") and re.search(r"\nplay ([A-HJ][1-9]|pass|resign)\n\n$", answer)
+    engine = GTPEngine(mcts_agents.UCTAgent(playouts=300, seed=1), size=9)
+    assert "lz-analyze" in engine.commands()
+    assert re.fullmatch(r"= [A-HJ][1-9]\n\n", engine.handle("genmove b"))
+    answer = engine.handle("lz-genmove_analyze w 1")
+    info = r"info move \S+ visits \d+ winrate \d+ prior \d+ lcb \d+ order 0 pv( [A-HJ][1-9]| pass)+"
+    assert re.fullmatch(rf"=\n({info}.*\n)*play ([A-HJ][1-9]|pass)\n\n", answer), answer
+    assert len(engine.game.moves) == 2
 
 
 # -- a whole session through a pipe -----------------------------------------------------

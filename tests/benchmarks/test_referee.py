@@ -1,0 +1,179 @@
+"""The referee: how games end and are recorded, and a full game against GNU Go over GTP."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+
+import pytest
+
+from agents.base import RESIGN
+from agents.gtp import GTPAgent
+from agents.random_agent import RandomAgent
+from benchmarks.referee import play_game
+from go_env import BLACK, EMPTY, WHITE, Game, Rules
+from go_env.coords import from_gtp
+from go_env.sgf import read_sgf
+
+RULES = Rules(komi=7.5)
+RANDOM_TO_THE_END = "random:seed=3,pass_only_when_forced=true"
+GNUGO_RULES = "--chinese-rules --positional-superko"  # area scoring and superko, as RULES
+
+
+def find_gnugo() -> str | None:
+    """GNU Go, or None; Debian installs it under /usr/games, often not on PATH."""
+    found = shutil.which("gnugo")
+    return found or ("/usr/games/gnugo" if os.access("/usr/games/gnugo", os.X_OK) else None)
+
+
+class Scripted:
+    """Plays the given vertices (or ``resign``) in order, then passes; hears every move."""
+
+    def __init__(self, name: str, *vertices: str):
+        self.name = name
+        self.vertices = list(vertices)
+        self.observed: list[int] = []
+
+    def reset(self, rules: Rules) -> None:
+        self.observed = []
+
+    def select_move(self, game: Game) -> int:
+        vertex = self.vertices.pop(0) if self.vertices else "pass"
+        return RESIGN if vertex == "resign" else from_gtp(vertex, game.size)
+
+    def observe_move(self, game: Game, move: int) -> None:
+        self.observed.append(move)
+
+
+class Crashing(Scripted):
+    def select_move(self, game: Game) -> int:
+        raise RuntimeError("out of cheese")
+
+
+class Slow(Scripted):
+    def select_move(self, game: Game) -> int:
+        time.sleep(0.05)
+        return super().select_move(game)
+
+
+def test_two_passes_end_a_scored_game():
+    record = play_game(Scripted("alice", "E5"), Scripted("bob"), 9, RULES)
+    assert record.reason == "two passes"
+    assert record.result == "B+73.5" and record.winner == BLACK and record.margin == 73.5
+    assert record.moves == (from_gtp("E5", 9), 81, 81)
+    assert (record.black, record.white, record.size, record.handicap) == ("alice", "bob", 9, 0)
+    assert record.rules == RULES
+    assert len(record.black_seconds) == 2 and len(record.white_seconds) == 1
+
+
+def test_a_draw_under_integral_komi():
+    record = play_game(Scripted("a"), Scripted("b"), 5, Rules(komi=0))
+    assert (record.result, record.winner, record.margin) == ("0", EMPTY, 0)
+
+
+def test_move_cap():
+    black, white = (RandomAgent(seed, pass_only_when_forced=True) for seed in (1, 2))
+    record = play_game(black, white, 5, Rules(max_moves=6))
+    assert record.reason == "move cap" and len(record.moves) == 6
+    final = read_sgf(record.sgf).game
+    assert record.margin == final.score() and record.result == final.result()
+
+
+@pytest.mark.parametrize(("resigner", "result"), [(BLACK, "W+R"), (WHITE, "B+R")])
+def test_resignation(resigner, result):
+    players = [Scripted("black", "E5"), Scripted("white", "D4")]
+    players[resigner - 1].vertices.insert(resigner - 1, "resign")  # at its first or second move
+    record = play_game(*players, 9, RULES)
+    assert (record.result, record.reason, record.margin) == (result, "resign", None)
+    assert record.winner == 3 - resigner
+
+
+def test_an_illegal_move_loses():
+    record = play_game(Scripted("black", "E5"), Scripted("white", "E5"), 9, RULES)
+    assert record.result == "B+F" and record.winner == BLACK and record.margin is None
+    assert record.reason == "illegal move: illegal move E5 (point 40) by white: occupied"
+    assert record.moves == (from_gtp("E5", 9),)
+
+
+def test_a_move_that_is_not_a_move_loses():
+    class Confused(Scripted):
+        def select_move(self, game: Game) -> int:
+            return "E5"  # type: ignore[return-value]
+
+    record = play_game(Confused("black"), Scripted("white"), 9, RULES)
+    assert record.result == "W+F" and record.reason == "illegal move: black chose 'E5', not a move"
+
+
+def test_a_crash_loses():
+    record = play_game(Scripted("black", "E5"), Crashing("white"), 9, RULES)
+    assert (record.result, record.reason) == ("B+F", "crash: RuntimeError: out of cheese")
+
+    class CrashingObserver(Scripted):
+        def observe_move(self, game: Game, move: int) -> None:
+            raise ValueError("cannot follow")
+
+    record = play_game(CrashingObserver("black"), Scripted("white"), 9, RULES)
+    assert (record.result, record.reason) == ("W+F", "crash: ValueError: cannot follow")
+
+
+def test_a_dead_engine_loses():
+    engine = GTPAgent(f"{sys.executable} -m benchmarks.cli gtp --agent random")
+    engine.process.kill()
+    record = play_game(engine, Scripted("white"), 9, RULES)
+    engine.close()
+    assert record.result == "W+F"
+    assert record.reason.startswith("crash: GTPEngineError: random") and "killed by signal 9" in record.reason
+
+
+def test_a_slow_move_loses_on_time():
+    record = play_game(Scripted("black", "E5"), Slow("white"), 9, RULES, max_seconds_per_move=0.01)
+    assert record.result == "B+T" and record.reason.startswith("time: ")
+    assert "for move 2, over 0.01 s" in record.reason and record.white_seconds[0] >= 0.05
+
+
+def test_players_hear_every_move_once():
+    black, white = Scripted("black", "E5", "C3"), Scripted("white", "D4")
+    record = play_game(black, white, 9, RULES)
+    assert black.observed == white.observed == list(record.moves)
+    selfish = Scripted("both", "E5", "D4")
+    record = play_game(selfish, selfish, 9, RULES)
+    assert selfish.observed == list(record.moves)
+
+
+def test_the_sgf_reads_back():
+    record = play_game(RandomAgent(seed=3), RandomAgent(seed=4), 9, RULES, handicap=2)
+    sgf = read_sgf(record.sgf)
+    assert sgf.moves == record.moves and sgf.handicap == 2 and sgf.game.setup_black
+    assert (sgf.black, sgf.white, sgf.result, sgf.rules) == ("random", "random", record.result, RULES)
+    forfeit = play_game(Scripted("black", "E5"), Scripted("white", "E5"), 9, RULES)
+    assert "C[illegal move: illegal move E5" in forfeit.sgf and read_sgf(forfeit.sgf).result == "B+F"
+    assert play_game(Scripted("a"), Scripted("b"), 9, RULES, record_sgf=False).sgf is None
+
+
+@pytest.mark.skipif(find_gnugo() is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
+def test_full_game_against_gnugo_ends_with_both_engines_agreeing_on_the_score():
+    """``goarena gtp --agent random`` against GNU Go 3.8 at level 1 on 9x9, both over GTP.
+
+    Scores agree only on a played-out board: GNU Go's Chinese count judges dead stones
+    and shares out neutral points, ours counts every stone as it stands. So the random side
+    never passes while it has another legal move, and GNU Go captures every dead stone
+    before it passes (``--capture-all-dead``); the game ends when both pass in a row, on a
+    board with nothing left to settle.
+    """
+    ours = GTPAgent(f"{sys.executable} -m benchmarks.cli gtp --agent {RANDOM_TO_THE_END}")
+    gnugo = GTPAgent(f"{find_gnugo()} --mode gtp --level 1 --seed 1 {GNUGO_RULES} --capture-all-dead")
+    rules = Rules(komi=7.5, max_moves=400)
+    try:
+        for black, white in ((ours, gnugo), (gnugo, ours)):
+            record = play_game(black, white, 9, rules)
+            assert record.reason == "two passes", record.reason
+            final = read_sgf(record.sgf).game
+            assert record.margin == final.score()
+            assert ours.final_score(final) == gnugo.final_score(final) == record.margin
+            assert gnugo.final_status_list(final, "dead") == []
+            assert record.winner == (BLACK if black is gnugo else WHITE)
+    finally:
+        ours.close()
+        gnugo.close()
