@@ -57,7 +57,6 @@ class GTPAgent:
     def __init__(self, command: str, *, timeout: float = 30.0, name: str | None = None):
         self.command = command
         self.timeout = timeout
-        self.rules = Rules()
         argv = shlex.split(command)
         try:
             self.process = subprocess.Popen(
@@ -98,7 +97,6 @@ class GTPAgent:
     def reset(self, rules: Rules) -> None:
         """A new game under ``rules``: the engine clears its board (boardsize comes with the
         first position it is shown)."""
-        self.rules = rules
         if self._size is not None:
             self._new_game(self._size, rules)
 

@@ -20,7 +20,7 @@ commands                        notes
 ``final_score``                 the rules' score of the board as it stands
 ``final_status_list``           ``alive`` lists every stone; ``dead``, ``seki``: none
 ``time_settings time_left``     passed to a player that has those methods (``TimedAgent``)
-``kgs-genmove_cleanup``         ``genmove`` that does not pass while useful moves remain
+``kgs-genmove_cleanup``         ``genmove``, but no pass while a move outside own eyes is legal
 ``loadsgf printsgf``            ``loadsgf FILE [N]``: the position before move N
 ``kgs-rules kata-get-rules``    rules by name (``chinese``, ``japanese``, ``aga``,
 ``kata-set-rules``              ``new_zealand``, ``tromp-taylor``, ...) or KataGo's JSON
@@ -45,6 +45,12 @@ Analysis. ``lz-analyze [color] [interval] [interval N] [minmoves N] [maxmoves N]
 budget runs out; an empty line ends the answer. ``lz-genmove_analyze color ...`` streams the
 same while the player searches on its own budget, plays the move and ends with
 ``play <vertex>``. ``minmoves`` is accepted and ignored.
+
+Errors. A command that fails is answered ``? message``, with GTP's standard messages where
+there is one (``unknown command``, ``unacceptable size``, ``illegal move``, ``cannot undo``,
+``board not empty``, ``invalid number of stones``, ``bad vertex list``, ``syntax error: ...``),
+and the engine goes on; so does it when the player raises (``? internal error: ...``, with the
+traceback on stderr). Only protocol text goes to stdout.
 """
 
 from __future__ import annotations
@@ -86,6 +92,7 @@ _NAMED_RULES = {
     "new-zealand": Rules(ko="situational", suicide=True, name="new-zealand"),
 }
 _KATA_KO = {"simple": "SIMPLE", "positional": "POSITIONAL", "situational": "SITUATIONAL"}
+_KATA_FIXED = ("tax", "hasButton", "whiteHandicapBonus")
 
 Write = Callable[[str], None]
 
@@ -118,11 +125,15 @@ class _Command:
 _COMMANDS: dict[str, _Command] = {}
 
 
-def _command(name: str, fewest: int = 0, most: int | None = -1, *, analysis: bool = False) -> Callable:
-    """Register a ``GTPEngine`` method as the command ``name``; ``most=-1`` means ``fewest``."""
+def _command(name: str, arity: int | tuple[int, int | None] = 0, *, analysis: bool = False) -> Callable:
+    """Register a ``GTPEngine`` method as the command ``name``.
+
+    ``arity`` is its number of arguments, or (fewest, most) with ``None`` for no limit.
+    """
+    fewest, most = (arity, arity) if isinstance(arity, int) else arity
 
     def register(method: Callable) -> Callable:
-        _COMMANDS[name] = _Command(method, fewest, fewest if most == -1 else most, analysis)
+        _COMMANDS[name] = _Command(method, fewest, most, analysis)
         return method
 
     return register
@@ -285,7 +296,7 @@ class GTPEngine:
     def _kata_get_rules(self, args: list[str]) -> str:
         return json.dumps(kata_rules(self.rules))
 
-    @_command("kata-set-rules", 1, None)
+    @_command("kata-set-rules", (1, None))
     def _kata_set_rules(self, args: list[str]) -> None:
         text = " ".join(args)
         if text.lstrip().startswith("{"):
@@ -307,7 +318,7 @@ class GTPEngine:
     def _place_free_handicap(self, args: list[str]) -> str:
         return self._fixed_handicap(args)
 
-    @_command("set_free_handicap", 1, None)
+    @_command("set_free_handicap", (1, None))
     def _set_free_handicap(self, args: list[str]) -> None:
         self._require_empty_board()
         try:
@@ -364,7 +375,8 @@ class GTPEngine:
     @_command("reg_genmove", 1)
     def _reg_genmove(self, args: list[str]) -> str:
         color = _color(args[0])
-        move = self._player_aside(color).select_move(self._game_for(color))
+        move = self._player().select_move(self._game_for(color))
+        self._agent_stale = self._turned(color)  # it saw a history that was not played
         return "resign" if move == RESIGN else coords.to_gtp(move, self.size)
 
     @_command("undo")
@@ -395,7 +407,7 @@ class GTPEngine:
         stones = np.flatnonzero(self.game.board.ravel() != EMPTY)
         return "\n".join(coords.to_gtp(int(point), self.size) for point in stones)
 
-    @_command("loadsgf", 1, 2)
+    @_command("loadsgf", (1, 2))
     def _loadsgf(self, args: list[str]) -> None:
         stop = _int(args[1], "move number") if len(args) > 1 else None
         try:
@@ -410,7 +422,7 @@ class GTPEngine:
         self.size, self.rules = loaded.size, record.rules
         self._restart(game)
 
-    @_command("printsgf", 0, 1)
+    @_command("printsgf", (0, 1))
     def _printsgf(self, args: list[str]) -> str | None:
         text = write_sgf(self.game).decode("utf-8").strip()
         if not args:
@@ -423,11 +435,11 @@ class GTPEngine:
 
     # -- live analysis ---------------------------------------------------------------------
 
-    @_command("lz-analyze", 0, None, analysis=True)
+    @_command("lz-analyze", (0, None), analysis=True)
     def _lz_analyze(self, args: list[str]) -> _Analysis:
         return self._analysis_request(args, play=False)
 
-    @_command("lz-genmove_analyze", 1, None, analysis=True)
+    @_command("lz-genmove_analyze", (1, None), analysis=True)
     def _lz_genmove_analyze(self, args: list[str]) -> _Analysis:
         return self._analysis_request(args, play=True)
 
@@ -452,12 +464,8 @@ class GTPEngine:
 
     def _stream(self, id_: str, request: _Analysis, write: Write, interrupted: Callable[[], bool]) -> None:
         """Answer an analysis command: ``=``, info lines, (``play`` move,) an empty line."""
-        if request.play:
-            game = self.game = self._game_for(request.color)
-            agent = self._player()
-        else:
-            game = self._game_for(request.color)
-            agent = self._player_aside(request.color)
+        game = self._game_for(request.color)
+        agent = self._player()
         assert isinstance(agent, AnalysisAgent)  # only listed for such players
 
         def report(infos: list[MoveInfo]) -> None:
@@ -468,7 +476,10 @@ class GTPEngine:
         try:
             move = agent.analyze(game, _never if request.play else interrupted, report, request.interval)
             if request.play:
+                self.game = game
                 write(f"play {self._commit(move)}\n")
+            else:
+                self._agent_stale = self._turned(request.color)  # as in reg_genmove
         except Exception:  # the answer has begun: end it cleanly, say why on stderr
             traceback.print_exc(file=sys.stderr)
         write("\n")
@@ -487,16 +498,6 @@ class GTPEngine:
             self.agent.reset(self.rules)
             self._agent_stale = False
         return self.agent
-
-    def _player_aside(self, color: int) -> Agent:
-        """The player, to think about the game with ``color`` to move without playing.
-
-        If that changes the history, the player is reset again before the next real move.
-        """
-        turned = self._turned(color)
-        agent = self._player()
-        self._agent_stale = turned
-        return agent
 
     def _observe(self, move: int) -> None:
         agent = self._player()
@@ -668,17 +669,23 @@ def _rules_from_kata(text: str, current: Rules) -> Rules:
     fixed = kata_rules(current)
     kata_ko = {value: key for key, value in _KATA_KO.items()}
     for key, value in spec.items():
-        if key == "ko" and str(value).upper() in kata_ko:
-            fields["ko"] = kata_ko[str(value).upper()]
-        elif key == "scoring" and str(value).lower() in ("area", "territory"):
-            fields["scoring"] = str(value).lower()
+        text = str(value)
+        if key == "ko" and text.upper() in kata_ko:
+            fields["ko"] = kata_ko[text.upper()]
+        elif key == "scoring" and text.lower() in ("area", "territory"):
+            fields["scoring"] = text.lower()
         elif key == "suicide" and isinstance(value, bool):
             fields["suicide"] = value
-        elif key not in ("ko", "scoring", "suicide") and str(value).lower() == str(fixed.get(key)).lower():
-            continue
-        else:
+        elif key == "komi" and isinstance(value, (int, float)):
+            fields["komi"] = value
+        elif key in _KATA_FIXED and text.lower() == str(fixed[key]).lower():
+            continue  # an axis goarena has a single setting of
+        elif key != "friendlyPassOk":  # that one only says how passes end a game, played out here
             raise GTPError(f"unsupported rules: {key} = {value!r}")
-    return dataclasses.replace(current, **fields)
+    try:
+        return dataclasses.replace(current, **fields)
+    except ValueError as error:
+        raise GTPError(f"unsupported rules: {error}") from None
 
 
 def _neighbors(point: int, size: int) -> list[int]:

@@ -369,6 +369,9 @@ def test_rules_by_name_and_as_katago_json(engine):
     answer_of(engine, 'kata-set-rules {"ko": "POSITIONAL", "scoring": "TERRITORY", "suicide": false}')
     assert (engine.rules.ko, engine.rules.scoring, engine.rules.suicide) == ("positional", "territory", False)
     assert json.loads(engine.handle("kata-get-rules")[2:])["scoring"] == "TERRITORY"
+    full = dict(json.loads(engine.handle("kata-get-rules")[2:]), komi=7, friendlyPassOk=True)
+    assert engine.handle(f"kata-set-rules {json.dumps(full)}") == ok() and engine.rules.komi == 7
+    assert engine.handle('kata-set-rules {"tax": "SEKI"}') == "? unsupported rules: tax = 'SEKI'\n\n"
 
 
 def test_rules_change_replays_the_game(engine):
