@@ -39,6 +39,10 @@ def bench(args: argparse.Namespace) -> None:
         from benchmarks import env_speed
 
         env_speed.main(args.rest)
+    elif args.what == "search":
+        from benchmarks import search_speed
+
+        search_speed.main(args.rest)
 
 
 def gtp(args: argparse.Namespace) -> None:
@@ -69,8 +73,8 @@ def main(argv: list[str] | None = None) -> None:
     play.add_argument("--sgf", metavar="PREFIX", help="write each game to PREFIX[-n].sgf")
     play.set_defaults(run=demo)
 
-    benchmark = commands.add_parser("bench", help="run a benchmark (env: random-play speed)")
-    benchmark.add_argument("what", choices=["env"])
+    benchmark = commands.add_parser("bench", help="run a benchmark (env: random play, search: tree search)")
+    benchmark.add_argument("what", choices=["env", "search"])
     benchmark.add_argument("rest", nargs=argparse.REMAINDER, help="options for the benchmark")
     benchmark.set_defaults(run=bench)
 

@@ -1,0 +1,37 @@
+"""Tree search over the rules core: UCT with random playouts, PUCT over evaluators.
+
+Searches keep their tree in preallocated numba arrays (``Tree``), run their simulation
+loops in numba, reuse the tree between moves, and stop on a simulation budget, a time
+budget or a callback. Evaluators are plain objects or callables (``Evaluator``); this
+package imports nothing of ``agents`` and never imports torch.
+"""
+
+from search.evaluator import (
+    Evaluator,
+    Leaves,
+    MixedEvaluator,
+    RolloutEvaluator,
+    UniformEvaluator,
+    as_evaluator,
+)
+from search.puct import PUCT
+from search.tree import ILLEGAL, NO_PARENT, ROOT, UNVISITED, Candidate, Tree, TreeSearch
+from search.uct import UCT
+
+__all__ = [
+    "ILLEGAL",
+    "NO_PARENT",
+    "PUCT",
+    "ROOT",
+    "UCT",
+    "UNVISITED",
+    "Candidate",
+    "Evaluator",
+    "Leaves",
+    "MixedEvaluator",
+    "RolloutEvaluator",
+    "Tree",
+    "TreeSearch",
+    "UniformEvaluator",
+    "as_evaluator",
+]

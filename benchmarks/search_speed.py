@@ -1,0 +1,81 @@
+"""Tree-search speed: UCT playouts and PUCT simulations per second, on one core, and the
+Python objects a search allocates (none per node: the tree is numba arrays).
+
+    python -m benchmarks.search_speed              # or: goarena bench search
+    python -m benchmarks.search_speed --size 19 --simulations 5000
+
+Each rate is the best of ``--repeat`` searches of ``--simulations`` from the empty board,
+every one from a fresh tree, after a warm-up search that compiles the kernels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+import tracemalloc
+from collections.abc import Callable
+
+from go_env import Game
+from search import PUCT, UCT, RolloutEvaluator, TreeSearch, UniformEvaluator
+
+SEARCHES: dict[str, Callable[[], TreeSearch]] = {
+    "UCT": lambda: UCT(seed=0),
+    "UCT, RAVE": lambda: UCT(rave=True, seed=0),
+    "PUCT, uniform evaluator, batch 1": lambda: PUCT(UniformEvaluator(), batch=1, seed=0),
+    "PUCT, uniform evaluator, batch 8": lambda: PUCT(UniformEvaluator(), batch=8, seed=0),
+    "PUCT, uniform evaluator, batch 64": lambda: PUCT(UniformEvaluator(), batch=64, seed=0),
+    "PUCT, rollout evaluator, batch 8": lambda: PUCT(RolloutEvaluator(seed=0), batch=8, seed=0),
+}
+
+
+def simulations_per_second(searcher: TreeSearch, game: Game, simulations: int, repeat: int) -> float:
+    """Best rate over ``repeat`` searches, each from a fresh tree."""
+    searcher.search(game, simulations=min(simulations, 100))
+    best = 0.0
+    for _ in range(repeat):
+        searcher.reset()
+        start = time.perf_counter()
+        searcher.search(game, simulations=simulations)
+        best = max(best, searcher.simulations / (time.perf_counter() - start))
+    return best
+
+
+def allocations(game: Game, simulations: int) -> tuple[int, int]:
+    """(gc-tracked objects, bytes traced by tracemalloc) that one UCT search leaves behind,
+    its tree allocated beforehand."""
+    uct = UCT(seed=0, capacity=simulations + 1)
+    uct.search(game, simulations=10)
+    uct.reset()
+    gc.collect()
+    objects = len(gc.get_objects())
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    uct.search(game, simulations=simulations)
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    gc.collect()
+    return len(gc.get_objects()) - objects, after - before
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="goarena bench search", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    parser.add_argument("--simulations", type=int, default=20000, help="per timed search (default 20000)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed searches per row (default 3)")
+    args = parser.parse_args(argv)
+    game = Game(args.size)
+    print(f"Search speed on {args.size}x{args.size} from the empty board, one core")
+    for name, make in SEARCHES.items():
+        rate = simulations_per_second(make(), game, args.simulations, args.repeat)
+        unit = "playouts/s" if name.startswith("UCT") else "simulations/s"
+        print(f"  {name:<36s} {rate:>10,.0f} {unit}")
+    print("\nPython objects one UCT search leaves behind (tree preallocated)")
+    print(f"  {'simulations':>11s}  {'gc objects':>10s}  {'traced bytes':>12s}")
+    for simulations in (args.simulations // 10, args.simulations):
+        objects, traced = allocations(game, simulations)
+        print(f"  {simulations:>11,d}  {objects:>+10d}  {traced:>+12,d}")
+
+
+if __name__ == "__main__":
+    main()

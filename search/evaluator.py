@@ -1,0 +1,277 @@
+"""Leaf evaluators, and the in-numba playouts and scoring that searches share.
+
+A search hands its leaves to an evaluator in one batched call::
+
+    priors, values = evaluator.evaluate(leaves)
+
+``leaves`` is a ``Leaves``: the positions as one batched ``GoState`` (every field with a
+leading axis ``B``), their legal-move masks, the board geometry and the scoring rule. The
+evaluator returns
+
+- ``priors``: float[B, A] (``A = N*N + 1``, pass last), a move distribution for each leaf;
+  it need not be masked or normalised, the search keeps the legal moves and renormalises;
+- ``values``: float[B] in [-1, 1], how good each leaf is for its side to move
+  (+1 a sure win, -1 a sure loss).
+
+Leaf states keep their history boards, so an evaluator can build network inputs from them
+with ``go_env.features``. Any callable ``f(leaves) -> (priors, values)`` is an evaluator too
+(``as_evaluator``). AlphaGo's leaf value ``V = (1 - λ)·v + λ·z`` mixes a value function ``v``
+with a rollout outcome ``z``: ``MixedEvaluator(network, mix=λ)``.
+
+Kernels here follow the rules core's discipline: no allocation (work arrays live in a
+``Scratch``), no reference counting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
+
+from go_env import _kernels as K
+from go_env._kernels import Geometry, GoState, inline_kernel, kernel
+
+
+class Scratch(NamedTuple):
+    """Work arrays of one search or evaluator, so that its kernels allocate nothing."""
+
+    state: GoState  # a position that simulations are played in
+    moves: np.ndarray  # int32[L]: moves of the current simulation from the root (L = move cap + 1)
+    first: np.ndarray  # int8[A]: AMAF: parity of the ply each point was first played at, or -1
+    legal: np.ndarray  # int8[A]: a legal-move mask
+    marks: np.ndarray  # int8[P]: flood-fill marks for scoring
+    stack: np.ndarray  # int64[P]: flood-fill stack for scoring
+
+
+def new_scratch(like: GoState) -> Scratch:
+    """Work arrays for positions shaped like the single-game state ``like`` (size, move cap)."""
+    num_points = like.board.shape[0] - 1
+    return Scratch(
+        state=GoState(*(np.zeros_like(field) for field in like)),
+        moves=np.zeros(int(like.info[K.INFO_MAX_MOVES]) + 1, np.int32),
+        first=np.zeros(num_points + 1, np.int8),
+        legal=np.zeros(num_points + 1, np.int8),
+        marks=np.zeros(num_points, np.int8),
+        stack=np.zeros(num_points, np.int64),
+    )
+
+
+@kernel
+def score_margin(state, geometry, komi, territory, scratch):
+    """Black's points minus White's minus komi, as ``go_env``'s ``score`` counts them
+    (area, or territory plus captures), with the flood fill's arrays taken from ``scratch``."""
+    num_points = geometry.size * geometry.size
+    marks = scratch.marks
+    stack = scratch.stack
+    marks[:] = 0
+    black = 0
+    white = 0
+    for start in range(num_points):
+        color = state.board[start]
+        if color != K.EMPTY:
+            if not territory:
+                if color == K.BLACK:
+                    black += 1
+                else:
+                    white += 1
+            continue
+        if marks[start]:
+            continue
+        marks[start] = 1
+        stack[0] = start
+        top = 1
+        region = 0
+        touches = 0  # bit 1: Black, bit 2: White
+        while top > 0:
+            top -= 1
+            p = stack[top]
+            region += 1
+            for k in range(4):
+                n = geometry.neighbors[p, k]
+                c = state.board[n]
+                if c == K.EMPTY:
+                    if not marks[n]:
+                        marks[n] = 1
+                        stack[top] = n
+                        top += 1
+                elif c != K.WALL:
+                    touches |= c
+        if touches == K.BLACK:
+            black += region
+        elif touches == K.WHITE:
+            white += region
+    if territory:
+        black += state.info[K.INFO_CAPTURES]
+        white += state.info[K.INFO_CAPTURES + 1]
+    return black - white - komi
+
+
+@inline_kernel
+def outcome(state, geometry, komi, territory, color, scratch):
+    """The result of the position as it stands for ``color``: 1 win, -1 loss, 0 draw."""
+    margin = score_margin(state, geometry, komi, territory, scratch)
+    if margin == 0:
+        return 0.0
+    return 1.0 if (margin > 0) == (color == K.BLACK) else -1.0
+
+
+@inline_kernel
+def playout(state, geometry, rng, moves, start):
+    """Play the game out at random (``go_env``'s ``random_move``: no own-eye filling),
+    writing the moves to ``moves[start:]``; return the index after the last one."""
+    end = start
+    while state.info[K.INFO_OVER] == K.RUNNING:
+        move = K.random_move(state, geometry, rng)
+        K._apply(state, geometry, move, False)
+        moves[end] = move
+        end += 1
+    return end
+
+
+@inline_kernel
+def batch_item(batch, b):
+    """Game ``b`` of a batched state, as views (``go_env``'s ``batch_item`` without reference counting)."""
+    return GoState(
+        batch.board[b], batch.chain_head[b], batch.chain_next[b], batch.chain_size[b],
+        batch.chain_libs[b], batch.chain_key[b], batch.empties[b], batch.empty_index[b],
+        batch.placed_at[b], batch.recent[b], batch.seen[b], batch.key[b], batch.info[b],
+    )  # fmt: skip
+
+
+@kernel
+def rollout_values(states, geometry, scratch, rng, rollouts, komi, territory, out):
+    """``out[b]`` gets the mean outcome of ``rollouts`` random playouts from leaf ``b``,
+    for its side to move. ``states`` is batched (leading axis B); it is left unchanged."""
+    for b in range(out.shape[0]):
+        leaf = batch_item(states, b)
+        color = leaf.info[K.INFO_TO_PLAY]
+        total = 0.0
+        for _ in range(rollouts):
+            K.copy_into(scratch.state, leaf)
+            playout(scratch.state, geometry, rng, scratch.moves, 0)
+            total += outcome(scratch.state, geometry, komi, territory, color, scratch)
+        out[b] = total / rollouts
+
+
+@dataclass(frozen=True)
+class Leaves:
+    """A batch of ``B`` leaf positions for an evaluator."""
+
+    states: GoState  # every field with a leading axis [B]; history boards are kept
+    legal: np.ndarray  # int8[B, A]: legal-move masks, pass last
+    geometry: Geometry
+    komi: float
+    territory: bool  # territory scoring (else area)
+
+    def __len__(self) -> int:
+        return int(self.legal.shape[0])
+
+    def state(self, b: int) -> GoState:
+        """Leaf ``b`` as a single-game state (views into the batch)."""
+        return GoState(*(field[b] for field in self.states))
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        """(priors float[B, A], values float[B] in [-1, 1] for each leaf's side to move)."""
+        ...
+
+
+class UniformEvaluator:
+    """Uniform priors over the legal moves and value 0: search guided by visits alone."""
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        return uniform_priors(leaves.legal), np.zeros(len(leaves), np.float32)
+
+
+class RolloutEvaluator:
+    """Uniform priors; the value is the mean outcome of random playouts, played in numba.
+
+    Args:
+        rollouts: playouts per leaf.
+        seed: seed of the playouts' random generator.
+    """
+
+    def __init__(self, rollouts: int = 1, seed: int | None = None):
+        if rollouts < 1:
+            raise ValueError(f"rollouts must be at least 1, got {rollouts}")
+        self.rollouts = rollouts
+        self._rng = random_state(seed)
+        self._scratch: Scratch | None = None
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        return uniform_priors(leaves.legal), self.values(leaves)
+
+    def values(self, leaves: Leaves) -> np.ndarray:
+        """float[B]: mean playout outcome of each leaf, for its side to move."""
+        scratch = self._scratch
+        if scratch is None or shapes(scratch.state) != shapes(leaves.states, batched=True):
+            scratch = self._scratch = new_scratch(leaves.state(0))
+        out = np.empty(len(leaves), np.float64)
+        rollout_values(
+            leaves.states, leaves.geometry, scratch, self._rng, self.rollouts,
+            float(leaves.komi), bool(leaves.territory), out,
+        )  # fmt: skip
+        return out
+
+
+class MixedEvaluator:
+    """AlphaGo's leaf evaluation: priors from ``network``, value ``(1 - mix)·v + mix·z``.
+
+    Args:
+        network: gives the priors and the value ``v``.
+        rollout: gives the playout outcome ``z`` (default: one random playout).
+        mix: λ. 0 uses the network's value alone (no playouts are played), 1 the playouts'.
+    """
+
+    def __init__(self, network: Evaluator, rollout: RolloutEvaluator | None = None, mix: float = 0.5):
+        if not 0.0 <= mix <= 1.0:
+            raise ValueError(f"mix must be in [0, 1], got {mix}")
+        self.network = network
+        self.rollout = rollout if rollout is not None else RolloutEvaluator()
+        self.mix = mix
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        priors, values = self.network.evaluate(leaves)
+        if self.mix == 0.0:
+            return priors, values
+        z = self.rollout.values(leaves)
+        return priors, (1.0 - self.mix) * np.asarray(values, np.float64) + self.mix * z
+
+
+class _CallableEvaluator:
+    def __init__(self, function: Callable[[Leaves], tuple[np.ndarray, np.ndarray]]):
+        self.function = function
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        return self.function(leaves)
+
+
+def as_evaluator(obj: Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarray]]) -> Evaluator:
+    """``obj`` itself if it has ``evaluate``, else the callable ``obj(leaves)`` as an evaluator."""
+    if isinstance(obj, Evaluator):
+        return obj
+    if callable(obj):
+        return _CallableEvaluator(obj)
+    raise TypeError(f"not an evaluator: {obj!r} (expected evaluate(leaves) or a callable)")
+
+
+def uniform_priors(legal: np.ndarray) -> np.ndarray:
+    """float32[B, A]: uniform over each row's legal moves (``legal``: int8[B, A])."""
+    priors = legal.astype(np.float32)
+    priors /= np.maximum(priors.sum(axis=1, keepdims=True), 1.0)
+    return priors
+
+
+def shapes(state: GoState, batched: bool = False) -> tuple[tuple[int, ...], ...]:
+    """The shapes of a state's fields (without the leading batch axis when ``batched``)."""
+    return tuple(field.shape[int(batched) :] for field in state)
+
+
+def random_state(seed: int | None) -> np.ndarray:
+    """A nonzero uint64[1] state for the kernels' xorshift generator."""
+    bits = np.random.SeedSequence(seed).generate_state(1, np.uint64)
+    return bits | np.uint64(1)

@@ -1,0 +1,149 @@
+"""The search players: spec strings, protocols, one search per position, analysis, resigning,
+and their strength against the random player.
+
+The strength figures (reproduce with ``pytest -m slow -s tests/agents/test_mcts_agents.py``)
+come from a plain referee loop here, alternating colours, 9x9 under the default rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import RESIGN, Agent, AnalysisAgent, MoveInfo, MoveObserver, PolicyAgent, make_agent
+from agents.mcts_agents import PUCTAgent, UCTAgent
+from go_env import BLACK, WHITE, Game, Rules
+from search import RolloutEvaluator
+
+
+def play_game(black: Agent, white: Agent, size: int = 9) -> int:
+    """Play one game under the default rules; return the winner (BLACK, WHITE, or EMPTY for a draw)."""
+    game = Game(size)
+    rules = game.rules
+    players = {BLACK: black, WHITE: white}
+    for player in players.values():
+        player.reset(rules)
+    while not game.is_over:
+        move = players[game.to_play].select_move(game)
+        if move == RESIGN:
+            return 3 - game.to_play
+        game.play(move)
+        for player in players.values():
+            if isinstance(player, MoveObserver):
+                player.observe_move(game, move)
+    return game.winner()
+
+
+def wins_against(spec: str, opponent: str, games: int) -> int:
+    """Games won by ``spec`` (format field ``seed``) against ``opponent``, alternating colours."""
+    wins = 0
+    for index in range(games):
+        player = make_agent(spec.format(seed=index))
+        other = make_agent(opponent.format(seed=10_000 + index))
+        if index % 2 == 0:
+            wins += play_game(player, other) == BLACK
+        else:
+            wins += play_game(other, player) == WHITE
+    return wins
+
+
+def test_spec_strings_build_the_players():
+    uct = make_agent("uct:playouts=2000,c=1.4,rave=true,rave_equivalence=500,seed=3")
+    assert isinstance(uct, UCTAgent)
+    assert uct.simulations == 2000 and uct.seconds is None
+    assert uct.searcher.c == 1.4 and uct.searcher.rave and uct.searcher.rave_equivalence == 500
+    timed = make_agent("uct:seconds=0.5,reuse=false")
+    assert isinstance(timed, UCTAgent) and timed.simulations is None and not timed.searcher.reuse
+    puct = make_agent("puct:simulations=64,evaluator=rollout,rollouts=2,batch=4,noise=0.25,temperature=1.0")
+    assert isinstance(puct, PUCTAgent)
+    assert isinstance(puct.searcher.evaluator, RolloutEvaluator) and puct.searcher.evaluator.rollouts == 2
+    assert puct.searcher.batch == 4 and puct.searcher.noise == 0.25 and puct.temperature == 1.0
+    with pytest.raises(ValueError, match="evaluator"):
+        PUCTAgent(evaluator="network")
+
+
+@pytest.mark.parametrize("spec", ["uct:playouts=200,seed=0", "puct:simulations=100,evaluator=rollout,seed=0"])
+def test_players_implement_the_protocols(spec):
+    player = make_agent(spec)
+    for protocol in (Agent, PolicyAgent, MoveObserver, AnalysisAgent):
+        assert isinstance(player, protocol)
+    game = Game(7)
+    player.reset(game.rules)
+    for _ in range(6):
+        policy = player.policy(game)  # type: ignore[attr-defined]
+        searched = player.searcher.simulations  # type: ignore[attr-defined]
+        legal = game.legal_mask().astype(bool)
+        assert np.isclose(policy.sum(), 1.0) and np.all(policy[~legal] == 0)
+        move = player.select_move(game)
+        assert legal[move] and policy[move] == policy.max()
+        assert player.searcher.simulations == searched  # type: ignore[attr-defined]
+        game.play(move)
+        player.observe_move(game, move)  # type: ignore[attr-defined]
+
+
+def test_observed_moves_carry_the_tree_forward():
+    game = Game(9)
+    player = UCTAgent(playouts=2000, seed=0)
+    move = player.select_move(game)
+    tree = player.searcher.tree
+    assert tree is not None
+    reply = player.searcher.principal_variation(move)[1]
+    kept = tree.visits[tree.children[tree.children[0, move], reply]]
+    for m in (move, reply):
+        game.play(m)
+        player.observe_move(game, m)
+    assert player.searcher.tree is not None and player.searcher.tree.visits[0] == kept
+
+
+def test_analysis_streams_move_infos():
+    game = Game(9)
+    player = UCTAgent(playouts=30000, seed=0)
+    reports: list[list[MoveInfo]] = []
+    move = player.analyze(game, stop=lambda: len(reports) >= 3, report=reports.append, interval=0.0)
+    assert len(reports) >= 3 and game.legal_mask()[move]
+    for infos in reports:
+        assert [info.visits for info in infos] == sorted((info.visits for info in infos), reverse=True)
+        for info in infos:
+            assert 0.0 <= info.lcb <= info.winrate <= 1.0 and 0.0 <= info.prior <= 1.0
+            assert info.pv[0] == info.move
+    assert reports[-1][0].move == move
+
+
+def test_resigns_a_lost_game_only_when_asked():
+    # . O . O .
+    # O O O O O
+    # O . O . O     White lives with four eyes on four fifths of the board.
+    # O O O O O
+    # . . . . .
+    game = Game(5, Rules(komi=0.5))
+    game.setup([], [1, 3, 5, 6, 7, 8, 9, 10, 12, 14, 15, 16, 17, 18, 19], BLACK)
+    assert make_agent("uct:playouts=500,resign_threshold=0.1,seed=0").select_move(game) == RESIGN
+    assert make_agent("uct:playouts=500,seed=0").select_move(game) != RESIGN
+
+
+def test_uct_beats_random():
+    assert wins_against("uct:playouts=1000,seed={seed}", "random:seed={seed}", 10) >= 9
+
+
+@pytest.mark.slow
+def test_uct_beats_random_in_95_of_100_games():
+    wins = wins_against("uct:playouts=1000,seed={seed}", "random:seed={seed}", 100)
+    print(f"\nuct:playouts=1000 against random: {wins}/100")
+    assert wins >= 95
+
+
+@pytest.mark.slow
+def test_more_playouts_win_more():
+    table = {}
+    for playouts in (1, 10, 100):
+        table[playouts] = wins_against(f"uct:playouts={playouts},seed={{seed}}", "random:seed={seed}", 40)
+    table[1000] = wins_against("uct:playouts=1000,seed={seed}", "uct:playouts=100,seed={seed}", 40)
+    print("\n" + "\n".join(f"uct:playouts={n}: won {w}/40" for n, w in table.items()))
+    assert table[1] <= table[10] <= table[100] and table[1000] >= 30
+
+
+@pytest.mark.slow
+def test_rave_beats_plain_uct():
+    wins = wins_against("uct:playouts=1000,rave=true,seed={seed}", "uct:playouts=1000,seed={seed}", 20)
+    print(f"\nuct:playouts=1000,rave=true against uct:playouts=1000: {wins}/20")
+    assert wins >= 14

@@ -1,0 +1,220 @@
+"""PUCT: batched evaluation with virtual loss, evaluators, noise, temperature, tactics, reuse.
+
+Diagrams list the rows from the top; ``X`` Black, ``O`` White, ``.`` empty.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from go_env import BLACK, Game, Rules, coords
+from search import (
+    ILLEGAL,
+    NO_PARENT,
+    PUCT,
+    Leaves,
+    MixedEvaluator,
+    RolloutEvaluator,
+    TreeSearch,
+    UniformEvaluator,
+)
+
+# White's two stones have one liberty left, C2: capture them before they run.
+CAPTURE = """
+. . X . .
+. X O X .
+. X O X .
+. . . . .
+. . . . .
+"""
+# Black to play, komi 0.5, the game capped 8 moves from here: exhaustive search shows that
+# D4, capturing E4, is the only winning move.
+ONLY_WIN = """
+. X O . X
+O X X . O
+X X . O X
+O . . O X
+O O O X .
+"""
+ONLY_WIN_RULES = Rules(komi=0.5, max_moves=8)
+HALF_POINT_KOMI = Rules(komi=0.5)
+
+
+def position(diagram: str, rules: Rules = HALF_POINT_KOMI) -> Game:
+    rows = [line.split() for line in diagram.strip().splitlines()]
+    size = len(rows)
+    points = [(r * size + c, cell) for r, row in enumerate(rows) for c, cell in enumerate(row)]
+    game = Game(size, rules)
+    game.setup([p for p, cell in points if cell == "X"], [p for p, cell in points if cell == "O"], BLACK)
+    return game
+
+
+def check_tree(searcher: TreeSearch) -> None:
+    """Visits add up, no virtual loss is left, values stay in [-1, 1], priors are distributions."""
+    tree = searcher.tree
+    assert tree is not None
+    used = int(tree.num_nodes[0])
+    visits, parents = tree.visits[:used], tree.parent[:used]
+    assert parents[0] == NO_PARENT
+    below = np.zeros(used, np.int64)
+    np.add.at(below, parents[1:], visits[1:])
+    inner = below > 0
+    assert np.all(visits[inner] == 1 + below[inner])
+    assert np.all(tree.virtual_loss[:used] == 0)
+    assert np.all(np.abs(tree.value_sum[:used]) <= visits)
+    expanded = tree.expanded[:used].astype(bool)
+    priors = tree.prior[:used][expanded]
+    assert np.allclose(priors.sum(axis=1), 1.0, atol=1e-5)
+    assert np.all(priors[tree.children[:used][expanded] == ILLEGAL] == 0)
+
+
+@pytest.mark.parametrize("batch", [1, 8, 64])
+def test_batched_search_leaves_a_consistent_tree(batch):
+    game = Game(5)
+    game.replay([12, 7])
+    puct = PUCT(RolloutEvaluator(seed=0), batch=batch, seed=0)
+    puct.search(game, simulations=1500)
+    check_tree(puct)
+    assert puct.tree is not None and puct.tree.visits[0] == puct.simulations == 1500
+
+
+def test_visit_distribution_is_a_distribution_over_legal_moves():
+    game = position(CAPTURE)
+    puct = PUCT(seed=0)
+    puct.search(game, simulations=400)
+    legal = game.legal_mask().astype(bool)
+    pi = puct.visit_distribution()
+    assert pi.shape == (26,) and np.isclose(pi.sum(), 1.0)
+    assert np.all(pi[~legal] == 0) and np.all(puct.visit_counts()[~legal] == 0)
+
+
+def test_temperature_zero_picks_the_most_visited_move():
+    game = Game(7)
+    puct = PUCT(RolloutEvaluator(seed=1), seed=1)
+    puct.search(game, simulations=800)
+    counts = puct.visit_counts()
+    assert counts[puct.choose_move(0.0)] == counts.max()
+    one_hot = puct.visit_distribution(0.0)
+    assert one_hot.sum() == 1.0 and counts[np.argmax(one_hot)] == counts.max()
+    drawn = {puct.choose_move(1.0) for _ in range(200)}
+    assert len(drawn) > 1 and all(counts[m] > 0 for m in drawn)
+    sharper = puct.visit_distribution(0.5)
+    assert sharper.max() > puct.visit_distribution(1.0).max()
+
+
+def test_dirichlet_noise_changes_the_root_priors_only():
+    game = Game(5)
+    puct = PUCT(UniformEvaluator(), noise=0.25, seed=0)
+    puct.search(game, simulations=300)
+    check_tree(puct)
+    tree = puct.tree
+    assert tree is not None
+    legal = tree.children[0] != ILLEGAL
+    assert not np.allclose(tree.prior[0][legal], 1.0 / legal.sum())
+    for node in range(1, int(tree.num_nodes[0])):
+        if tree.expanded[node]:
+            row = tree.children[node] != ILLEGAL
+            assert np.allclose(tree.prior[node][row], 1.0 / row.sum())
+    before = tree.prior[0].copy()
+    puct.search(game, simulations=100)  # the same root: noised once
+    assert puct.tree is not None and np.array_equal(puct.tree.prior[0], before)
+
+
+@pytest.mark.parametrize(
+    ("diagram", "rules", "answer"),
+    [(CAPTURE, HALF_POINT_KOMI, "C2"), (ONLY_WIN, ONLY_WIN_RULES, "D4")],
+    ids=["capture", "only-win"],
+)
+def test_rollout_evaluator_finds_the_tactic(diagram, rules, answer):
+    game = position(diagram, rules)
+    for seed in range(3):
+        puct = PUCT(RolloutEvaluator(seed=seed), seed=seed)
+        assert coords.to_gtp(puct.search(game, simulations=1000), game.size) == answer
+
+
+def _leaves(game: Game) -> Leaves:
+    states = type(game.state)(*(field[None] for field in game.state))
+    return Leaves(states, game.legal_mask()[None].copy(), game.geometry, game.rules.komi, False)
+
+
+def test_uniform_evaluator():
+    game = position(CAPTURE)
+    priors, values = UniformEvaluator().evaluate(_leaves(game))
+    legal = game.legal_mask().astype(bool)
+    assert np.allclose(priors[0][legal], 1.0 / legal.sum()) and np.all(priors[0][~legal] == 0)
+    assert values.tolist() == [0.0]
+
+
+def test_rollout_values_are_mean_outcomes_for_the_side_to_move():
+    game = position(CAPTURE)
+    value = RolloutEvaluator(rollouts=200, seed=0).values(_leaves(game))[0]
+    assert 0.5 < value <= 1.0  # Black, to move, is far ahead
+    game.play(game.pass_move)
+    assert RolloutEvaluator(rollouts=200, seed=0).values(_leaves(game))[0] < -0.5
+
+
+class _Network:
+    """A stand-in for a policy-value network: a fixed value, priors on point 0 only."""
+
+    def __init__(self, value: float):
+        self.value = value
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        priors = np.zeros(leaves.legal.shape, np.float32)
+        priors[:, 0] = 1.0
+        return priors, np.full(len(leaves), self.value)
+
+
+class _NoRollouts(RolloutEvaluator):
+    def values(self, leaves: Leaves) -> np.ndarray:
+        raise AssertionError("no playouts at mix 0")
+
+
+def test_mixed_evaluator_blends_value_and_rollout():
+    leaves = _leaves(position(CAPTURE))
+    z = RolloutEvaluator(rollouts=50, seed=3).values(leaves)
+    priors, values = MixedEvaluator(_Network(-0.2), _NoRollouts(), mix=0.0).evaluate(leaves)
+    assert values.tolist() == [-0.2] and priors[0, 0] == 1.0
+    _, values = MixedEvaluator(_Network(-0.2), RolloutEvaluator(rollouts=50, seed=3), mix=1.0).evaluate(
+        leaves
+    )
+    assert np.allclose(values, z)
+    _, values = MixedEvaluator(_Network(-0.2), RolloutEvaluator(rollouts=50, seed=3), mix=0.25).evaluate(
+        leaves
+    )
+    assert np.allclose(values, 0.75 * -0.2 + 0.25 * z)
+    with pytest.raises(ValueError):
+        MixedEvaluator(_Network(0.0), mix=1.5)
+
+
+def test_a_callable_evaluator_and_its_priors_on_illegal_moves():
+    game = position(CAPTURE)
+    calls = []
+
+    def evaluate(leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        calls.append(len(leaves))
+        priors = np.ones(leaves.legal.shape)  # illegal moves too: the search drops them
+        priors[:, 17] = 100.0
+        return priors, np.zeros(len(leaves))
+
+    puct = PUCT(evaluate, batch=4, seed=0)
+    puct.search(game, simulations=200)
+    check_tree(puct)
+    assert sum(calls) == 200 and max(calls) <= 4
+    assert puct.tree is not None and puct.best_move() == 17
+    assert puct.priors()[17] == pytest.approx(100.0 / (100.0 + game.legal_mask().sum() - 1))
+
+
+def test_tree_reuse_keeps_the_subtree():
+    game = Game(7)
+    puct = PUCT(RolloutEvaluator(seed=0), seed=0)
+    puct.search(game, simulations=2000)
+    move, reply = puct.principal_variation(puct.best_move())[:2]
+    tree = puct.tree
+    assert tree is not None
+    kept = tree.visits[tree.children[tree.children[0, move], reply]]
+    game.replay([move, reply])
+    puct.search(game, simulations=500)
+    check_tree(puct)
+    assert puct.tree is not None and puct.tree.visits[0] == kept + 500

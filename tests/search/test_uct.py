@@ -1,0 +1,195 @@
+"""UCT: the tree's invariants, tactics with and without RAVE, budgets, and tree reuse.
+
+Diagrams list the rows from the top; ``X`` Black, ``O`` White, ``.`` empty.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from go_env import BLACK, Game, Rules, coords
+from go_env import _kernels as K
+from search import NO_PARENT, PUCT, UCT, TreeSearch
+from search.evaluator import new_scratch, score_margin
+
+# White's two stones have one liberty left, C2: capture them before they run.
+CAPTURE = """
+. . X . .
+. X O X .
+. X O X .
+. . . . .
+. . . . .
+"""
+# Black to play, komi 0.5, the game capped 8 moves from here: exhaustive search shows that
+# D4, capturing E4, is the only winning move.
+ONLY_WIN = """
+. X O . X
+O X X . O
+X X . O X
+O . . O X
+O O O X .
+"""
+ONLY_WIN_RULES = Rules(komi=0.5, max_moves=8)
+HALF_POINT_KOMI = Rules(komi=0.5)
+
+
+def position(diagram: str, rules: Rules = HALF_POINT_KOMI, to_play: int = BLACK) -> Game:
+    rows = [line.split() for line in diagram.strip().splitlines()]
+    size = len(rows)
+    points = [(r * size + c, cell) for r, row in enumerate(rows) for c, cell in enumerate(row)]
+    game = Game(size, rules)
+    game.setup([p for p, cell in points if cell == "X"], [p for p, cell in points if cell == "O"], to_play)
+    return game
+
+
+def check_tree(searcher: TreeSearch) -> None:
+    """The tree's invariants after a search."""
+    tree = searcher.tree
+    assert tree is not None
+    used = int(tree.num_nodes[0])
+    visits, parents = tree.visits[:used], tree.parent[:used]
+    assert parents[0] == NO_PARENT
+    assert np.all(parents[1:] < np.arange(1, used)), "a node is created after its parent"
+    assert np.all(tree.children[parents[1:], tree.action[1:used]] == np.arange(1, used))
+    below = np.zeros(used, np.int64)
+    np.add.at(below, parents[1:], visits[1:])
+    inner = below > 0
+    assert np.all(visits[inner] == 1 + below[inner]), "an inner node's visits: its own + its children's"
+    assert np.all(visits >= 1)
+    assert np.all(tree.virtual_loss[:used] == 0), "no virtual loss left pending"
+    assert np.all(np.abs(tree.value_sum[:used]) <= visits), "mean values in [-1, 1]"
+
+
+def test_scoring_matches_the_rules_core():
+    rng = np.array([7], np.uint64)
+    for size, scoring in ((5, "area"), (7, "territory"), (9, "area")):
+        game = Game(size, Rules(scoring=scoring))
+        scratch = new_scratch(game.state)
+        for _ in range(20):
+            state = K.copy_state(game.state)
+            K.random_playout(state, game.geometry, rng)
+            territory = scoring == "territory"
+            expected = K.score(state, game.geometry, 7.5, territory)
+            assert score_margin(state, game.geometry, 7.5, territory, scratch) == expected
+
+
+@pytest.mark.parametrize("rave", [False, True])
+def test_tree_invariants(rave):
+    game = Game(9)
+    game.replay([40, 41, 81])
+    uct = UCT(rave=rave, seed=1)
+    uct.search(game, simulations=2000)
+    check_tree(uct)
+    assert uct.tree is not None and uct.tree.visits[0] == uct.simulations == 2000
+    legal = game.legal_mask().astype(bool)
+    counts = uct.visit_counts()
+    assert counts.sum() == 1999 and np.all(counts[~legal] == 0)
+
+
+@pytest.mark.parametrize("rave", [False, True])
+def test_captures_the_group_in_atari(rave):
+    game = position(CAPTURE)
+    for seed in range(3):
+        assert coords.to_gtp(UCT(rave=rave, seed=seed).search(game, simulations=1000), 5) == "C2"
+
+
+@pytest.mark.parametrize("rave", [False, True])
+def test_finds_the_only_winning_move(rave):
+    game = position(ONLY_WIN, ONLY_WIN_RULES)
+    for seed in range(3):
+        uct = UCT(rave=rave, seed=seed)
+        assert coords.to_gtp(uct.search(game, simulations=1000), 5) == "D4"
+        assert uct.values()[uct.best_move()] > 0
+
+
+def test_a_finished_line_is_scored_by_the_rules():
+    # White passed: Black's pass ends the game, and Black is ahead on the board.
+    game = position(CAPTURE, HALF_POINT_KOMI, to_play=2)
+    game.play(game.pass_move)
+    uct = UCT(seed=0)
+    uct.search(game, simulations=3000)
+    check_tree(uct)
+    assert game.score() > 0
+    assert uct.values()[game.pass_move] == 1.0
+    assert uct.visit_counts()[game.pass_move] > 1
+
+
+def test_the_seed_makes_a_search_reproducible():
+    game = Game(7)
+    first, second = UCT(seed=3), UCT(seed=3)
+    first.search(game, simulations=500)
+    second.search(game, simulations=500)
+    assert np.array_equal(first.visit_counts(), second.visit_counts())
+
+
+def test_tree_reuse_keeps_the_subtree():
+    game = Game(9)
+    uct = UCT(seed=0, capacity=64)  # small on purpose: the tree grows as needed
+    uct.search(game, simulations=3000)
+    move, reply = uct.principal_variation(uct.best_move())[:2]
+    tree = uct.tree
+    assert tree is not None
+    kept = tree.visits[tree.children[tree.children[0, move], reply]]
+    game.replay([move, reply])
+    uct.search(game, simulations=1000)
+    check_tree(uct)
+    assert uct.tree is not None and uct.tree.visits[0] == kept + 1000
+
+
+def test_moves_outside_the_tree_or_reuse_off_start_afresh():
+    game = Game(9)
+    fresh = UCT(seed=0, reuse=False)
+    reused = UCT(seed=0)
+    for uct in (fresh, reused):
+        uct.search(game, simulations=500)
+    game.play(uct.best_move())
+    for uct in (fresh, reused):
+        uct.search(game, simulations=100)
+    assert fresh.tree is not None and fresh.tree.visits[0] == 100
+    assert reused.tree is not None and reused.tree.visits[0] > 100
+    other = Game(9)
+    other.play(0)  # not the move the tree followed: nothing to keep
+    reused.search(other, simulations=100)
+    assert reused.tree is not None and reused.tree.visits[0] == 100
+
+
+def test_time_budget_and_stop_end_the_search():
+    game = Game(9)
+    uct = UCT(seed=0)
+    start = time.perf_counter()
+    uct.search(game, seconds=0.2)
+    assert time.perf_counter() - start < 10.0
+    assert uct.simulations > 0
+    calls = 0
+
+    def stop() -> bool:
+        nonlocal calls
+        calls += 1
+        return calls == 4
+
+    uct.search(game, stop=stop)
+    assert calls == 4
+    assert UCT(seed=0).search(game, stop=lambda: True) in game.legal_moves()
+    assert PUCT(seed=0).search(game, simulations=1) in game.legal_moves()
+
+
+def test_reports_candidates_while_searching():
+    game = Game(9)
+    reports = []
+    UCT(seed=0).search(game, simulations=20000, report=reports.append, interval=0.0)
+    assert len(reports) >= 2
+    final = reports[-1]
+    assert [c.visits for c in final] == sorted((c.visits for c in final), reverse=True)
+    assert all(c.pv[0] == c.move and -1.0 <= c.value <= 1.0 for c in final)
+
+
+def test_budget_is_required_and_finished_games_are_refused():
+    game = Game(5)
+    with pytest.raises(ValueError, match="budget"):
+        UCT().search(game)
+    game.replay([game.pass_move, game.pass_move])
+    with pytest.raises(ValueError, match="over"):
+        UCT().search(game, simulations=10)
