@@ -619,6 +619,54 @@ def area_owner(state, geometry, out):
             out[region[i]] = owner
 
 
+@kernel
+def score_margin(state, geometry, komi, territory, marks, stack):
+    """``score`` with the flood fill's work arrays passed in (int8[P], int64[P]): allocates
+    nothing, so kernels compiled without reference counting can call it."""
+    num_points = geometry.size * geometry.size
+    marks[:] = 0
+    black = 0
+    white = 0
+    for start in range(num_points):
+        color = state.board[start]
+        if color != EMPTY:
+            if not territory:
+                if color == BLACK:
+                    black += 1
+                else:
+                    white += 1
+            continue
+        if marks[start]:
+            continue
+        marks[start] = 1
+        stack[0] = start
+        top = 1
+        region = 0
+        touches = 0  # bit 1: Black, bit 2: White
+        while top > 0:
+            top -= 1
+            p = stack[top]
+            region += 1
+            for k in range(4):
+                n = geometry.neighbors[p, k]
+                c = state.board[n]
+                if c == EMPTY:
+                    if not marks[n]:
+                        marks[n] = 1
+                        stack[top] = n
+                        top += 1
+                elif c != WALL:
+                    touches |= c
+        if touches == BLACK:
+            black += region
+        elif touches == WHITE:
+            white += region
+    if territory:
+        black += state.info[INFO_CAPTURES]
+        white += state.info[INFO_CAPTURES + 1]
+    return black - white - komi
+
+
 @njit(cache=True)
 def score(state, geometry, komi, territory):
     """Black's points minus White's points minus komi.
@@ -628,21 +676,9 @@ def score(state, geometry, komi, territory):
     board counts as alive, so dead stones must be captured before the count.
     """
     num_points = geometry.size * geometry.size
-    owner = np.empty(num_points, np.int8)
-    area_owner(state, geometry, owner)
-    black = 0
-    white = 0
-    for p in range(num_points):
-        if territory and state.board[p] != EMPTY:
-            continue
-        if owner[p] == BLACK:
-            black += 1
-        elif owner[p] == WHITE:
-            white += 1
-    if territory:
-        black += state.info[INFO_CAPTURES]
-        white += state.info[INFO_CAPTURES + 1]
-    return black - white - komi
+    marks = np.empty(num_points, np.int8)
+    stack = np.empty(num_points, np.int64)
+    return score_margin(state, geometry, komi, territory, marks, stack)
 
 
 # ---------------------------------------------------------------------------------------

@@ -58,54 +58,10 @@ def new_scratch(like: GoState) -> Scratch:
     )
 
 
-@kernel
+@inline_kernel
 def score_margin(state, geometry, komi, territory, scratch):
-    """Black's points minus White's minus komi, as ``go_env``'s ``score`` counts them
-    (area, or territory plus captures), with the flood fill's arrays taken from ``scratch``."""
-    num_points = geometry.size * geometry.size
-    marks = scratch.marks
-    stack = scratch.stack
-    marks[:] = 0
-    black = 0
-    white = 0
-    for start in range(num_points):
-        color = state.board[start]
-        if color != K.EMPTY:
-            if not territory:
-                if color == K.BLACK:
-                    black += 1
-                else:
-                    white += 1
-            continue
-        if marks[start]:
-            continue
-        marks[start] = 1
-        stack[0] = start
-        top = 1
-        region = 0
-        touches = 0  # bit 1: Black, bit 2: White
-        while top > 0:
-            top -= 1
-            p = stack[top]
-            region += 1
-            for k in range(4):
-                n = geometry.neighbors[p, k]
-                c = state.board[n]
-                if c == K.EMPTY:
-                    if not marks[n]:
-                        marks[n] = 1
-                        stack[top] = n
-                        top += 1
-                elif c != K.WALL:
-                    touches |= c
-        if touches == K.BLACK:
-            black += region
-        elif touches == K.WHITE:
-            white += region
-    if territory:
-        black += state.info[K.INFO_CAPTURES]
-        white += state.info[K.INFO_CAPTURES + 1]
-    return black - white - komi
+    """``go_env``'s score with the flood fill's arrays taken from ``scratch``."""
+    return K.score_margin(state, geometry, komi, territory, scratch.marks, scratch.stack)
 
 
 @inline_kernel
