@@ -158,6 +158,15 @@ def copy_state(state: GoState) -> GoState:
     return GoState(*(field.copy() for field in state))
 
 
+def state_item(batch: GoState, b: int) -> GoState:
+    """Game ``b`` of a batch, as numpy views for Python callers.
+
+    Arrays returned by compiled code are owned by numba's runtime, which the kernels compiled
+    without it must never be handed; numpy views of numpy arrays are always safe.
+    """
+    return GoState(*(field[b] for field in batch))
+
+
 # ---------------------------------------------------------------------------------------
 # Small helpers
 # ---------------------------------------------------------------------------------------

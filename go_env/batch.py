@@ -113,5 +113,5 @@ class GameBatch:
     def game(self, b: int) -> Game:
         """A ``Game`` holding a copy of game ``b``'s position (without its move list)."""
         game = Game(self.size, self.rules)
-        K.copy_into(game.state, K.batch_item(self.state, b))
+        K.copy_into(game.state, K.state_item(self.state, b))
         return game

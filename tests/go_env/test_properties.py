@@ -353,7 +353,7 @@ def test_batched_kernels_match_single_games(
         K.batch_play(states, geometry, moves, statuses)
         for b, single in enumerate(singles):
             assert statuses[b] == K.play(single, geometry, moves[b])
-            same_state(K.batch_item(states, b), single)
+            same_state(K.state_item(states, b), single)
 
     # Play every game out at random from there, each seeded as the batch seeds it.
     seeds = rng.integers(1, 2**63, size=batch).astype(np.uint64)
@@ -364,7 +364,7 @@ def test_batched_kernels_match_single_games(
     for b, single in enumerate(singles):
         generator = np.array([seeds[b] | np.uint64(1)], np.uint64)
         assert played[b] == K.random_playout(single, geometry, generator)
-        same_state(K.batch_item(states, b), single)
+        same_state(K.state_item(states, b), single)
         assert single.info[K.INFO_OVER] != K.RUNNING
         check_bookkeeping(single, geometry, history=False)
         assert scores[b] == K.score(single, geometry, 7.5, ko == "simple")
