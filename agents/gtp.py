@@ -19,8 +19,10 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import os
 import queue
 import shlex
+import shutil
 import subprocess
 import threading
 import time
@@ -38,6 +40,19 @@ _STDERR_LINES = 20  # kept for error messages
 
 class GTPEngineError(RuntimeError):
     """A GTP engine that died, timed out, failed a command or answered nonsense."""
+
+
+def find_engine(program: str) -> str | None:
+    """The path of an engine's executable, or None when it is not installed.
+
+    Looks on ``PATH``, then in ``/usr/games``, where Debian and Ubuntu install GNU Go and
+    which is often not on ``PATH``.
+    """
+    found = shutil.which(program)
+    if found or os.sep in program:
+        return found
+    fallback = os.path.join("/usr/games", program)
+    return fallback if os.access(fallback, os.X_OK) else None
 
 
 class GTPAgent:
@@ -58,6 +73,9 @@ class GTPAgent:
         self.command = command
         self.timeout = timeout
         argv = shlex.split(command)
+        if not argv:
+            raise GTPEngineError("empty GTP engine command")
+        argv[0] = find_engine(argv[0]) or argv[0]
         try:
             self.process = subprocess.Popen(
                 argv,

@@ -43,6 +43,10 @@ def bench(args: argparse.Namespace) -> None:
         from benchmarks import search_speed
 
         search_speed.main(args.rest)
+    elif args.what == "strength":
+        from benchmarks import strength
+
+        strength.main(args.rest)
 
 
 def gtp(args: argparse.Namespace) -> None:
@@ -74,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     play.set_defaults(run=demo)
 
     benchmark = commands.add_parser("bench", help="run a benchmark (env: random play, search: tree search)")
-    benchmark.add_argument("what", choices=["env", "search"])
+    benchmark.add_argument("what", choices=["env", "search", "strength"])
     benchmark.add_argument("rest", nargs=argparse.REMAINDER, help="options for the benchmark")
     benchmark.set_defaults(run=bench)
 

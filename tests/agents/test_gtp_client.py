@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -13,19 +11,12 @@ import numpy as np
 import pytest
 
 from agents.base import RESIGN, Agent, make_agent
-from agents.gtp import GTPAgent, GTPEngineError
+from agents.gtp import GTPAgent, GTPEngineError, find_engine
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp, to_gtp
 from go_env.sgf import read_sgf
 
-
-def find_gnugo() -> str | None:
-    """GNU Go, or None; Debian installs it under /usr/games, often not on PATH."""
-    found = shutil.which("gnugo")
-    return found or ("/usr/games/gnugo" if os.access("/usr/games/gnugo", os.X_OK) else None)
-
-
-GNUGO = find_gnugo()
+GNUGO = find_engine("gnugo")
 needs_gnugo = pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
 OUR_ENGINE = f"{sys.executable} -m benchmarks.cli gtp --agent random:seed=1"
 

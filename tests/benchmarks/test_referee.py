@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 import time
 
 import pytest
 
 from agents.base import RESIGN
-from agents.gtp import GTPAgent
+from agents.gtp import GTPAgent, find_engine
 from agents.random_agent import RandomAgent
 from benchmarks.referee import play_game
 from go_env import BLACK, EMPTY, WHITE, Game, Rules
@@ -19,13 +17,8 @@ from go_env.sgf import read_sgf
 
 RULES = Rules(komi=7.5)
 RANDOM_TO_THE_END = "random:seed=3,pass_only_when_forced=true"
+GNUGO = find_engine("gnugo")
 GNUGO_RULES = "--chinese-rules --positional-superko"  # area scoring and superko, as RULES
-
-
-def find_gnugo() -> str | None:
-    """GNU Go, or None; Debian installs it under /usr/games, often not on PATH."""
-    found = shutil.which("gnugo")
-    return found or ("/usr/games/gnugo" if os.access("/usr/games/gnugo", os.X_OK) else None)
 
 
 class Scripted:
@@ -152,7 +145,7 @@ def test_the_sgf_reads_back():
     assert play_game(Scripted("a"), Scripted("b"), 9, RULES, record_sgf=False).sgf is None
 
 
-@pytest.mark.skipif(find_gnugo() is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
 def test_full_game_against_gnugo_ends_with_both_engines_agreeing_on_the_score():
     """``goarena gtp --agent random`` against GNU Go 3.8 at level 1 on 9x9, both over GTP.
 
@@ -163,7 +156,7 @@ def test_full_game_against_gnugo_ends_with_both_engines_agreeing_on_the_score():
     board with nothing left to settle.
     """
     ours = GTPAgent(f"{sys.executable} -m benchmarks.cli gtp --agent {RANDOM_TO_THE_END}")
-    gnugo = GTPAgent(f"{find_gnugo()} --mode gtp --level 1 --seed 1 {GNUGO_RULES} --capture-all-dead")
+    gnugo = GTPAgent(f"{GNUGO} --mode gtp --level 1 --seed 1 {GNUGO_RULES} --capture-all-dead")
     rules = Rules(komi=7.5, max_moves=400)
     try:
         for black, white in ((ours, gnugo), (gnugo, ours)):
