@@ -5,6 +5,7 @@ A player is anything with a ``name``, ``reset(rules)`` and ``select_move(game) -
 with ``isinstance``: ``PolicyAgent`` (``policy(game)``, a move distribution) and
 ``MoveObserver`` (``observe_move(game, move)``, told of every move played, both sides).
 Players that hold resources (an engine subprocess) also have ``close()`` (``Closeable``);
+engines that pass with dead stones on the board capture them on request (``CleanupPlayer``);
 search players can stream their live analysis (``AnalysisAgent``, for GTP ``lz-analyze``).
 
 Spec strings name a player and its options, as leagues and the command line take them:
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -68,6 +70,15 @@ class MoveObserver(Protocol):
 @runtime_checkable
 class Closeable(Protocol):
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class CleanupPlayer(Protocol):
+    def cleanup_move(self, game: Game) -> int:
+        """A move of the clean-up phase after both passed: dead stones must be captured
+        before the area count (GTP's ``kgs-genmove_cleanup``). Players that play their games
+        out anyway need not have it."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -148,7 +159,16 @@ def _load(target: str) -> Callable[..., Agent]:
         raise AgentSpecError(f"module {module_name!r} has no {attribute!r}") from None
 
 
-def _build(factory: Callable[..., Agent], spec: str, *args: Any, **options: Any) -> Agent:
+def _build(
+    factory: Callable[..., Agent],
+    spec: str,
+    *args: Any,
+    options: dict[str, Any] | None = None,
+    seed: int | None = None,
+) -> Agent:
+    options = dict(options or {})
+    if seed is not None and "seed" not in options and _takes_seed(factory):
+        options["seed"] = seed
     try:
         agent = factory(*args, **options)
     except TypeError as error:
@@ -158,8 +178,19 @@ def _build(factory: Callable[..., Agent], spec: str, *args: Any, **options: Any)
     return agent
 
 
-def make_agent(spec: str) -> Agent:
-    """Build a player from a spec string (see the module documentation)."""
+def _takes_seed(factory: Callable[..., Agent]) -> bool:
+    try:
+        return "seed" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def make_agent(spec: str, *, seed: int | None = None) -> Agent:
+    """Build a player from a spec string (see the module documentation).
+
+    ``seed`` is passed to players whose factory takes a ``seed`` and whose spec names none,
+    so that a league can make its games reproducible.
+    """
     spec = spec.strip()
     name, _, rest = spec.partition(":")
     if name == "gtp":
@@ -167,12 +198,12 @@ def make_agent(spec: str) -> Agent:
             raise AgentSpecError("gtp needs the engine's command: gtp:gnugo --mode gtp")
         return _build(_load(BUILTIN_AGENTS["gtp"]), spec, rest.strip())
     if name in BUILTIN_AGENTS:
-        return _build(_load(BUILTIN_AGENTS[name]), spec, **parse_options(rest))
+        return _build(_load(BUILTIN_AGENTS[name]), spec, options=parse_options(rest), seed=seed)
     plugins = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
     if name in plugins:
-        return _build(plugins[name].load(), spec, **parse_options(rest))
+        return _build(plugins[name].load(), spec, options=parse_options(rest), seed=seed)
     if rest:
         attribute, _, options = rest.partition(":")
-        return _build(_load(f"{name}:{attribute}"), spec, **parse_options(options))
+        return _build(_load(f"{name}:{attribute}"), spec, options=parse_options(options), seed=seed)
     known = sorted(BUILTIN_AGENTS) + sorted(plugins)
     raise AgentSpecError(f"unknown player {spec!r}; built-in and plugged-in players: {', '.join(known)}")

@@ -64,8 +64,18 @@ def gtp(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["league"]:  # the league parses its own options
+        from benchmarks import league
+
+        league.main(argv[1:])
+        return
     parser = argparse.ArgumentParser(prog="goarena", description="An AlphaGo-style arena for the game of Go.")
     commands = parser.add_subparsers(dest="command", required=True)
+
+    commands.add_parser(
+        "league", help="play a league and rate its players (goarena league --help); goarena league table DIR"
+    )
 
     play = commands.add_parser("demo", help="play random games and show them")
     play.add_argument("--size", type=int, default=9, help="board size (default 9)")
@@ -77,7 +87,9 @@ def main(argv: list[str] | None = None) -> None:
     play.add_argument("--sgf", metavar="PREFIX", help="write each game to PREFIX[-n].sgf")
     play.set_defaults(run=demo)
 
-    benchmark = commands.add_parser("bench", help="run a benchmark (env: random play, search: tree search)")
+    benchmark = commands.add_parser(
+        "bench", help="run a benchmark (env: random play, search: tree search, strength: against GNU Go)"
+    )
     benchmark.add_argument("what", choices=["env", "search", "strength"])
     benchmark.add_argument("rest", nargs=argparse.REMAINDER, help="options for the benchmark")
     benchmark.set_defaults(run=bench)

@@ -5,6 +5,12 @@ observes moves (``MoveObserver``) about each one, and ends the game on two passe
 cap, a resignation, or a forfeit: an illegal move, a crash (an engine that died, any
 exception from a player), or a move slower than the time limit. Results are written as SGF's
 ``RE`` writes them: ``B+3.5``, ``W+R`` (resignation), ``B+F`` (forfeit), ``W+T`` (time), ``0``.
+
+Engines such as GNU Go pass with dead stones still on the board, and an area count of that
+board can name the wrong winner. When such a player (a ``CleanupPlayer``) takes part, the two
+passes open a clean-up phase, as on KGS: the passes are taken back and play goes on, the
+engines asking for moves with ``kgs-genmove_cleanup`` (which captures every dead stone), until
+two more passes; then the board is counted. Our own players play their games out anyway.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from agents.base import RESIGN, Agent, MoveObserver
+from agents.base import RESIGN, Agent, CleanupPlayer, MoveObserver
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.rules import Rules
 from go_env.sgf import write_sgf
@@ -40,8 +46,10 @@ class GameRecord:
         winner: BLACK, WHITE, or EMPTY for a draw.
         margin: Black's score minus White's (komi included) when the board was scored
             (two passes or the move cap), else ``None``.
-        reason: why it ended: ``two passes``, ``move cap``, ``resign``,
-            ``illegal move: ...``, ``crash: ...`` or ``time: ...``.
+        reason: why it ended: ``two passes``, ``two passes after clean-up``, ``move cap``,
+            ``resign``, ``illegal move: ...``, ``crash: ...`` or ``time: ...``.
+        cleanup_from: the number of moves played when both first passed and the clean-up
+            phase began (those two passes are not in ``moves``), or ``None``.
         black_seconds: the seconds Black took for each of its moves.
         white_seconds: the same for White.
         sgf: the game as SGF text (``None`` when not recorded).
@@ -60,6 +68,7 @@ class GameRecord:
     black_seconds: tuple[float, ...]
     white_seconds: tuple[float, ...]
     sgf: str | None
+    cleanup_from: int | None = None
 
 
 class _Forfeit(Exception):
@@ -79,6 +88,7 @@ def play_game(
     handicap: int = 0,
     max_seconds_per_move: float | None = None,
     record_sgf: bool = True,
+    cleanup: bool | None = None,
 ) -> GameRecord:
     """Play one game and return its record.
 
@@ -92,6 +102,8 @@ def play_game(
             timed after it comes back: a slow player is not interrupted (a ``GTPAgent``'s
             own ``timeout`` does that).
         record_sgf: whether to write the game as SGF into the record.
+        cleanup: play a clean-up phase after two passes (see the module documentation);
+            ``None``: when either player is a ``CleanupPlayer``.
 
     Returns:
         The record. Players' failures are results, not exceptions.
@@ -101,13 +113,19 @@ def play_game(
     seconds: dict[int, list[float]] = {BLACK: [], WHITE: []}
     seats = [(BLACK, black)] if white is black else list(players.items())  # self-play: told once
     observers = [(color, player) for color, player in seats if isinstance(player, MoveObserver)]
-    try:
-        for color, player in players.items():
-            _call(color, player.reset, rules)
+    if cleanup is None:
+        cleanup = any(isinstance(player, CleanupPlayer) for player in (black, white))
+    cleanup_from = None
+
+    def play_until_over(clean_up: bool) -> None:
         while not game.is_over:
             color = game.to_play
+            player = players[color]
+            choose = (
+                player.cleanup_move if clean_up and isinstance(player, CleanupPlayer) else player.select_move
+            )
             start = time.perf_counter()
-            move = _call(color, players[color].select_move, game)
+            move = _call(color, choose, game)
             elapsed = time.perf_counter() - start
             seconds[color].append(elapsed)
             if max_seconds_per_move is not None and elapsed > max_seconds_per_move:
@@ -118,17 +136,39 @@ def play_game(
             _play(game, move)
             for observer_color, observer in observers:
                 _call(observer_color, observer.observe_move, game, move)
+
+    try:
+        for color, player in players.items():
+            _call(color, player.reset, rules)
+        play_until_over(clean_up=False)
+        if cleanup and game.is_terminated:
+            game.undo()
+            game.undo()
+            cleanup_from = len(game.moves)
+            play_until_over(clean_up=True)
     except _Forfeit as forfeit:
         winner = 3 - forfeit.color
         result, margin, reason = f"{_LETTERS[winner]}+{forfeit.code}", None, forfeit.reason
     else:
         margin = game.score()
         winner = BLACK if margin > 0 else WHITE if margin < 0 else EMPTY
-        result, reason = game.result(), "two passes" if game.is_terminated else "move cap"
+        reason = (
+            "move cap"
+            if not game.is_terminated
+            else "two passes"
+            if cleanup_from is None
+            else "two passes after clean-up"
+        )
+        result = game.result()
     sgf = None
     if record_sgf:
         why = {"C": reason} if result[2:] in ("F", "T") else None  # the faulty move is not in the record
-        sgf = write_sgf(game, black=black.name, white=white.name, result=result, extra=why).decode()
+        notes = None
+        if cleanup_from is not None and cleanup_from < len(game.moves):
+            notes = {cleanup_from: "Both passed before this move; the clean-up phase captures dead stones."}
+        sgf = write_sgf(
+            game, black=black.name, white=white.name, result=result, comments=notes, extra=why
+        ).decode()
     return GameRecord(
         black=black.name,
         white=white.name,
@@ -143,6 +183,7 @@ def play_game(
         black_seconds=tuple(seconds[BLACK]),
         white_seconds=tuple(seconds[WHITE]),
         sgf=sgf,
+        cleanup_from=cleanup_from,
     )
 
 

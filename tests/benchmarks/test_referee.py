@@ -160,7 +160,7 @@ def test_full_game_against_gnugo_ends_with_both_engines_agreeing_on_the_score():
     rules = Rules(komi=7.5, max_moves=400)
     try:
         for black, white in ((ours, gnugo), (gnugo, ours)):
-            record = play_game(black, white, 9, rules)
+            record = play_game(black, white, 9, rules, cleanup=False)
             assert record.reason == "two passes", record.reason
             final = read_sgf(record.sgf).game
             assert record.margin == final.score()

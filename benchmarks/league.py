@@ -1,0 +1,520 @@
+"""Leagues: players meet in round-robin or gauntlet matches, with Elo ratings at the end.
+
+A league is a set of players (agent specs, external GTP engines included), the rules, a
+board size, games per pairing and a schedule, as a TOML file::
+
+    name = "uct-ladder"
+    size = 9
+    rules = "goarena"          # a rules preset; komi below overrides its komi
+    komi = 7.0
+    games_per_pair = 4         # colours alternate within each pairing
+    schedule = "round-robin"   # or "gauntlet", with challenger = "<player name>"
+    seconds_per_move = 30      # a slower move loses on time (budgets are in the specs)
+    seed = 0
+    anchor = "gnugo-10"        # rated anchor_elo; default GNU Go level 10 = 1000, else random = 0
+    anchor_elo = 1000
+
+    [players]
+    random = "random"
+    uct-1000 = "uct:playouts=1000"
+    gnugo-10 = "gtp:gnugo --mode gtp --level 10 --chinese-rules --positional-superko"
+
+Every option can be given on the command line too (``goarena league --help``); without a
+file the default league below is played. Games run in a local process pool (one worker per
+core), or on a Ray cluster with ``--ray [ADDRESS]``. Each finished game is committed to
+``league.sqlite`` in the league's directory and written to ``games/`` as SGF, so a league
+that is stopped (even by ``kill -9``) and started again with the same directory plays only
+the games still missing. A player that crashes, times out or plays an illegal move loses
+that game, with the reason recorded, and the league goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import itertools
+import json
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents.base import Closeable, make_agent
+from agents.gtp import find_engine
+from benchmarks.league_store import LeagueStore, StoredGame
+from benchmarks.referee import GameRecord, play_game
+from go_env import Rules
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+SCHEDULES = ("round-robin", "gauntlet")
+GNUGO_RULES = "--chinese-rules --positional-superko"  # GNU Go's options for the goarena preset
+
+
+class LeagueConfigError(ValueError):
+    """A league configuration that cannot be played."""
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """What a league is: who plays, under which rules, how often."""
+
+    players: dict[str, str]  # name -> agent spec
+    name: str = "league"
+    size: int = 9
+    rules: str = "goarena"
+    komi: float | None = 7.0  # None: the preset's
+    games_per_pair: int = 4
+    schedule: str = "round-robin"
+    challenger: str | None = None
+    seconds_per_move: float | None = None
+    seed: int = 0
+    anchor: str | None = None
+    anchor_elo: float | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.players) < 2:
+            raise LeagueConfigError("a league needs at least two players")
+        if self.schedule not in SCHEDULES:
+            raise LeagueConfigError(f"unknown schedule {self.schedule!r}; known: {', '.join(SCHEDULES)}")
+        if self.schedule == "gauntlet" and self.challenger not in self.players:
+            raise LeagueConfigError(
+                f"a gauntlet needs a challenger among the players, got {self.challenger!r}"
+            )
+        if self.games_per_pair < 1:
+            raise LeagueConfigError("games_per_pair must be at least 1")
+        if self.anchor is not None and self.anchor not in self.players:
+            raise LeagueConfigError(f"the anchor {self.anchor!r} is not a player")
+        self.game_rules()  # raises on an unknown preset or a bad komi
+
+    def game_rules(self) -> Rules:
+        try:
+            if self.komi is None:
+                return Rules.preset(self.rules)
+            return Rules.preset(self.rules, komi=self.komi)
+        except ValueError as error:
+            raise LeagueConfigError(str(error)) from None
+
+    def rated_anchor(self) -> tuple[str, float]:
+        """The anchored player and its rating: as configured, else GNU Go level 10 = 1000,
+        else random = 0, else the first player = 0."""
+        if self.anchor is not None:
+            return self.anchor, self.anchor_elo if self.anchor_elo is not None else 0.0
+        for name, spec in self.players.items():
+            if spec.startswith("gtp:") and "gnugo" in spec and "--level 10" in spec:
+                return name, 1000.0
+        for name, spec in self.players.items():
+            if spec.split(":")[0] == "random":
+                return name, 0.0
+        return next(iter(self.players)), 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LeagueConfig:
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise LeagueConfigError(f"unknown league option(s): {', '.join(unknown)}")
+        players = data.get("players")
+        if isinstance(players, list):  # a list of specs: each names itself
+            players = {str(spec): str(spec) for spec in players}
+        if not isinstance(players, dict):
+            raise LeagueConfigError("players must be a table of name = spec (or a list of specs)")
+        try:
+            return cls(**{**data, "players": {str(k): str(v) for k, v in players.items()}})
+        except TypeError as error:
+            raise LeagueConfigError(f"bad league option: {error}") from None
+
+
+def default_config() -> LeagueConfig:
+    """The built-in league on 9x9: random and UCT at three budgets, and GNU Go at levels 1
+    and 10 when it is installed (level 10 is then the anchor, rated 1000)."""
+    players = {
+        "random": "random",
+        "uct-30": "uct:playouts=30",
+        "uct-300": "uct:playouts=300",
+        "uct-3000": "uct:playouts=3000",
+    }
+    if find_engine("gnugo"):
+        for level in (1, 10):
+            players[f"gnugo-{level}"] = f"gtp:gnugo --mode gtp --level {level} {GNUGO_RULES}"
+    return LeagueConfig(players=players, name="default", games_per_pair=4)
+
+
+def load_config(path: Path) -> LeagueConfig:
+    try:
+        data = tomllib.loads(Path(path).read_text())
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise LeagueConfigError(f"cannot read league file {path}: {error}") from None
+    return LeagueConfig.from_dict(data)
+
+
+# ---------------------------------------------------------------------------------------
+# The schedule
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game of the schedule, with all a worker needs to play it."""
+
+    id: int
+    black: str
+    white: str
+    black_spec: str
+    white_spec: str
+    size: int
+    rules: Rules
+    seed: int
+    seconds_per_move: float | None
+
+
+def schedule(config: LeagueConfig) -> list[ScheduledGame]:
+    """Every game of the league, in the order they are started.
+
+    Pairings: every pair of players (round robin), or the challenger against each other
+    player (gauntlet). Within a pairing colours alternate; the games go round by round, so
+    a league stopped half way has played every pairing about equally.
+    """
+    names = list(config.players)
+    if config.schedule == "round-robin":
+        pairs = list(itertools.combinations(names, 2))
+    else:
+        pairs = [(config.challenger, other) for other in names if other != config.challenger]
+    games = []
+    rules = config.game_rules()
+    for round_ in range(config.games_per_pair):
+        for first, second in pairs:
+            assert first is not None
+            black, white = (first, second) if round_ % 2 == 0 else (second, first)
+            game_id = len(games)
+            games.append(
+                ScheduledGame(
+                    id=game_id,
+                    black=black,
+                    white=white,
+                    black_spec=config.players[black],
+                    white_spec=config.players[white],
+                    size=config.size,
+                    rules=rules,
+                    seed=config.seed * 1_000_003 + game_id,
+                    seconds_per_move=config.seconds_per_move,
+                )
+            )
+    return games
+
+
+# ---------------------------------------------------------------------------------------
+# Playing a game (in a worker process)
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """What a worker sends back: the record and the players' versions."""
+
+    scheduled: ScheduledGame
+    record: GameRecord
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+def goarena_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("goarena")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def play_scheduled(game: ScheduledGame) -> PlayedGame:
+    """Build both players, play the game, close the players. Never raises for a player's
+    failure: one that cannot even be built loses the game by forfeit."""
+    players = []
+    versions = {}
+    try:
+        for index, (name, spec) in enumerate(((game.black, game.black_spec), (game.white, game.white_spec))):
+            try:
+                agent = make_agent(spec, seed=game.seed * 2 + index)
+            except Exception as error:
+                return PlayedGame(
+                    game, _forfeit_record(game, index, f"crash: {type(error).__name__}: {error}")
+                )
+            players.append(agent)
+            built_by = "" if spec.startswith("gtp:") else f" (goarena {goarena_version()})"
+            versions[name] = f"{agent.name}{built_by}"
+        black, white = players
+        record = play_game(
+            black,
+            white,
+            game.size,
+            game.rules,
+            max_seconds_per_move=game.seconds_per_move,
+        )
+        return PlayedGame(game, record, versions)
+    finally:
+        for agent in players:
+            if isinstance(agent, Closeable):
+                agent.close()
+
+
+def _forfeit_record(game: ScheduledGame, loser_index: int, reason: str) -> GameRecord:
+    winner = 2 if loser_index == 0 else 1  # BLACK = 1, WHITE = 2
+    return GameRecord(
+        black=game.black,
+        white=game.white,
+        size=game.size,
+        rules=game.rules,
+        handicap=0,
+        moves=(),
+        result=f"{'B' if winner == 1 else 'W'}+F",
+        winner=winner,
+        margin=None,
+        reason=reason,
+        black_seconds=(),
+        white_seconds=(),
+        sgf=None,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Running the league
+# ---------------------------------------------------------------------------------------
+
+
+def run_local(games: list[ScheduledGame], workers: int) -> Iterator[PlayedGame]:
+    """Play ``games`` in a pool of ``workers`` processes; yield each as it finishes."""
+    if not games:
+        return
+    # spawn: workers start clean, whatever threads this process runs (progress display).
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending = {pool.submit(play_scheduled, game) for game in games}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+
+
+def run_ray(games: list[ScheduledGame], address: str | None, workers: int) -> Iterator[PlayedGame]:
+    """Play ``games`` as Ray tasks (one CPU each); ``address`` None starts a local Ray."""
+    try:
+        import ray
+    except ImportError:
+        raise LeagueConfigError("--ray needs Ray: pip install 'goarena[ray]'") from None
+    if not games:
+        return
+    if address:
+        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+    else:
+        ray.init(num_cpus=workers, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+    try:
+        remote = ray.remote(num_cpus=1)(play_scheduled)
+        pending = [remote.remote(game) for game in games]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+    finally:
+        ray.shutdown()
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)[:60]
+
+
+def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
+    """Write the game's SGF, then commit it to the database."""
+    game, record = played.scheduled, played.record
+    games_dir = store.directory / "games"
+    games_dir.mkdir(exist_ok=True)
+    relative = f"games/{game.id:04d}-{_slug(game.black)}-vs-{_slug(game.white)}.sgf"
+    temporary = store.directory / (relative + ".part")
+    temporary.write_text(record.sgf or "")
+    os.replace(temporary, store.directory / relative)
+    winner = {1: "black", 2: "white"}.get(record.winner, "draw")
+    stored = StoredGame(
+        id=game.id,
+        black=game.black,
+        white=game.white,
+        seed=game.seed,
+        result=record.result,
+        winner=winner,
+        margin=record.margin,
+        reason=record.reason,
+        cleanup_from=record.cleanup_from,
+        moves=" ".join(map(str, record.moves)),
+        move_count=len(record.moves),
+        black_seconds=round(sum(record.black_seconds), 3),
+        white_seconds=round(sum(record.white_seconds), 3),
+        sgf=relative,
+        finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    )
+    for name, version in played.versions.items():
+        store.add_player(name, (game.black_spec if name == game.black else game.white_spec), version)
+    store.add_game(stored)
+    return stored
+
+
+def run_league(
+    config: LeagueConfig,
+    directory: Path,
+    *,
+    workers: int = 1,
+    ray_address: str | None = None,
+    use_ray: bool = False,
+    on_game: Callable[[StoredGame, int, int], None] | None = None,
+) -> LeagueStore:
+    """Play every scheduled game not yet in ``directory``'s database.
+
+    ``on_game(game, finished, total)`` is called after each game is committed.
+    Returns the (open) store.
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    store = LeagueStore(directory)
+    store.bind_config(config.to_dict())
+    for name, spec in config.players.items():
+        if name not in store.players():
+            store.add_player(name, spec, "")
+    games = schedule(config)
+    finished = store.finished_ids()
+    todo = [game for game in games if game.id not in finished]
+    results: Iterable[PlayedGame] = (
+        run_ray(todo, ray_address, workers) if use_ray else run_local(todo, workers)
+    )
+    count = len(finished)
+    for played in results:
+        stored = store_game(store, played)
+        count += 1
+        if on_game is not None:
+            on_game(stored, count, len(games))
+    return store
+
+
+# ---------------------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------------------
+
+
+def _player_option(text: str) -> tuple[str, str]:
+    name, sep, spec = text.partition("=")
+    if sep and name and ":" not in name and " " not in name:
+        return name, spec
+    return text, text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="goarena league",
+        description="Play a league (round robin or gauntlet) and rate its players. "
+        "`goarena league table DIR` prints the standings of a league again.",
+        epilog="Without CONFIG and --player options the default league is played: random, "
+        "UCT at 30, 300 and 3000 playouts, and GNU Go at levels 1 and 10 when it is installed.",
+    )
+    parser.add_argument("config", nargs="?", type=Path, help="league TOML file (see the module docs)")
+    parser.add_argument(
+        "--player",
+        action="append",
+        metavar="[NAME=]SPEC",
+        help="a player (repeat); replaces the file's players. e.g. --player uct-1k=uct:playouts=1000",
+    )
+    parser.add_argument(
+        "--dir", type=Path, default=None, help="the league's directory (default runs/league/NAME)"
+    )
+    parser.add_argument("--name", help="the league's name")
+    parser.add_argument("--size", type=int, help="board size")
+    parser.add_argument("--rules", help="rules preset (goarena, tromp-taylor, chinese, japanese-like)")
+    parser.add_argument("--komi", type=float, help="komi")
+    parser.add_argument("--games-per-pair", type=int, help="games per pairing, colours alternating")
+    parser.add_argument("--schedule", choices=SCHEDULES, help="round-robin (default) or gauntlet")
+    parser.add_argument("--challenger", help="the gauntlet's challenger (a player name)")
+    parser.add_argument("--seconds-per-move", type=float, help="a slower move loses on time")
+    parser.add_argument("--seed", type=int, help="the league's seed")
+    parser.add_argument("--anchor", metavar="NAME[=ELO]", help="the player whose rating is fixed")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="games at once (default: cores)"
+    )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run the games on Ray (local without ADDRESS)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the final standings as JSON")
+    parser.add_argument("--no-progress", action="store_true", help="no live progress display")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> LeagueConfig:
+    base = load_config(args.config) if args.config else None
+    data = base.to_dict() if base else default_config().to_dict()
+    if args.player:
+        data["players"] = dict(_player_option(p) for p in args.player)
+        if base is None:
+            data["name"] = "league"
+    for option in (
+        "name",
+        "size",
+        "rules",
+        "komi",
+        "games_per_pair",
+        "schedule",
+        "challenger",
+        "seconds_per_move",
+        "seed",
+    ):
+        value = getattr(args, option)
+        if value is not None:
+            data[option] = value
+    if args.anchor:
+        name, _, elo = args.anchor.partition("=")
+        data["anchor"], data["anchor_elo"] = name, float(elo) if elo else 0.0
+    return LeagueConfig.from_dict(data)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from benchmarks import standings
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["table"]:
+        standings.table_main(argv[1:])
+        return
+    args = build_parser().parse_args(argv)
+    try:
+        config = config_from_args(args)
+    except LeagueConfigError as error:
+        sys.exit(f"goarena league: {error}")
+    directory = args.dir or Path("runs") / "league" / _slug(config.name)
+    total = len(schedule(config))
+    progress = standings.LiveProgress(config, total, enabled=not args.no_progress and not args.json)
+    try:
+        with progress:
+            store = run_league(
+                config,
+                directory,
+                workers=max(1, args.workers),
+                use_ray=args.ray is not None,
+                ray_address=args.ray or None,
+                on_game=progress.update,
+            )
+    except (LeagueConfigError, RuntimeError) as error:
+        sys.exit(f"goarena league: {error}")
+    report = standings.build_report(store)
+    store.close()
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        standings.print_report(report)
+        png = standings.plot_ladder(report, directory / "ladder.png")
+        print(f"\nGames (SGF) and results in {directory}; ladder plot {png}")

@@ -1,0 +1,332 @@
+"""A league's standings: ratings, crosstable, a ladder plot, JSON, and the live progress view.
+
+The ratings are the maximum-likelihood Elo fit of ``benchmarks.ratings`` over every game,
+with Black's first-move advantage as a term of its own, one player anchored (see
+``LeagueConfig.rated_anchor``) and a weak prior of ``PRIOR_GAMES`` virtual draws against the
+anchor's level, so that a player who won or lost every game still gets a finite rating.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.league_store import LeagueStore, LeagueStoreError, StoredGame
+from benchmarks.ratings import Ratings, Result, fit_ratings
+
+PRIOR_GAMES = 1.0
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One player's line in the table."""
+
+    rank: int
+    name: str
+    elo: float
+    low: float  # 95% interval
+    high: float
+    games: int
+    points: float  # wins + draws / 2
+    wins_as_black: int
+    games_as_black: int
+    wins_as_white: int
+    games_as_white: int
+    mean_opponent: float  # the mean Elo of the opponents faced
+    los_next: float | None  # likelihood of superiority over the next player down
+
+    @property
+    def score(self) -> float:
+        return self.points / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class Report:
+    name: str
+    specs: dict[str, str]
+    versions: dict[str, str]
+    standings: list[Standing]
+    # crosstable[a][b] = [points of a vs b as Black, games, points as White, games]
+    crosstable: dict[str, dict[str, list[float]]]
+    anchor: str
+    anchor_elo: float
+    black_advantage: float
+    black_advantage_stderr: float
+    games: int
+    scheduled: int
+    endings: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["prior_games"] = PRIOR_GAMES
+        return data
+
+
+def build_report(store: LeagueStore) -> Report:
+    """Ratings and tables of every game stored so far."""
+    from benchmarks.league import LeagueConfig, schedule
+
+    config = LeagueConfig.from_dict(store.config())
+    games = store.games()
+    names = list(config.players)
+    anchor, anchor_elo = config.rated_anchor()
+    ratings = _fit(games, names, anchor, anchor_elo)
+    elo = {name: float(ratings.elo[ratings.players.index(name)]) if ratings else anchor_elo for name in names}
+    points: Counter[str] = Counter()
+    counts: Counter[str] = Counter()
+    cross = {a: {b: [0.0, 0, 0.0, 0] for b in names if b != a} for a in names}
+    opponents: dict[str, list[float]] = {name: [] for name in names}
+    for game in games:
+        black_points = game.black_score
+        cross[game.black][game.white][0] += black_points
+        cross[game.black][game.white][1] += 1
+        cross[game.white][game.black][2] += 1 - black_points
+        cross[game.white][game.black][3] += 1
+        points[game.black] += black_points
+        points[game.white] += 1 - black_points
+        counts[game.black] += 1
+        counts[game.white] += 1
+        opponents[game.black].append(elo[game.white])
+        opponents[game.white].append(elo[game.black])
+    order = sorted(names, key=lambda n: -elo[n])
+    rows = []
+    for rank, name in enumerate(order, 1):
+        low, high = ratings.interval(name) if ratings else (anchor_elo, anchor_elo)
+        below = order[rank] if rank < len(order) else None
+        as_black = [sum(v[i] for v in cross[name].values()) for i in (0, 1)]
+        as_white = [sum(v[i] for v in cross[name].values()) for i in (2, 3)]
+        rows.append(
+            Standing(
+                rank=rank,
+                name=name,
+                elo=round(elo[name], 1),
+                low=round(low, 1),
+                high=round(high, 1),
+                games=counts[name],
+                points=points[name],
+                wins_as_black=int(as_black[0]),
+                games_as_black=int(as_black[1]),
+                wins_as_white=int(as_white[0]),
+                games_as_white=int(as_white[1]),
+                mean_opponent=round(sum(opponents[name]) / len(opponents[name]), 1)
+                if opponents[name]
+                else 0.0,
+                los_next=round(ratings.los(name, below), 4) if ratings and below else None,
+            )
+        )
+    stored_players = store.players()
+    return Report(
+        name=config.name,
+        specs=dict(config.players),
+        versions={name: version for name, (_, version) in stored_players.items() if version},
+        standings=rows,
+        crosstable=cross,
+        anchor=anchor,
+        anchor_elo=anchor_elo,
+        black_advantage=round(ratings.black_advantage, 1) if ratings else 0.0,
+        black_advantage_stderr=round(ratings.black_advantage_stderr, 1) if ratings else 0.0,
+        games=len(games),
+        scheduled=len(schedule(config)),
+        endings=dict(Counter(_ending(game) for game in games)),
+    )
+
+
+def _fit(games: list[StoredGame], names: list[str], anchor: str, anchor_elo: float) -> Ratings | None:
+    played = {g.black for g in games} | {g.white for g in games}
+    if anchor not in played:
+        return None
+    results = [Result(g.black, g.white, g.black_score) for g in games]
+    ratings = fit_ratings(results, anchor, anchor_elo, prior_games=PRIOR_GAMES)
+    missing = [n for n in names if n not in ratings.players]
+    return None if missing else ratings
+
+
+def _ending(game: StoredGame) -> str:
+    return game.reason.split(":")[0]
+
+
+# ---------------------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------------------
+
+
+def _record(points: float, games: int) -> str:
+    return f"{points:g}/{games}" if games else "-"
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=120)  # files and pipes: wide, no wrapping
+
+
+def print_report(report: Report) -> None:
+    from rich.table import Table
+
+    console = _console()
+    table = Table(title=f"League {report.name}: {report.games}/{report.scheduled} games")
+    for column in (
+        "#",
+        "player",
+        "Elo",
+        "95% CI",
+        "games",
+        "score",
+        "as Black",
+        "as White",
+        "opp. Elo",
+        "LOS next",
+    ):
+        table.add_column(column, justify="left" if column == "player" else "right")
+    for row in report.standings:
+        anchored = " (anchor)" if row.name == report.anchor else ""
+        table.add_row(
+            str(row.rank),
+            row.name + anchored,
+            f"{row.elo:.0f}",
+            f"{row.low:.0f} .. {row.high:.0f}",
+            str(row.games),
+            f"{row.score:.0%}",
+            _record(row.wins_as_black, row.games_as_black),
+            _record(row.wins_as_white, row.games_as_white),
+            f"{row.mean_opponent:.0f}",
+            "" if row.los_next is None else f"{row.los_next:.0%}",
+        )
+    console.print(table)
+    order = [row.name for row in report.standings]
+    cross = Table(
+        title="Crosstable: points of the row player against the column player (as Black / as White)"
+    )
+    cross.add_column("")
+    for name in order:
+        cross.add_column(name, justify="center")
+    for a in order:
+        cells = []
+        for b in order:
+            if a == b:
+                cells.append("·")
+                continue
+            black_points, black_games, white_points, white_games = report.crosstable[a][b]
+            cells.append(
+                f"{_record(black_points, int(black_games))} / {_record(white_points, int(white_games))}"
+            )
+        cross.add_row(a, *cells)
+    console.print(cross)
+    endings = ", ".join(f"{reason} {count}" for reason, count in sorted(report.endings.items()))
+    console.print(
+        f"Anchor: {report.anchor} = {report.anchor_elo:g}. Black's advantage: "
+        f"{report.black_advantage:+.0f} ± {1.96 * report.black_advantage_stderr:.0f} Elo. "
+        f"Prior: {PRIOR_GAMES:g} virtual draw per player. Endings: {endings or 'none yet'}."
+    )
+
+
+def plot_ladder(report: Report, path: Path) -> Path:
+    """A PNG of the ladder: each player's rating with its 95% interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = list(reversed(report.standings))  # best at the top
+    figure, axes = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
+    y = range(len(rows))
+    elo = [row.elo for row in rows]
+    errors = [[row.elo - row.low for row in rows], [row.high - row.elo for row in rows]]
+    axes.errorbar(elo, y, xerr=errors, fmt="o", capsize=4, color="tab:blue")
+    axes.set_yticks(list(y), [row.name for row in rows])
+    axes.set_xlabel(f"Elo (95% interval; {report.anchor} = {report.anchor_elo:g})")
+    axes.set_title(f"League {report.name}: {report.games} games")
+    axes.grid(axis="x", alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+class LiveProgress:
+    """A progress bar with the current points table (rich), or one line per game when the
+    output is not a terminal."""
+
+    def __init__(self, config: Any, total: int, enabled: bool = True):
+        self.config, self.total, self.enabled = config, total, enabled
+        self.points: Counter[str] = Counter()
+        self.games: Counter[str] = Counter()
+        self._live: Any = None
+
+    def __enter__(self) -> LiveProgress:
+        if not self.enabled:
+            return self
+        from rich.live import Live
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.console = _console()
+        self.progress = Progress(
+            TextColumn("[bold]league {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+        )
+        self.task = self.progress.add_task(self.config.name, total=self.total)
+        if self.console.is_terminal:
+            self._live = Live(self._view(), console=self.console, refresh_per_second=4)
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.__exit__(*exc)
+
+    def update(self, game: StoredGame, finished: int, total: int) -> None:
+        self.points[game.black] += game.black_score
+        self.points[game.white] += 1 - game.black_score
+        self.games[game.black] += 1
+        self.games[game.white] += 1
+        if not self.enabled:
+            return
+        self.progress.update(self.task, completed=finished)
+        if self._live is not None:
+            self._live.update(self._view())
+        else:
+            self.console.print(
+                f"[{finished}/{total}] {game.black} (B) vs {game.white} (W): {game.result} ({game.reason}), "
+                f"{game.move_count} moves",
+                highlight=False,
+            )
+
+    def _view(self) -> Any:
+        from rich.console import Group
+        from rich.table import Table
+
+        table = Table(box=None, show_header=True)
+        table.add_column("player")
+        table.add_column("points", justify="right")
+        ranked = sorted(self.config.players, key=lambda n: -(self.points[n] / max(self.games[n], 1)))
+        for name in ranked:
+            table.add_row(name, _record(self.points[name], self.games[name]))
+        return Group(self.progress, table)
+
+
+def table_main(argv: list[str]) -> None:
+    """``goarena league table DIR``: the standings of a league, finished or not."""
+    parser = argparse.ArgumentParser(prog="goarena league table", description=table_main.__doc__)
+    parser.add_argument("directory", type=Path, help="the league's directory")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--plot", type=Path, help="also write the ladder plot here (PNG)")
+    args = parser.parse_args(argv)
+    try:
+        store = LeagueStore.open_existing(args.directory)
+        report = build_report(store)
+        store.close()
+    except LeagueStoreError as error:
+        raise SystemExit(f"goarena league table: {error}") from None
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print_report(report)
+    if args.plot:
+        plot_ladder(report, args.plot)
