@@ -259,6 +259,7 @@ def play_scheduled(game: ScheduledGame) -> PlayedGame:
             game.size,
             game.rules,
             max_seconds_per_move=game.seconds_per_move,
+            names=(game.black, game.white),
         )
         return PlayedGame(game, record, versions)
     finally:

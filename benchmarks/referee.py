@@ -89,6 +89,7 @@ def play_game(
     max_seconds_per_move: float | None = None,
     record_sgf: bool = True,
     cleanup: bool | None = None,
+    names: tuple[str, str] | None = None,
 ) -> GameRecord:
     """Play one game and return its record.
 
@@ -104,11 +105,13 @@ def play_game(
         record_sgf: whether to write the game as SGF into the record.
         cleanup: play a clean-up phase after two passes (see the module documentation);
             ``None``: when either player is a ``CleanupPlayer``.
+        names: Black's and White's names for the record (default: the players' own).
 
     Returns:
         The record. Players' failures are results, not exceptions.
     """
     game = Game(size, rules, handicap)
+    black_name, white_name = names or (black.name, white.name)
     players = {BLACK: black, WHITE: white}
     seconds: dict[int, list[float]] = {BLACK: [], WHITE: []}
     seats = [(BLACK, black)] if white is black else list(players.items())  # self-play: told once
@@ -167,11 +170,11 @@ def play_game(
         if cleanup_from is not None and cleanup_from < len(game.moves):
             notes = {cleanup_from: "Both passed before this move; the clean-up phase captures dead stones."}
         sgf = write_sgf(
-            game, black=black.name, white=white.name, result=result, comments=notes, extra=why
+            game, black=black_name, white=white_name, result=result, comments=notes, extra=why
         ).decode()
     return GameRecord(
-        black=black.name,
-        white=white.name,
+        black=black_name,
+        white=white_name,
         size=size,
         rules=rules,
         handicap=handicap,

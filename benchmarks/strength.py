@@ -28,7 +28,7 @@ from agents.gtp import GTPAgent
 from benchmarks.referee import play_game
 from go_env import BLACK, WHITE, Game, Rules
 
-GNUGO = "gnugo --mode gtp"
+GNUGO = "gnugo --mode gtp --chinese-rules --positional-superko"  # area scoring and superko, as Rules()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,314 @@
+"""Leagues: schedules, configuration, storage, resume after kill -9, failures, clean-up scoring."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from collections import Counter
+
+import pytest
+
+from agents.gtp import find_engine
+from benchmarks.league import (
+    LeagueConfig,
+    LeagueConfigError,
+    build_parser,
+    config_from_args,
+    default_config,
+    load_config,
+    run_league,
+    schedule,
+)
+from benchmarks.league_store import LeagueStore, LeagueStoreError
+from benchmarks.standings import build_report, plot_ladder
+from go_env import Game
+from go_env.sgf import read_sgf
+
+GNUGO = find_engine("gnugo")
+FAST = {"random": "random", "uct-20": "uct:playouts=20"}
+
+
+def test_round_robin_pairs_everyone_and_alternates_colours():
+    config = LeagueConfig(players={"a": "random", "b": "random", "c": "random"}, games_per_pair=4)
+    games = schedule(config)
+    assert [g.id for g in games] == list(range(12))
+    pairings = Counter(frozenset((g.black, g.white)) for g in games)
+    assert set(pairings.values()) == {4} and len(pairings) == 3
+    as_black = Counter(g.black for g in games)
+    assert as_black == {"a": 4, "b": 4, "c": 4}
+    for pair in pairings:
+        blacks = Counter(g.black for g in games if {g.black, g.white} == pair)
+        assert sorted(blacks.values()) == [2, 2]
+    assert len({g.seed for g in games}) == 12  # every game seeded on its own
+
+
+def test_gauntlet_plays_the_challenger_against_the_field_only():
+    config = LeagueConfig(
+        players={"new": "random", "a": "random", "b": "random"},
+        schedule="gauntlet",
+        challenger="new",
+        games_per_pair=2,
+    )
+    games = schedule(config)
+    assert len(games) == 4 and all("new" in (g.black, g.white) for g in games)
+    with pytest.raises(LeagueConfigError, match="challenger"):
+        LeagueConfig(players={"a": "random", "b": "random"}, schedule="gauntlet")
+
+
+def test_config_from_toml_and_the_command_line(tmp_path):
+    path = tmp_path / "league.toml"
+    path.write_text(
+        textwrap.dedent(
+            """
+            name = "ladder"
+            size = 7
+            komi = 5.5
+            games_per_pair = 3
+            [players]
+            random = "random"
+            uct-50 = "uct:playouts=50"
+            """
+        )
+    )
+    config = load_config(path)
+    assert config.players == {"random": "random", "uct-50": "uct:playouts=50"}
+    assert config.size == 7 and config.game_rules().komi == 5.5 and config.games_per_pair == 3
+    args = build_parser().parse_args(
+        [str(path), "--games-per-pair", "5", "--size", "9", "--anchor", "uct-50=100"]
+    )
+    overridden = config_from_args(args)
+    assert overridden.games_per_pair == 5 and overridden.size == 9
+    assert overridden.rated_anchor() == ("uct-50", 100.0)
+    args = build_parser().parse_args(["--player", "random", "--player", "best=uct:playouts=9"])
+    assert config_from_args(args).players == {"random": "random", "best": "uct:playouts=9"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("players = ['random']", "at least two players"),
+        ("players = ['random', 'uct']\nschedul = 'x'", "unknown league option"),
+        ("players = ['random', 'uct']\nrules = 'klingon'", "unknown rules preset"),
+        ("players = ['random', 'uct']\nanchor = 'gnugo'", "anchor"),
+        ("players = [", "cannot read league file"),
+    ],
+)
+def test_bad_configurations_are_refused_with_a_clear_error(tmp_path, text, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(LeagueConfigError, match=message):
+        load_config(path)
+
+
+def test_default_league_anchors_gnu_go_level_10_or_random():
+    config = default_config()
+    name, elo = config.rated_anchor()
+    if GNUGO:
+        assert (name, elo) == ("gnugo-10", 1000.0)
+    else:
+        assert (name, elo) == ("random", 0.0)
+    budgets = [spec for spec in config.players.values() if spec.startswith("uct")]
+    assert budgets == sorted(budgets, key=lambda s: int(s.split("=")[1]))
+
+
+def test_a_league_stores_every_game_once_with_its_sgf_and_resumes_with_nothing_to_do(tmp_path):
+    config = LeagueConfig(players=FAST, games_per_pair=4, seed=3)
+    store = run_league(config, tmp_path, workers=2)
+    games = store.games()
+    assert [g.id for g in games] == list(range(4))
+    for game in games:
+        record = read_sgf((tmp_path / game.sgf).read_bytes())
+        assert record.black == game.black and record.white == game.white
+        replayed = Game(9, config.game_rules())
+        replayed.replay([int(m) for m in game.moves.split()])
+        assert replayed.result() == game.result == record.result
+    assert set(store.players()) == set(FAST)
+    assert all(version for _, version in store.players().values())
+    first = [(g.id, g.finished_at, g.result) for g in games]
+    store.close()
+    again = run_league(config, tmp_path, workers=2)  # nothing left to play
+    assert [(g.id, g.finished_at, g.result) for g in again.games()] == first
+    report = build_report(again)
+    assert report.games == report.scheduled == 4
+    json.dumps(report.to_json())
+    assert plot_ladder(report, tmp_path / "ladder.png").stat().st_size > 1000
+    again.close()
+
+
+def test_a_directory_holding_another_league_is_refused(tmp_path):
+    run_league(LeagueConfig(players=FAST, games_per_pair=1), tmp_path, workers=1).close()
+    with pytest.raises(LeagueStoreError, match="another league.*games_per_pair"):
+        run_league(LeagueConfig(players=FAST, games_per_pair=2), tmp_path, workers=1)
+
+
+def test_a_corrupt_database_is_refused_not_overwritten(tmp_path):
+    (tmp_path / LeagueStore.FILENAME).write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(LeagueStoreError, match="not a league database"):
+        run_league(LeagueConfig(players=FAST, games_per_pair=1), tmp_path, workers=1)
+    assert (tmp_path / LeagueStore.FILENAME).read_bytes().startswith(b"this is not sqlite")
+
+
+def test_a_league_killed_mid_way_resumes_and_plays_every_game_exactly_once(tmp_path):
+    league_dir = tmp_path / "league"
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.cli",
+        "league",
+        "--player",
+        "random",
+        "--player",
+        "uct-200=uct:playouts=200",
+        "--games-per-pair",
+        "16",
+        "--workers",
+        "2",
+        "--no-progress",
+        "--dir",
+        str(league_dir),
+    ]
+    process = subprocess.Popen(
+        command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    database = league_dir / LeagueStore.FILENAME
+    deadline = time.monotonic() + 120
+    finished: list[tuple[int, str]] = []
+    while time.monotonic() < deadline and process.poll() is None:
+        if database.exists():
+            with sqlite3.connect(database) as connection:
+                try:
+                    finished = connection.execute("SELECT id, finished_at FROM games").fetchall()
+                except sqlite3.OperationalError:
+                    finished = []
+            if len(finished) >= 3:
+                break
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)  # the league and its workers, mid-game
+    process.wait()
+    assert 3 <= len(finished) < 16, f"the league was not caught mid-way: {len(finished)} games"
+    with sqlite3.connect(database) as connection:
+        survived = connection.execute("SELECT id, finished_at FROM games").fetchall()
+    assert set(finished) <= set(survived)  # nothing committed was lost
+
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    store = LeagueStore.open_existing(league_dir)
+    games = store.games()
+    assert [g.id for g in games] == list(range(16))  # all, each once (id is the primary key)
+    by_id = {g.id: g.finished_at for g in games}
+    assert all(by_id[i] == stamp for i, stamp in survived)  # the earlier games were not replayed
+    assert len(list((league_dir / "games").glob("*.sgf"))) == 16
+    store.close()
+
+
+CRASHING_ENGINE = """
+import sys
+moves = 0
+for line in sys.stdin:
+    parts = line.split()
+    if not parts:
+        continue
+    command = parts[0]
+    if command == "name":
+        answer = "crasher"
+    elif command == "version":
+        answer = "1"
+    elif command == "list_commands":
+        answer = "name\\nversion\\nlist_commands\\nboardsize\\nclear_board\\nkomi\\nplay\\ngenmove\\nquit"
+    elif command == "genmove":
+        moves += 1
+        if moves > 3:
+            sys.exit(3)  # dies in the middle of the game
+        answer = ["A1", "J9", "A9"][moves - 1]
+    elif command == "quit":
+        print("=\\n", flush=True)
+        break
+    else:
+        answer = ""
+    print("= " + answer + "\\n", flush=True)
+"""
+
+ILLEGAL_PLAYER = """
+class OccupiedPointPlayer:
+    name = "occupied-point"
+
+    def reset(self, rules):
+        pass
+
+    def select_move(self, game):
+        stones = game.board.ravel().nonzero()[0]
+        return int(stones[0]) if len(stones) else 40  # a taken point once there is one
+"""
+
+
+def test_crashing_engines_and_illegal_moves_lose_the_game_and_the_league_goes_on(tmp_path, monkeypatch):
+    (tmp_path / "crasher.py").write_text(CRASHING_ENGINE)
+    (tmp_path / "illegal_players.py").write_text(ILLEGAL_PLAYER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    players = {
+        "random": "random",
+        "crasher": f"gtp:{sys.executable} {tmp_path / 'crasher.py'}",
+        "illegal": "illegal_players:OccupiedPointPlayer",
+        "missing": "gtp:no-such-engine-anywhere --mode gtp",
+    }
+    config = LeagueConfig(players=players, games_per_pair=2)
+    store = run_league(config, tmp_path / "league", workers=2)
+    games = store.games()
+    assert len(games) == len(schedule(config)) == 12
+    for game in games:
+        loser = {"black": game.white, "white": game.black}.get(game.winner)
+        if "crasher" in (game.black, game.white) and "random" in (game.black, game.white):
+            assert loser == "crasher" and game.reason.startswith("crash:") and "exited" in game.reason
+        if "illegal" in (game.black, game.white) and "random" in (game.black, game.white):
+            assert (
+                loser == "illegal" and game.reason.startswith("illegal move:") and "occupied" in game.reason
+            )
+        if "missing" in (game.black, game.white):
+            assert loser == "missing" and game.reason.startswith("crash:") and "cannot start" in game.reason
+    report = build_report(store)
+    assert report.standings[0].name == "random"  # the only player that never failed
+    store.close()
+
+
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
+def test_results_against_gnu_go_agree_with_its_own_final_score_after_the_clean_up(tmp_path):
+    from agents.gtp import GTPAgent
+
+    config = LeagueConfig(
+        players={
+            "uct": "uct:playouts=300",
+            "gnugo": "gtp:gnugo --mode gtp --level 1 --chinese-rules --positional-superko",
+        },
+        games_per_pair=4,
+        komi=7.5,
+    )
+    store = run_league(config, tmp_path, workers=2)
+    games = store.games()
+    assert len(games) == 4
+    with GTPAgent(f"{GNUGO} --mode gtp --chinese-rules --positional-superko") as referee:
+        for game in games:
+            assert game.reason in ("two passes after clean-up", "resign", "move cap"), game.reason
+            if game.margin is None:
+                continue
+            final = Game(9, config.game_rules())
+            final.replay([int(m) for m in game.moves.split()])
+            assert referee.final_score(final) == game.margin, game
+            assert referee.final_status_list(final, "dead") == []
+    store.close()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None, reason="Ray is not installed (pip install 'goarena[ray]')"
+)
+def test_the_same_league_runs_on_a_local_ray_instance(tmp_path):
+    config = LeagueConfig(players=FAST, games_per_pair=2, seed=5)
+    store = run_league(config, tmp_path, workers=2, use_ray=True)
+    assert [g.id for g in store.games()] == [0, 1]
+    store.close()
