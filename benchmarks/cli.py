@@ -43,6 +43,10 @@ def bench(args: argparse.Namespace) -> None:
         from benchmarks import search_speed
 
         search_speed.main(args.rest)
+    elif args.what == "league":
+        from benchmarks import league_speed
+
+        league_speed.main(args.rest)
     elif args.what == "strength":
         from benchmarks import strength
 
@@ -88,9 +92,9 @@ def main(argv: list[str] | None = None) -> None:
     play.set_defaults(run=demo)
 
     benchmark = commands.add_parser(
-        "bench", help="run a benchmark (env: random play, search: tree search, strength: against GNU Go)"
+        "bench", help="run a benchmark (env: random play, search: tree search, strength: against GNU Go, league: throughput)"
     )
-    benchmark.add_argument("what", choices=["env", "search", "strength"])
+    benchmark.add_argument("what", choices=["env", "search", "strength", "league"])
     benchmark.add_argument("rest", nargs=argparse.REMAINDER, help="options for the benchmark")
     benchmark.set_defaults(run=bench)
 

@@ -189,12 +189,12 @@ def schedule(config: LeagueConfig) -> list[ScheduledGame]:
     if config.schedule == "round-robin":
         pairs = list(itertools.combinations(names, 2))
     else:
-        pairs = [(config.challenger, other) for other in names if other != config.challenger]
-    games = []
+        challenger = str(config.challenger)
+        pairs = [(challenger, other) for other in names if other != challenger]
+    games: list[ScheduledGame] = []
     rules = config.game_rules()
     for round_ in range(config.games_per_pair):
         for first, second in pairs:
-            assert first is not None
             black, white = (first, second) if round_ % 2 == 0 else (second, first)
             game_id = len(games)
             games.append(

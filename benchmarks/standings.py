@@ -76,9 +76,9 @@ def build_report(store: LeagueStore) -> Report:
     anchor, anchor_elo = config.rated_anchor()
     ratings = _fit(games, names, anchor, anchor_elo)
     elo = {name: float(ratings.elo[ratings.players.index(name)]) if ratings else anchor_elo for name in names}
-    points: Counter[str] = Counter()
+    points: dict[str, float] = dict.fromkeys(names, 0.0)
     counts: Counter[str] = Counter()
-    cross = {a: {b: [0.0, 0, 0.0, 0] for b in names if b != a} for a in names}
+    cross = {a: {b: [0.0, 0.0, 0.0, 0.0] for b in names if b != a} for a in names}
     opponents: dict[str, list[float]] = {name: [] for name in names}
     for game in games:
         black_points = game.black_score
@@ -254,7 +254,7 @@ class LiveProgress:
 
     def __init__(self, config: Any, total: int, enabled: bool = True):
         self.config, self.total, self.enabled = config, total, enabled
-        self.points: Counter[str] = Counter()
+        self.points: dict[str, float] = dict.fromkeys(config.players, 0.0)
         self.games: Counter[str] = Counter()
         self._live: Any = None
 

@@ -1,0 +1,57 @@
+"""League throughput: games per minute of one league of fast players, played with 1 and 2
+local workers and on a local Ray instance, each from an empty directory::
+
+    python -m benchmarks.league_speed              # or: goarena bench league
+    python -m benchmarks.league_speed --games-per-pair 20 --workers 1 2 4 --no-ray
+
+Times include starting the workers (and Ray), as a user running the league would see them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.league import LeagueConfig, run_league, schedule
+
+FAST_PLAYERS = {"random": "random", "uct-20": "uct:playouts=20", "uct-100": "uct:playouts=100"}
+
+
+def games_per_minute(config: LeagueConfig, workers: int, use_ray: bool) -> float:
+    with tempfile.TemporaryDirectory() as directory:
+        start = time.perf_counter()
+        store = run_league(config, Path(directory), workers=workers, use_ray=use_ray)
+        elapsed = time.perf_counter() - start
+        played = len(store.games())
+        store.close()
+    return 60 * played / elapsed
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="goarena bench league", description=__doc__.splitlines()[0])
+    parser.add_argument("--games-per-pair", type=int, default=10, help="games per pairing (default 10)")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (default 1 2)")
+    parser.add_argument("--no-ray", action="store_true", help="leave out the Ray run")
+    args = parser.parse_args(argv)
+    config = LeagueConfig(players=FAST_PLAYERS, games_per_pair=args.games_per_pair, name="throughput")
+    print(f"League of {', '.join(f'{n} ({s})' for n, s in FAST_PLAYERS.items())}: {len(schedule(config))} games")
+    games_per_minute(LeagueConfig(players=FAST_PLAYERS, games_per_pair=1), 1, use_ray=False)  # compiles
+    baseline = None
+    for workers in args.workers:
+        rate = games_per_minute(config, workers, use_ray=False)
+        baseline = baseline or rate
+        print(f"  processes, {workers} worker(s): {rate:7.1f} games/min  ({rate / baseline:.2f}x)", flush=True)
+    if not args.no_ray:
+        if importlib.util.find_spec("ray") is None:
+            print("  Ray: not installed (pip install 'goarena[ray]')")
+        else:
+            workers = max(args.workers)
+            rate = games_per_minute(config, workers, use_ray=True)
+            print(f"  Ray (local), {workers} CPUs:   {rate:7.1f} games/min  ({rate / baseline:.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
