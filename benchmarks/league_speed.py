@@ -37,20 +37,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-ray", action="store_true", help="leave out the Ray run")
     args = parser.parse_args(argv)
     config = LeagueConfig(players=FAST_PLAYERS, games_per_pair=args.games_per_pair, name="throughput")
-    print(f"League of {', '.join(f'{n} ({s})' for n, s in FAST_PLAYERS.items())}: {len(schedule(config))} games")
+    players = ", ".join(f"{name} ({spec})" for name, spec in FAST_PLAYERS.items())
+    print(f"League of {players}: {len(schedule(config))} games")
     games_per_minute(LeagueConfig(players=FAST_PLAYERS, games_per_pair=1), 1, use_ray=False)  # compiles
     baseline = None
     for workers in args.workers:
         rate = games_per_minute(config, workers, use_ray=False)
         baseline = baseline or rate
-        print(f"  processes, {workers} worker(s): {rate:7.1f} games/min  ({rate / baseline:.2f}x)", flush=True)
+        print(f"  processes, {workers} worker(s): {rate:7.1f} games/min ({rate / baseline:.2f}x)", flush=True)
     if not args.no_ray:
         if importlib.util.find_spec("ray") is None:
             print("  Ray: not installed (pip install 'goarena[ray]')")
         else:
             workers = max(args.workers)
             rate = games_per_minute(config, workers, use_ray=True)
-            print(f"  Ray (local), {workers} CPUs:   {rate:7.1f} games/min  ({rate / baseline:.2f}x)")
+            print(f"  Ray (local), {workers} CPUs:   {rate:7.1f} games/min ({rate / baseline:.2f}x)")
 
 
 if __name__ == "__main__":
