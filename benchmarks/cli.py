@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     play.set_defaults(run=demo)
 
     benchmark = commands.add_parser(
-        "bench", help="run a benchmark: env (random play), search, strength (against GNU Go), league (throughput)"
+        "bench", help="a benchmark: env (random play), search, strength (vs GNU Go), league (throughput)"
     )
     benchmark.add_argument("what", choices=["env", "search", "strength", "league"])
     benchmark.add_argument("rest", nargs=argparse.REMAINDER, help="options for the benchmark")
