@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     players = ", ".join(f"{name} ({spec})" for name, spec in FAST_PLAYERS.items())
     print(f"League of {players}: {len(schedule(config))} games")
     games_per_minute(LeagueConfig(players=FAST_PLAYERS, games_per_pair=1), 1, use_ray=False)  # compiles
-    baseline = None
+    baseline = 0.0
     for workers in args.workers:
         rate = games_per_minute(config, workers, use_ray=False)
         baseline = baseline or rate
