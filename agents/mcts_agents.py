@@ -97,6 +97,7 @@ class _SearchAgent:
         return self.searcher.visit_distribution()
 
     def observe_move(self, game: Game, move: int) -> None:
+        self._searched = None  # the tree's root moves on: the last search's answer is stale
         if self.searcher.reuse and not game.is_over:
             self.searcher.sync(game)
 

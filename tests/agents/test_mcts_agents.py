@@ -95,6 +95,25 @@ def test_observed_moves_carry_the_tree_forward():
     assert player.searcher.tree is not None and player.searcher.tree.visits[0] == kept
 
 
+@pytest.mark.parametrize("spec", ["uct:playouts=200", "puct:simulations=200"])
+def test_a_move_taken_back_after_the_tree_moved_on_is_searched_again(spec):
+    """As in a clean-up phase or a GTP undo: the player passed, saw the reply, and is asked
+    again in the position before its pass; an answer for another position would be illegal."""
+    game = Game(5)
+    game.replay([12, 6, 18, 16, 8])
+    player = make_agent(spec, seed=1)
+    player.reset(game.rules)
+    first = player.select_move(game)
+    for move in (first, 25):
+        game.play(move)
+        player.observe_move(game, move)
+    game.undo()
+    game.undo()
+    again = player.select_move(game)
+    assert game.legal_mask()[again], again
+    assert np.isclose(player.policy(game).sum(), 1.0)
+
+
 def test_analysis_streams_move_infos():
     game = Game(9)
     player = UCTAgent(playouts=30000, seed=0)
