@@ -221,7 +221,8 @@ def print_report(report: Report) -> None:
     console.print(
         f"Anchor: {report.anchor} = {report.anchor_elo:g}. Black's advantage: "
         f"{report.black_advantage:+.0f} ± {1.96 * report.black_advantage_stderr:.0f} Elo. "
-        f"Prior: {PRIOR_GAMES:g} virtual draw per player. Endings: {endings or 'none yet'}."
+        f"Prior: {PRIOR_GAMES:g} virtual draw per player. Endings: {endings or 'none yet'}.",
+        highlight=False,
     )
 
 
