@@ -118,7 +118,6 @@ import dataclasses
 import operator
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -320,9 +319,6 @@ class raw_env(AECEnv, EzPickle):
         self._accumulate_rewards()
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() needs a render_mode: create the env with render_mode=...")
-            return None
         return self._renderer.render(self.game)
 
     def close(self) -> None:

@@ -134,9 +134,6 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         return self._mask.astype(bool)
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() needs a render_mode: create the env with render_mode=...")
-            return None
         return self._renderer.render(self.game)
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+import gymnasium
 import numpy as np
 
 from go_env import coords
@@ -157,6 +158,9 @@ class Renderer:
 
     def render(self, game: Game) -> str | np.ndarray | None:
         """The text (``ansi``) or picture (``rgb_array``) of ``game``; ``human`` shows it, returns None."""
+        if self.mode is None:
+            gymnasium.logger.warn("render() needs a render_mode: create the env with render_mode=...")
+            return None
         if self.mode == "ansi":
             return ansi(game)
         if self.mode == "rgb_array":
