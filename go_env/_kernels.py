@@ -695,9 +695,10 @@ def score(state, geometry, komi, territory):
 # ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline_kernel
 def batch_item(batch, b):
-    """Game ``b`` of a batch, as views into the batch arrays."""
+    """Game ``b`` of a batch, as views into the batch arrays, for compiled code only
+    (Python callers take ``state_item``)."""
     return GoState(
         batch.board[b], batch.chain_head[b], batch.chain_next[b], batch.chain_size[b],
         batch.chain_libs[b], batch.chain_key[b], batch.empties[b], batch.empty_index[b],

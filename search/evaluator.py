@@ -86,22 +86,12 @@ def playout(state, geometry, rng, moves, start):
     return end
 
 
-@inline_kernel
-def batch_item(batch, b):
-    """Game ``b`` of a batched state, as views (``go_env``'s ``batch_item`` without reference counting)."""
-    return GoState(
-        batch.board[b], batch.chain_head[b], batch.chain_next[b], batch.chain_size[b],
-        batch.chain_libs[b], batch.chain_key[b], batch.empties[b], batch.empty_index[b],
-        batch.placed_at[b], batch.recent[b], batch.seen[b], batch.key[b], batch.info[b],
-    )  # fmt: skip
-
-
 @kernel
 def rollout_values(states, geometry, scratch, rng, rollouts, komi, territory, out):
     """``out[b]`` gets the mean outcome of ``rollouts`` random playouts from leaf ``b``,
     for its side to move. ``states`` is batched (leading axis B); it is left unchanged."""
     for b in range(out.shape[0]):
-        leaf = batch_item(states, b)
+        leaf = K.batch_item(states, b)
         color = leaf.info[K.INFO_TO_PLAY]
         total = 0.0
         for _ in range(rollouts):
@@ -126,7 +116,7 @@ class Leaves:
 
     def state(self, b: int) -> GoState:
         """Leaf ``b`` as a single-game state (views into the batch)."""
-        return GoState(*(field[b] for field in self.states))
+        return K.state_item(self.states, b)
 
 
 @runtime_checkable

@@ -25,7 +25,7 @@ import numpy as np
 from go_env import Game
 from go_env import _kernels as K
 from go_env._kernels import GoState, inline_kernel, kernel
-from search.evaluator import Evaluator, Leaves, UniformEvaluator, as_evaluator, batch_item, outcome, shapes
+from search.evaluator import Evaluator, Leaves, UniformEvaluator, as_evaluator, outcome, shapes
 from search.tree import ILLEGAL, ROOT, UNVISITED, TreeSearch, add_node, add_virtual_loss, backup, expand
 
 
@@ -86,7 +86,7 @@ def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, c_p
             collisions += 1  # already in this batch
         else:
             add_virtual_loss(tree, node)
-            K.copy_into(batch_item(leaves, collected), state)
+            K.copy_into(K.batch_item(leaves, collected), state)
             K.legal_mask(state, geometry, legal[collected])
             leaf_nodes[collected] = node
             collected += 1
