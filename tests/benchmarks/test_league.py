@@ -312,3 +312,34 @@ def test_the_same_league_runs_on_a_local_ray_instance(tmp_path):
     store = run_league(config, tmp_path, workers=2, use_ray=True)
     assert [g.id for g in store.games()] == [0, 1]
     store.close()
+
+
+def test_the_same_seed_replays_the_same_league(tmp_path):
+    config = LeagueConfig(players=FAST, games_per_pair=2, seed=11)
+    first = run_league(config, tmp_path / "first", workers=2)
+    second = run_league(config, tmp_path / "second", workers=1)
+    assert [(g.moves, g.result) for g in first.games()] == [(g.moves, g.result) for g in second.games()]
+    other = run_league(LeagueConfig(**{**config.to_dict(), "seed": 12}), tmp_path / "other", workers=2)
+    assert [g.moves for g in other.games()] != [g.moves for g in first.games()]
+    for store in (first, second, other):
+        store.close()
+
+
+def test_command_line_json_and_the_table_of_a_finished_league(tmp_path, capsys):
+    from benchmarks.league import main
+
+    league_dir = tmp_path / "league"
+    options = ["--player", "random", "--player", "uct-20=uct:playouts=20", "--games-per-pair", "2"]
+    main([*options, "--workers", "1", "--dir", str(league_dir), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert [row["name"] for row in report["standings"]] == ["uct-20", "random"]
+    assert report["anchor"] == "random" and report["games"] == 2
+    assert report["crosstable"]["uct-20"]["random"] == [1.0, 1.0, 1.0, 1.0]
+    main(["table", str(league_dir), "--json"])
+    assert json.loads(capsys.readouterr().out) == report
+    main(["table", str(league_dir), "--plot", str(tmp_path / "ladder.png")])
+    text = capsys.readouterr().out
+    assert "uct-20" in text and "Crosstable" in text and "Anchor: random = 0" in text
+    assert (tmp_path / "ladder.png").exists()
+    with pytest.raises(SystemExit, match="no league"):
+        main(["table", str(tmp_path / "nowhere")])
