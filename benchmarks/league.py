@@ -307,17 +307,19 @@ def run_local(games: list[ScheduledGame], workers: int) -> Iterator[PlayedGame]:
 
 
 def run_ray(games: list[ScheduledGame], address: str | None, workers: int) -> Iterator[PlayedGame]:
-    """Play ``games`` as Ray tasks (one CPU each); ``address`` None starts a local Ray."""
+    """Play ``games`` as Ray tasks (one CPU each) on the Ray cluster at ``address``, or a
+    local Ray with ``workers`` CPUs when ``address`` is None (or the Ray already joined)."""
     try:
         import ray
     except ImportError:
         raise LeagueConfigError("--ray needs Ray: pip install 'goarena[ray]'") from None
     if not games:
         return
-    if address:
-        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
-    else:
-        ray.init(num_cpus=workers, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+    started = not ray.is_initialized()  # else use the Ray this process already joined
+    if started and address:
+        ray.init(address=address, log_to_driver=False)
+    elif started:
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
         remote = ray.remote(num_cpus=1)(play_scheduled)
         pending = [remote.remote(game) for game in games]
@@ -325,7 +327,8 @@ def run_ray(games: list[ScheduledGame], address: str | None, workers: int) -> It
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])
     finally:
-        ray.shutdown()
+        if started:
+            ray.shutdown()
 
 
 def _slug(text: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -304,13 +303,23 @@ def test_results_against_gnu_go_agree_with_its_own_final_score_after_the_clean_u
     store.close()
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("ray") is None, reason="Ray is not installed (pip install 'goarena[ray]')"
-)
-def test_the_same_league_runs_on_a_local_ray_instance(tmp_path):
+@pytest.fixture
+def local_ray():
+    """A local Ray instance, or a skip saying why there is none."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'goarena[ray]')")
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    except Exception as error:  # a machine where Ray cannot start (no shared memory, ...)
+        pytest.skip(f"Ray cannot start here: {type(error).__name__}: {error}")
+    yield ray
+    ray.shutdown()
+
+
+def test_the_same_league_runs_on_a_local_ray_instance(tmp_path, local_ray):
     config = LeagueConfig(players=FAST, games_per_pair=2, seed=5)
     store = run_league(config, tmp_path, workers=2, use_ray=True)
     assert [g.id for g in store.games()] == [0, 1]
+    assert local_ray.is_initialized()  # a Ray instance the league did not start is left running
     store.close()
 
 
