@@ -32,7 +32,7 @@ def games_per_minute(config: LeagueConfig, workers: int, use_ray: bool) -> float
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="goarena bench league", description=__doc__.splitlines()[0])
-    parser.add_argument("--games-per-pair", type=int, default=10, help="games per pairing (default 10)")
+    parser.add_argument("--games-per-pair", type=int, default=40, help="games per pairing (default 40)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (default 1 2)")
     parser.add_argument("--no-ray", action="store_true", help="leave out the Ray run")
     args = parser.parse_args(argv)
