@@ -223,6 +223,7 @@ def print_report(report: Report) -> None:
         f"{report.black_advantage:+.0f} ± {1.96 * report.black_advantage_stderr:.0f} Elo. "
         f"Prior: {PRIOR_GAMES:g} virtual draw per player. Endings: {endings or 'none yet'}.",
         highlight=False,
+        soft_wrap=True,
     )
 
 
