@@ -5,7 +5,8 @@ A player is anything with a ``name``, ``reset(rules)`` and ``select_move(game) -
 with ``isinstance``: ``PolicyAgent`` (``policy(game)``, a move distribution) and
 ``MoveObserver`` (``observe_move(game, move)``, told of every move played, both sides).
 Players that hold resources (an engine subprocess) also have ``close()`` (``Closeable``);
-engines that pass with dead stones on the board capture them on request (``CleanupPlayer``);
+engines that pass with dead stones on the board capture them on request (``CleanupPlayer``)
+and name them (``StatusReporter``);
 search players can stream their live analysis (``AnalysisAgent``, for GTP ``lz-analyze``).
 
 Spec strings name a player and its options, as leagues and the command line take them:
@@ -70,6 +71,14 @@ class MoveObserver(Protocol):
 @runtime_checkable
 class Closeable(Protocol):
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class StatusReporter(Protocol):
+    def final_status_list(self, game: Game, status: str) -> list[int]:
+        """The points of the stones judged ``alive``, ``dead`` or ``seki`` in ``game``
+        (GTP's ``final_status_list``)."""
+        ...
 
 
 @runtime_checkable

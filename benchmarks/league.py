@@ -11,6 +11,7 @@ board size, games per pairing and a schedule, as a TOML file::
     schedule = "round-robin"   # or "gauntlet", with challenger = "<player name>"
     seconds_per_move = 30      # a slower move loses on time (budgets are in the specs)
     seed = 0
+    settle = "cleanup"         # or "status" (engines' dead stones, arbiter = "gtp:...") or "count"
     anchor = "gnugo-10"        # rated anchor_elo; default GNU Go level 10 = 1000, else random = 0
     anchor_elo = 1000
 
@@ -43,10 +44,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.base import Closeable, make_agent
+from agents.base import Agent, Closeable, StatusReporter, make_agent
 from agents.gtp import find_engine
 from benchmarks.league_store import LeagueStore, StoredGame
-from benchmarks.referee import GameRecord, play_game
+from benchmarks.referee import SETTLE_MODES, GameRecord, play_game
 from go_env import Rules
 
 if sys.version_info >= (3, 11):
@@ -78,6 +79,8 @@ class LeagueConfig:
     seed: int = 0
     anchor: str | None = None
     anchor_elo: float | None = None
+    settle: str | None = None  # see benchmarks.referee: count, cleanup, status; None: by the players
+    arbiter: str | None = None  # with settle = "status": an engine spec that names disputed dead stones
 
     def __post_init__(self) -> None:
         if len(self.players) < 2:
@@ -92,7 +95,13 @@ class LeagueConfig:
             raise LeagueConfigError("games_per_pair must be at least 1")
         if self.anchor is not None and self.anchor not in self.players:
             raise LeagueConfigError(f"the anchor {self.anchor!r} is not a player")
-        self.game_rules()  # raises on an unknown preset or a bad komi
+        rules = self.game_rules()  # raises on an unknown preset or a bad komi
+        if self.settle is not None and self.settle not in SETTLE_MODES:
+            raise LeagueConfigError(f"unknown settle mode {self.settle!r}; known: {', '.join(SETTLE_MODES)}")
+        if self.settle == "status" and rules.scoring != "area":
+            raise LeagueConfigError('settle = "status" needs area scoring')
+        if self.arbiter is not None and self.settle != "status":
+            raise LeagueConfigError('an arbiter takes part only with settle = "status"')
 
     def game_rules(self) -> Rules:
         try:
@@ -176,6 +185,8 @@ class ScheduledGame:
     rules: Rules
     seed: int
     seconds_per_move: float | None
+    settle: str | None = None
+    arbiter: str | None = None
 
 
 def schedule(config: LeagueConfig) -> list[ScheduledGame]:
@@ -208,6 +219,8 @@ def schedule(config: LeagueConfig) -> list[ScheduledGame]:
                     rules=rules,
                     seed=config.seed * 1_000_003 + game_id,
                     seconds_per_move=config.seconds_per_move,
+                    settle=config.settle,
+                    arbiter=config.arbiter,
                 )
             )
     return games
@@ -239,7 +252,8 @@ def goarena_version() -> str:
 def play_scheduled(game: ScheduledGame) -> PlayedGame:
     """Build both players, play the game, close the players. Never raises for a player's
     failure: one that cannot even be built loses the game by forfeit."""
-    players = []
+    built: list[object] = []  # everything to close at the end
+    players: list[Agent] = []
     versions = {}
     try:
         for index, (name, spec) in enumerate(((game.black, game.black_spec), (game.white, game.white_spec))):
@@ -249,9 +263,17 @@ def play_scheduled(game: ScheduledGame) -> PlayedGame:
                 return PlayedGame(
                     game, _forfeit_record(game, index, f"crash: {type(error).__name__}: {error}")
                 )
+            built.append(agent)
             players.append(agent)
             built_by = "" if spec.startswith("gtp:") else f" (goarena {goarena_version()})"
             versions[name] = f"{agent.name}{built_by}"
+        arbiter = None
+        if game.arbiter:
+            judge = make_agent(game.arbiter)  # the league's own setting: its failure stops the league
+            built.append(judge)
+            if not isinstance(judge, StatusReporter):
+                raise LeagueConfigError(f"the arbiter {game.arbiter!r} cannot name dead stones")
+            arbiter = judge
         black, white = players
         record = play_game(
             black,
@@ -259,13 +281,15 @@ def play_scheduled(game: ScheduledGame) -> PlayedGame:
             game.size,
             game.rules,
             max_seconds_per_move=game.seconds_per_move,
+            settle=game.settle,
+            arbiter=arbiter,
             names=(game.black, game.white),
         )
         return PlayedGame(game, record, versions)
     finally:
-        for agent in players:
-            if isinstance(agent, Closeable):
-                agent.close()
+        for thing in built:
+            if isinstance(thing, Closeable):
+                thing.close()
 
 
 def _forfeit_record(game: ScheduledGame, loser_index: int, reason: str) -> GameRecord:
@@ -445,6 +469,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="the league's seed")
     parser.add_argument("--anchor", metavar="NAME[=ELO]", help="the player whose rating is fixed")
     parser.add_argument(
+        "--settle",
+        choices=SETTLE_MODES,
+        help="score two passes: count, cleanup (default with engines), status",
+    )
+    parser.add_argument(
+        "--arbiter", metavar="SPEC", help="with --settle status: the engine that names dead stones"
+    )
+    parser.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="games at once (default: cores)"
     )
     parser.add_argument(
@@ -477,6 +509,8 @@ def config_from_args(args: argparse.Namespace) -> LeagueConfig:
         "challenger",
         "seconds_per_move",
         "seed",
+        "settle",
+        "arbiter",
     ):
         value = getattr(args, option)
         if value is not None:

@@ -11,6 +11,9 @@ board can name the wrong winner. When such a player (a ``CleanupPlayer``) takes 
 passes open a clean-up phase, as on KGS: the passes are taken back and play goes on, the
 engines asking for moves with ``kgs-genmove_cleanup`` (which captures every dead stone), until
 two more passes; then the board is counted. Our own players play their games out anyway.
+Settling by ``settle="status"`` instead asks the players that can (``StatusReporter``) for
+``final_status_list dead``: when both name the same dead stones they are removed and the
+board counted; otherwise a declared arbiter (an engine such as GNU Go) names them.
 """
 
 from __future__ import annotations
@@ -21,12 +24,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from agents.base import RESIGN, Agent, CleanupPlayer, MoveObserver
+import numpy as np
+
+from agents.base import RESIGN, Agent, CleanupPlayer, MoveObserver, StatusReporter
+from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.rules import Rules
 from go_env.sgf import write_sgf
 
 _LETTERS = {BLACK: "B", WHITE: "W"}
+SETTLE_MODES = ("count", "cleanup", "status")
 
 T = TypeVar("T")
 
@@ -46,8 +53,9 @@ class GameRecord:
         winner: BLACK, WHITE, or EMPTY for a draw.
         margin: Black's score minus White's (komi included) when the board was scored
             (two passes or the move cap), else ``None``.
-        reason: why it ended: ``two passes``, ``two passes after clean-up``, ``move cap``,
-            ``resign``, ``illegal move: ...``, ``crash: ...`` or ``time: ...``.
+        reason: why it ended: ``two passes``, ``two passes after clean-up``, ``two passes,
+            dead stones ...`` (how they were settled), ``move cap``, ``resign``,
+            ``illegal move: ...``, ``crash: ...`` or ``time: ...``.
         cleanup_from: the number of moves played when both first passed and the clean-up
             phase began (those two passes are not in ``moves``), or ``None``.
         black_seconds: the seconds Black took for each of its moves.
@@ -88,7 +96,8 @@ def play_game(
     handicap: int = 0,
     max_seconds_per_move: float | None = None,
     record_sgf: bool = True,
-    cleanup: bool | None = None,
+    settle: str | None = None,
+    arbiter: StatusReporter | None = None,
     names: tuple[str, str] | None = None,
 ) -> GameRecord:
     """Play one game and return its record.
@@ -103,8 +112,12 @@ def play_game(
             timed after it comes back: a slow player is not interrupted (a ``GTPAgent``'s
             own ``timeout`` does that).
         record_sgf: whether to write the game as SGF into the record.
-        cleanup: play a clean-up phase after two passes (see the module documentation);
-            ``None``: when either player is a ``CleanupPlayer``.
+        settle: how a game ended by two passes is scored (see the module documentation):
+            ``"count"`` the board as it stands, ``"cleanup"`` after a clean-up phase,
+            ``"status"`` without the dead stones the engines name. ``None``: ``"cleanup"``
+            when either player is a ``CleanupPlayer``, else ``"count"``.
+        arbiter: with ``settle="status"``, names the dead stones when the players cannot
+            agree (without one, a disputed board is counted as it stands).
         names: Black's and White's names for the record (default: the players' own).
 
     Returns:
@@ -116,9 +129,14 @@ def play_game(
     seconds: dict[int, list[float]] = {BLACK: [], WHITE: []}
     seats = [(BLACK, black)] if white is black else list(players.items())  # self-play: told once
     observers = [(color, player) for color, player in seats if isinstance(player, MoveObserver)]
-    if cleanup is None:
-        cleanup = any(isinstance(player, CleanupPlayer) for player in (black, white))
+    if settle is None:
+        settle = "cleanup" if any(isinstance(p, CleanupPlayer) for p in (black, white)) else "count"
+    if settle not in SETTLE_MODES:
+        raise ValueError(f"unknown settle mode {settle!r}; known: {', '.join(SETTLE_MODES)}")
+    if settle == "status" and rules.scoring != "area":
+        raise ValueError("settling by the engines' dead stones needs area scoring")
     cleanup_from = None
+    settled = None  # (margin, how) when dead stones were removed before the count
 
     def play_until_over(clean_up: bool) -> None:
         while not game.is_over:
@@ -144,31 +162,34 @@ def play_game(
         for color, player in players.items():
             _call(color, player.reset, rules)
         play_until_over(clean_up=False)
-        if cleanup and game.is_terminated:
+        if settle == "cleanup" and game.is_terminated:
             game.undo()
             game.undo()
             cleanup_from = len(game.moves)
             play_until_over(clean_up=True)
+        elif settle == "status" and game.is_terminated:
+            settled = _settle_by_status(game, players, arbiter)
     except _Forfeit as forfeit:
         winner = 3 - forfeit.color
         result, margin, reason = f"{_LETTERS[winner]}+{forfeit.code}", None, forfeit.reason
     else:
-        margin = game.score()
+        margin = game.score() if settled is None else settled[0]
         winner = BLACK if margin > 0 else WHITE if margin < 0 else EMPTY
-        reason = (
-            "move cap"
-            if not game.is_terminated
-            else "two passes"
-            if cleanup_from is None
-            else "two passes after clean-up"
-        )
-        result = game.result()
+        if not game.is_terminated:
+            reason = "move cap"
+        elif settled is not None:
+            reason = f"two passes, {settled[1]}"
+        else:
+            reason = "two passes" if cleanup_from is None else "two passes after clean-up"
+        result = "0" if margin == 0 else f"{_LETTERS[winner]}+{abs(margin):g}"
     sgf = None
     if record_sgf:
         why = {"C": reason} if result[2:] in ("F", "T") else None  # the faulty move is not in the record
         notes = None
         if cleanup_from is not None and cleanup_from < len(game.moves):
             notes = {cleanup_from: "Both passed before this move; the clean-up phase captures dead stones."}
+        elif settled is not None and game.moves:
+            notes = {len(game.moves) - 1: f"Settled: {settled[1]}."}
         sgf = write_sgf(
             game, black=black_name, white=white_name, result=result, comments=notes, extra=why
         ).decode()
@@ -188,6 +209,36 @@ def play_game(
         sgf=sgf,
         cleanup_from=cleanup_from,
     )
+
+
+def _settle_by_status(
+    game: Game, players: dict[int, Agent], arbiter: StatusReporter | None
+) -> tuple[float, str]:
+    """Black's margin without the dead stones, and how they were settled."""
+    reporters = [(color, p) for color, p in players.items() if isinstance(p, StatusReporter)]
+    answers = [sorted(_call(color, p.final_status_list, game, "dead")) for color, p in reporters]
+    if len(answers) == 2 and answers[0] == answers[1]:
+        dead, how = answers[0], "dead stones agreed by both"
+    elif arbiter is not None:
+        try:
+            dead, how = sorted(arbiter.final_status_list(game, "dead")), "dead stones named by the arbiter"
+        except Exception as error:
+            return game.score(), f"the arbiter failed ({type(error).__name__}: {error}); counted as it stands"
+    else:
+        return game.score(), "dead stones not agreed and no arbiter; counted as it stands"
+    names = " ".join(coords.to_gtp(p, game.size) for p in dead) or "none"
+    return _score_without(game, dead), f"{how} ({names})"
+
+
+def _score_without(game: Game, dead: list[int]) -> float:
+    """The area score of ``game``'s board with the ``dead`` stones taken off."""
+    board = game.board.ravel()
+    removed = set(dead)
+    black = [int(p) for p in np.flatnonzero(board == BLACK) if p not in removed]
+    white = [int(p) for p in np.flatnonzero(board == WHITE) if p not in removed]
+    counted = Game(game.size, game.rules)
+    counted.setup(black, white, game.to_play)
+    return counted.score()
 
 
 def _call(color: int, method: Callable[..., T], *args: Any) -> T:

@@ -97,6 +97,9 @@ def test_config_from_toml_and_the_command_line(tmp_path):
         ("players = ['random', 'uct']\nrules = 'klingon'", "unknown rules preset"),
         ("players = ['random', 'uct']\nanchor = 'gnugo'", "anchor"),
         ("players = [", "cannot read league file"),
+        ("players = ['random', 'uct']\nsettle = 'vote'", "unknown settle mode"),
+        ("players = ['random', 'uct']\nsettle = 'status'\nrules = 'japanese-like'", "area scoring"),
+        ("players = ['random', 'uct']\narbiter = 'gtp:gnugo'", "only with settle"),
     ],
 )
 def test_bad_configurations_are_refused_with_a_clear_error(tmp_path, text, message):
@@ -300,6 +303,30 @@ def test_results_against_gnu_go_agree_with_its_own_final_score_after_the_clean_u
             final.replay([int(m) for m in game.moves.split()])
             assert referee.final_score(final) == game.margin, game
             assert referee.final_status_list(final, "dead") == []
+    store.close()
+
+
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
+def test_a_league_settled_by_the_arbiters_dead_stones(tmp_path):
+    from agents.gtp import GTPAgent
+
+    rules = "--chinese-rules --positional-superko"
+    config = LeagueConfig(
+        players={"uct": "uct:playouts=300", "gnugo": f"gtp:gnugo --mode gtp --level 1 {rules}"},
+        games_per_pair=2,
+        komi=7.5,
+        settle="status",
+        arbiter=f"gtp:gnugo --mode gtp {rules}",
+    )
+    store = run_league(config, tmp_path, workers=2)
+    scored = [game for game in store.games() if game.margin is not None]
+    assert scored, [game.reason for game in store.games()]
+    with GTPAgent(f"{GNUGO} --mode gtp {rules}") as arbiter:
+        for game in scored:
+            assert game.reason.startswith("two passes, dead stones named by the arbiter"), game.reason
+            final = Game(9, config.game_rules())
+            final.replay([int(m) for m in game.moves.split()])
+            assert arbiter.final_score(final) == game.margin
     store.close()
 
 
