@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.base import Agent, Closeable, StatusReporter, make_agent
+from agents.base import Agent, AgentSpecError, Closeable, StatusReporter, make_agent
 from agents.gtp import find_engine
 from benchmarks.league_store import LeagueStore, StoredGame
 from benchmarks.referee import SETTLE_MODES, GameRecord, play_game
@@ -392,6 +392,21 @@ def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
     return stored
 
 
+def check_players(config: LeagueConfig) -> None:
+    """Build every player that is not an external engine once, so that a misspelt spec stops
+    the league before it starts rather than forfeiting all of its games. (An engine that
+    will not start is that player's failure, recorded game by game.)"""
+    for name, spec in config.players.items():
+        if spec.startswith("gtp:"):
+            continue
+        try:
+            agent = make_agent(spec)
+        except AgentSpecError as error:
+            raise LeagueConfigError(f"player {name!r}: {error}") from None
+        if isinstance(agent, Closeable):
+            agent.close()
+
+
 def run_league(
     config: LeagueConfig,
     directory: Path,
@@ -406,6 +421,7 @@ def run_league(
     ``on_game(game, finished, total)`` is called after each game is committed.
     Returns the (open) store.
     """
+    check_players(config)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     store = LeagueStore(directory)

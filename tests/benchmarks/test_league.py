@@ -150,6 +150,13 @@ def test_a_directory_holding_another_league_is_refused(tmp_path):
         run_league(LeagueConfig(players=FAST, games_per_pair=2), tmp_path, workers=1)
 
 
+def test_a_misspelt_player_stops_the_league_before_it_starts(tmp_path):
+    config = LeagueConfig(players={"random": "random", "typo": "uct:playout=100"}, games_per_pair=1)
+    with pytest.raises(LeagueConfigError, match="player 'typo'.*playout"):
+        run_league(config, tmp_path, workers=1)
+    assert not (tmp_path / LeagueStore.FILENAME).exists()
+
+
 def test_a_corrupt_database_is_refused_not_overwritten(tmp_path):
     (tmp_path / LeagueStore.FILENAME).write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(LeagueStoreError, match="not a league database"):
