@@ -174,27 +174,25 @@ def test_full_game_against_gnugo_ends_with_both_engines_agreeing_on_the_score():
 
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
 def test_dead_stones_agreed_by_two_engines_are_taken_off_before_the_count():
-    rules = Rules(komi=7.5)
-    first = GTPAgent(f"{GNUGO} --mode gtp --level 1 --seed 1 {GNUGO_RULES}")
-    second = GTPAgent(f"{GNUGO} --mode gtp --level 1 --seed 2 {GNUGO_RULES}")
-    try:
-        record = play_game(first, second, 9, rules, settle="status")
+    with (
+        GTPAgent(f"{GNUGO} --mode gtp --level 1 --seed 1 {GNUGO_RULES}") as first,
+        GTPAgent(f"{GNUGO} --mode gtp --level 1 --seed 2 {GNUGO_RULES}") as second,
+    ):
+        record = play_game(first, second, 9, Rules(komi=7.5), settle="status")
         final = read_sgf(record.sgf).game
         assert record.reason.startswith("two passes, dead stones agreed by both ("), record.reason
         assert record.margin == first.final_score(final)  # GNU Go's own count of the same board
         assert record.margin != final.score()  # stones were taken off: the plain count differs
         assert record.result == read_sgf(record.sgf).result
-    finally:
-        first.close()
-        second.close()
 
 
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
 def test_without_agreement_the_arbiter_names_the_dead_stones_or_the_board_counts_as_it_stands():
     rules = Rules(komi=7.5)
-    gnugo = GTPAgent(f"{GNUGO} --mode gtp --level 1 {GNUGO_RULES}")
-    arbiter = GTPAgent(f"{GNUGO} --mode gtp {GNUGO_RULES}")
-    try:
+    with (
+        GTPAgent(f"{GNUGO} --mode gtp --level 1 {GNUGO_RULES}") as gnugo,
+        GTPAgent(f"{GNUGO} --mode gtp {GNUGO_RULES}") as arbiter,
+    ):
         for judge in (arbiter, None):
             ours = RandomAgent(seed=4)  # names no dead stones: there is nothing to agree with
             record = play_game(gnugo, ours, 9, rules, settle="status", arbiter=judge)
@@ -208,6 +206,3 @@ def test_without_agreement_the_arbiter_names_the_dead_stones_or_the_board_counts
                 assert record.margin == arbiter.final_score(final)
         with pytest.raises(ValueError, match="area scoring"):
             play_game(gnugo, RandomAgent(), 9, Rules.preset("japanese-like"), settle="status")
-    finally:
-        gnugo.close()
-        arbiter.close()
