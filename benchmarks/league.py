@@ -49,6 +49,7 @@ from agents.gtp import find_engine
 from benchmarks.league_store import LeagueStore, StoredGame
 from benchmarks.referee import SETTLE_MODES, GameRecord, play_game
 from go_env import Rules
+from go_env.game import BLACK, COLOR_NAMES, WHITE
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -293,7 +294,7 @@ def play_scheduled(game: ScheduledGame) -> PlayedGame:
 
 
 def _forfeit_record(game: ScheduledGame, loser_index: int, reason: str) -> GameRecord:
-    winner = 2 if loser_index == 0 else 1  # BLACK = 1, WHITE = 2
+    winner = WHITE if loser_index == 0 else BLACK
     return GameRecord(
         black=game.black,
         white=game.white,
@@ -301,7 +302,7 @@ def _forfeit_record(game: ScheduledGame, loser_index: int, reason: str) -> GameR
         rules=game.rules,
         handicap=0,
         moves=(),
-        result=f"{'B' if winner == 1 else 'W'}+F",
+        result=f"{'B' if winner == BLACK else 'W'}+F",
         winner=winner,
         margin=None,
         reason=reason,
@@ -368,7 +369,7 @@ def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
     temporary = store.directory / (relative + ".part")
     temporary.write_text(record.sgf or "")
     os.replace(temporary, store.directory / relative)
-    winner = {1: "black", 2: "white"}.get(record.winner, "draw")
+    winner = COLOR_NAMES.get(record.winner, "draw")
     stored = StoredGame(
         id=game.id,
         black=game.black,
@@ -426,8 +427,9 @@ def run_league(
     directory.mkdir(parents=True, exist_ok=True)
     store = LeagueStore(directory)
     store.bind_config(config.to_dict())
+    registered = store.players()
     for name, spec in config.players.items():
-        if name not in store.players():
+        if name not in registered:
             store.add_player(name, spec, "")
     games = schedule(config)
     finished = store.finished_ids()
@@ -515,19 +517,7 @@ def config_from_args(args: argparse.Namespace) -> LeagueConfig:
         data["players"] = dict(_player_option(p) for p in args.player)
         if base is None:
             data["name"] = "league"
-    for option in (
-        "name",
-        "size",
-        "rules",
-        "komi",
-        "games_per_pair",
-        "schedule",
-        "challenger",
-        "seconds_per_move",
-        "seed",
-        "settle",
-        "arbiter",
-    ):
+    for option in LeagueConfig.__dataclass_fields__.keys() - {"players", "anchor", "anchor_elo"}:
         value = getattr(args, option)
         if value is not None:
             data[option] = value

@@ -28,7 +28,7 @@ import numpy as np
 
 from agents.base import RESIGN, Agent, CleanupPlayer, MoveObserver, StatusReporter
 from go_env import coords
-from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError
+from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError, result_string
 from go_env.rules import Rules
 from go_env.sgf import write_sgf
 
@@ -181,7 +181,7 @@ def play_game(
             reason = f"two passes, {settled[1]}"
         else:
             reason = "two passes" if cleanup_from is None else "two passes after clean-up"
-        result = "0" if margin == 0 else f"{_LETTERS[winner]}+{abs(margin):g}"
+        result = result_string(margin)
     sgf = None
     if record_sgf:
         why = {"C": reason} if result[2:] in ("F", "T") else None  # the faulty move is not in the record

@@ -32,9 +32,9 @@ class Standing:
     high: float
     games: int
     points: float  # wins + draws / 2
-    wins_as_black: int
+    wins_as_black: float  # points: a draw counts half
     games_as_black: int
-    wins_as_white: int
+    wins_as_white: float
     games_as_white: int
     mean_opponent: float  # the mean Elo of the opponents faced
     los_next: float | None  # likelihood of superiority over the next player down
@@ -76,8 +76,6 @@ def build_report(store: LeagueStore) -> Report:
     anchor, anchor_elo = config.rated_anchor()
     ratings = _fit(games, names, anchor, anchor_elo)
     elo = {name: float(ratings.elo[ratings.players.index(name)]) if ratings else anchor_elo for name in names}
-    points: dict[str, float] = dict.fromkeys(names, 0.0)
-    counts: Counter[str] = Counter()
     cross = {a: {b: [0.0, 0.0, 0.0, 0.0] for b in names if b != a} for a in names}
     opponents: dict[str, list[float]] = {name: [] for name in names}
     for game in games:
@@ -86,10 +84,6 @@ def build_report(store: LeagueStore) -> Report:
         cross[game.black][game.white][1] += 1
         cross[game.white][game.black][2] += 1 - black_points
         cross[game.white][game.black][3] += 1
-        points[game.black] += black_points
-        points[game.white] += 1 - black_points
-        counts[game.black] += 1
-        counts[game.white] += 1
         opponents[game.black].append(elo[game.white])
         opponents[game.white].append(elo[game.black])
     order = sorted(names, key=lambda n: -elo[n])
@@ -97,8 +91,9 @@ def build_report(store: LeagueStore) -> Report:
     for rank, name in enumerate(order, 1):
         low, high = ratings.interval(name) if ratings else (anchor_elo, anchor_elo)
         below = order[rank] if rank < len(order) else None
-        as_black = [sum(v[i] for v in cross[name].values()) for i in (0, 1)]
-        as_white = [sum(v[i] for v in cross[name].values()) for i in (2, 3)]
+        black_points, black_games, white_points, white_games = (
+            sum(v[i] for v in cross[name].values()) for i in range(4)
+        )
         rows.append(
             Standing(
                 rank=rank,
@@ -106,12 +101,12 @@ def build_report(store: LeagueStore) -> Report:
                 elo=round(elo[name], 1),
                 low=round(low, 1),
                 high=round(high, 1),
-                games=counts[name],
-                points=points[name],
-                wins_as_black=int(as_black[0]),
-                games_as_black=int(as_black[1]),
-                wins_as_white=int(as_white[0]),
-                games_as_white=int(as_white[1]),
+                games=int(black_games + white_games),
+                points=black_points + white_points,
+                wins_as_black=black_points,
+                games_as_black=int(black_games),
+                wins_as_white=white_points,
+                games_as_white=int(white_games),
                 mean_opponent=round(sum(opponents[name]) / len(opponents[name]), 1)
                 if opponents[name]
                 else 0.0,

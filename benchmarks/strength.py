@@ -27,6 +27,7 @@ from agents.base import Closeable, make_agent
 from agents.gtp import GTPAgent
 from benchmarks.referee import play_game
 from go_env import BLACK, WHITE, Game, Rules
+from go_env.game import result_string
 
 GNUGO = "gnugo --mode gtp --chinese-rules --positional-superko"  # area scoring and superko, as Rules()
 
@@ -55,10 +56,6 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _result_string(margin: float) -> str:
-    return "0" if margin == 0 else f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"
-
-
 def play_one(
     index: int, agent_spec: str, opponent_spec: str, size: int, rules: Rules, out: Path
 ) -> MatchGame:
@@ -72,7 +69,7 @@ def play_one(
         if record.reason == "two passes" and isinstance(theirs, GTPAgent):
             game = Game(size, rules)
             game.replay(record.moves)
-            result = _result_string(theirs.final_score(game))
+            result = result_string(theirs.final_score(game))
     finally:
         for player in (ours, theirs):
             if isinstance(player, Closeable):

@@ -50,6 +50,11 @@ def _entry_points() -> _EntryPoints:
     )
 
 
+def result_string(margin: float) -> str:
+    """Black's margin as SGF's RE writes a counted result: ``B+3.5``, ``W+0.5``, ``0``."""
+    return "0" if margin == 0 else f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"
+
+
 class IllegalMoveError(ValueError):
     """A move the rules forbid. ``reason`` is one of occupied, suicide, ko, superko,
     game over, off board."""
@@ -258,10 +263,7 @@ class Game:
 
     def result(self) -> str:
         """The result as SGF's RE writes it: ``B+3.5``, ``W+0.5``, ``0`` for a draw."""
-        margin = self.score()
-        if margin == 0:
-            return "0"
-        return f"{'B' if margin > 0 else 'W'}+{abs(margin):g}"
+        return result_string(self.score())
 
     def area_owner(self) -> np.ndarray:
         """int8[N, N]: the colour each point counts for under area scoring (0 for neither)."""
