@@ -60,7 +60,7 @@ def test_the_running_process_compiles_into_the_keyed_directory():
 
     from go_env import _kernels
 
-    assert numba.config.CACHE_DIR == str(_cache.CACHE_DIRECTORY)
+    assert str(_cache.CACHE_DIRECTORY) == numba.config.CACHE_DIR
     assert _cache.CACHE_DIRECTORY.name.startswith("kernels-")
     assert str(_kernels.play._cache._cache_path).startswith(str(_cache.CACHE_DIRECTORY))
 
