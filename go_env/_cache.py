@@ -55,7 +55,7 @@ def cache_directory(base: str | None = None) -> Path:
 def use_keyed_cache() -> Path:
     """Point numba's cache at ``cache_directory()`` (called once, when go_env is imported)."""
     directory = cache_directory()
-    numba.config.CACHE_DIR = str(directory)
+    numba.config.CACHE_DIR = str(directory)  # type: ignore[attr-defined]
     return directory
 
 
