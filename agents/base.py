@@ -180,7 +180,9 @@ def _build(
         options["seed"] = seed
     try:
         agent = factory(*args, **options)
-    except TypeError as error:
+    except AgentSpecError:
+        raise
+    except (TypeError, ValueError) as error:  # an unknown option, or a value the player refuses
         raise AgentSpecError(f"bad options for {spec!r}: {error}") from error
     if not isinstance(agent, Agent):
         raise AgentSpecError(f"{spec!r} did not build a player (no name/reset/select_move)")

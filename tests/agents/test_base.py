@@ -39,6 +39,9 @@ def test_module_factory_spec_with_options():
         ("agents.random_agent:Nothing", "has no"),
         ("gtp:", "engine's command"),
         ("builtins:dict", "did not build a player"),
+        ("puct:evaluator=net", "bad options for 'puct:evaluator=net': unknown evaluator 'net'"),
+        ("minimax:depth=None", "bad options for 'minimax:depth=None': give a depth"),
+        ("gtp:gnugo --mode 'gtp", "bad options for .*No closing quotation"),
     ],
 )
 def test_bad_specs_say_what_is_wrong(spec, message):
