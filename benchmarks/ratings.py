@@ -9,8 +9,12 @@ is relative to the anchor. Intervals come from the inverse of the observed infor
 matrix (the Hessian of the negative log-likelihood); the likelihood of superiority (LOS)
 of A over B is ``Phi((r_A - r_B) / sd(r_A - r_B))`` with the covariance included.
 
-A small Gaussian prior (``prior_games`` virtual draws against the mean) keeps ratings finite
-for players that won or lost every game; its weight is stated with the table.
+A weak prior of ``prior_games`` virtual games on every term keeps the fit finite when the
+games alone would send a term to infinity: each player draws that many games against the
+field's mean (a player who won or lost every game), and each colour wins half of that many
+(a league so young that one colour won every game, where the colour term alone could
+explain every result and the ladder would mean nothing). The prior is centred on the mean,
+not on the anchor, so that the anchor's own games count like anyone's.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
+from scipy.special import expit
 from scipy.stats import norm
 
 ELO_PER_NATURAL = 400 / math.log(10)  # 1 logit = 173.7 Elo
@@ -76,8 +81,9 @@ def fit_ratings(
         results: the games.
         anchor: the player whose rating is fixed at ``anchor_elo``.
         colour_term: fit Black's advantage (else it is fixed at 0).
-        prior_games: weight of a Gaussian prior pulling every player towards the anchor's
-            rating, in virtual drawn games (0: none; needed only if a player won or lost all).
+        prior_games: weight of the prior in virtual games (0: none). Each player draws that
+            many games against the field's mean, and Black and White win that many games
+            half each, so no term runs off when a player, or a colour, won or lost all.
 
     Returns:
         The ratings, their standard errors and covariance, and Black's advantage.
@@ -86,87 +92,51 @@ def fit_ratings(
     if anchor not in players:
         raise ValueError(f"anchor {anchor!r} played no game; players: {', '.join(players)}")
     index = {p: i for i, p in enumerate(players)}
-    black = np.array([index[r.black] for r in results])
-    white = np.array([index[r.white] for r in results])
     score = np.array([r.score for r in results], np.float64)
-    free = [i for i in range(len(players)) if players[i] != anchor]
-    n_free = len(free)
+    # One row per game: d = strength[black] - strength[white] + advantage = design @ theta.
+    design = np.zeros((len(results), len(players) + int(colour_term)))
+    games = np.arange(len(results))
+    design[games, [index[r.black] for r in results]] += 1
+    design[games, [index[r.white] for r in results]] -= 1
+    if colour_term:
+        design[:, -1] = 1
 
-    def unpack(theta: np.ndarray) -> tuple[np.ndarray, float]:
-        strength = np.zeros(len(players))
-        strength[free] = theta[:n_free]
-        return strength, (theta[n_free] if colour_term else 0.0)
+    def negative_log_posterior(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        d = design @ theta
+        # -log sigmoid(x) = logaddexp(0, -x): exact where a game's outcome is all but certain.
+        value = np.sum(score * np.logaddexp(0, -d) + (1 - score) * np.logaddexp(0, d))
+        grad = design.T @ (expit(d) - score)
+        # A virtual game won half by each side: 1/2 (-log sigmoid(t) - log sigmoid(-t)).
+        value += prior_games * np.sum(np.logaddexp(0, -theta) + np.logaddexp(0, theta)) / 2
+        grad += prior_games * (expit(theta) - 0.5)
+        return float(value), grad
 
-    def negative_log_likelihood(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        strength, advantage = unpack(theta)
-        d = strength[black] - strength[white] + advantage
-        p = 1 / (1 + np.exp(-d))
-        eps = 1e-300
-        value = -np.sum(score * np.log(p + eps) + (1 - score) * np.log(1 - p + eps))
-        residual = p - score  # d(value)/dd
-        grad_strength = np.bincount(black, residual, len(players)) - np.bincount(
-            white, residual, len(players)
-        )
-        grad = list(grad_strength[free])
-        if colour_term:
-            grad.append(residual.sum())
-        if prior_games:
-            # Each virtual draw against the anchor's level adds log sigmoid(s) + log sigmoid(-s), halved.
-            s = theta[:n_free]
-            q = 1 / (1 + np.exp(-s))
-            value += -prior_games * np.sum(0.5 * np.log(q) + 0.5 * np.log(1 - q))
-            grad[:n_free] = np.array(grad[:n_free]) + prior_games * (q - 0.5)
-        return float(value), np.asarray(grad, np.float64)
-
-    theta0 = np.zeros(n_free + int(colour_term))
-    fitted = minimize(negative_log_likelihood, theta0, jac=True, method="BFGS", options={"gtol": 1e-9})
-    theta = fitted.x
-    covariance_free = np.linalg.pinv(
-        _hessian(theta, black, white, free, len(players), colour_term, prior_games)
+    fitted = minimize(
+        negative_log_posterior,
+        np.zeros(design.shape[1]),
+        jac=True,
+        method="BFGS",
+        options={"gtol": 1e-9},
     )
-    strength, advantage = unpack(theta)
-    covariance = np.zeros((len(players), len(players)))
-    covariance[np.ix_(free, free)] = covariance_free[:n_free, :n_free] * ELO_PER_NATURAL**2
+    theta = fitted.x
+    p = expit(design @ theta)
+    q = expit(theta)
+    information = design.T @ ((p * (1 - p))[:, None] * design) + np.diag(prior_games * q * (1 - q))
+    # Without a prior only differences of strengths are defined: the pseudo-inverse still
+    # gives their covariance, and every rating below is a difference to the anchor.
+    covariance_theta = np.linalg.pinv(information)
+    to_anchor = np.eye(len(players), design.shape[1])
+    to_anchor[:, index[anchor]] -= 1
+    covariance = to_anchor @ covariance_theta @ to_anchor.T * ELO_PER_NATURAL**2
     stderr = np.sqrt(np.clip(np.diag(covariance), 0, None))
-    advantage_stderr = math.sqrt(max(covariance_free[-1, -1], 0)) * ELO_PER_NATURAL if colour_term else 0.0
+    advantage, advantage_variance = (theta[-1], covariance_theta[-1, -1]) if colour_term else (0.0, 0.0)
     return Ratings(
         players=players,
-        elo=strength * ELO_PER_NATURAL + anchor_elo,
+        elo=(to_anchor @ theta) * ELO_PER_NATURAL + anchor_elo,
         stderr=stderr,
         covariance=covariance,
-        black_advantage=advantage * ELO_PER_NATURAL,
-        black_advantage_stderr=advantage_stderr,
+        black_advantage=float(advantage) * ELO_PER_NATURAL,
+        black_advantage_stderr=math.sqrt(max(advantage_variance, 0.0)) * ELO_PER_NATURAL,
         anchor=anchor,
         anchor_elo=anchor_elo,
     )
-
-
-def _hessian(
-    theta: np.ndarray,
-    black: np.ndarray,
-    white: np.ndarray,
-    free: list[int],
-    num_players: int,
-    colour_term: bool,
-    prior_games: float,
-) -> np.ndarray:
-    """Observed information of the free parameters (strengths in logits, then the advantage)."""
-    n_free = len(free)
-    strength = np.zeros(num_players)
-    strength[free] = theta[:n_free]
-    advantage = theta[n_free] if colour_term else 0.0
-    p = 1 / (1 + np.exp(-(strength[black] - strength[white] + advantage)))
-    weight = p * (1 - p)
-    # d = x_black - x_white + a: the information is G^T diag(w) G, G's rows e_black - e_white + e_a.
-    games = np.arange(len(black))
-    design = np.zeros((len(black), num_players + 1))
-    design[games, black] += 1
-    design[games, white] -= 1
-    design[:, num_players] = 1
-    full = design.T @ (weight[:, None] * design)
-    keep = free + ([num_players] if colour_term else [])
-    hessian = full[np.ix_(keep, keep)]
-    if prior_games:
-        q = 1 / (1 + np.exp(-theta[:n_free]))
-        hessian[np.arange(n_free), np.arange(n_free)] += prior_games * q * (1 - q)
-    return hessian

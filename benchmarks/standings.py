@@ -2,8 +2,9 @@
 
 The ratings are the maximum-likelihood Elo fit of ``benchmarks.ratings`` over every game,
 with Black's first-move advantage as a term of its own, one player anchored (see
-``LeagueConfig.rated_anchor``) and a weak prior of ``PRIOR_GAMES`` virtual draws against the
-anchor's level, so that a player who won or lost every game still gets a finite rating.
+``LeagueConfig.rated_anchor``) and a weak prior of ``PRIOR_GAMES`` virtual games on every
+term, so that a player who won or lost every game, or a colour that did, still leaves a
+finite rating and a ladder in the order of the scores. The tables fit the terminal's width.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -160,66 +162,100 @@ def _console() -> Any:
     return console if console.is_terminal else Console(width=120)  # files and pipes: wide, no wrapping
 
 
-def print_report(report: Report) -> None:
+def _fits(console: Any, table: Any) -> bool:
+    """Whether ``table`` fits the console with no cell wrapped or cut."""
+    from rich.measure import Measurement
+
+    unbounded = console.options.update_width(10_000)
+    return Measurement.get(console, unbounded, table).maximum <= console.width
+
+
+# The standings' columns that a narrow console drops, in this order; rank, player, Elo, its
+# interval and the score always stay.
+OPTIONAL_COLUMNS = (("opp. Elo",), ("games",), ("LOS next",), ("as Black", "as White"))
+
+
+def _standings_table(report: Report, console: Any) -> Any:
     from rich.table import Table
 
-    console = _console()
-    table = Table(title=f"League {report.name}: {report.games}/{report.scheduled} games")
-    for column in (
-        "#",
-        "player",
-        "Elo",
-        "95% CI",
-        "games",
-        "score",
-        "as Black",
-        "as White",
-        "opp. Elo",
-        "LOS next",
-    ):
-        table.add_column(column, justify="left" if column == "player" else "right")
-    for row in report.standings:
-        anchored = " (anchor)" if row.name == report.anchor else ""
-        table.add_row(
-            str(row.rank),
-            row.name + anchored,
-            f"{row.elo:.0f}",
-            f"{row.low:.0f} .. {row.high:.0f}",
-            str(row.games),
-            f"{row.score:.0%}",
-            _record(row.wins_as_black, row.games_as_black),
-            _record(row.wins_as_white, row.games_as_white),
-            f"{row.mean_opponent:.0f}",
-            "" if row.los_next is None else f"{row.los_next:.0%}",
-        )
-    console.print(table)
+    cells: dict[str, Callable[[Standing], str]] = {
+        "#": lambda row: str(row.rank),
+        "player": lambda row: row.name,
+        "Elo": lambda row: f"{row.elo:.0f}",
+        "95% CI": lambda row: "anchor" if row.name == report.anchor else f"{row.low:.0f} .. {row.high:.0f}",
+        "games": lambda row: str(row.games),
+        "score": lambda row: f"{row.score:.0%}",
+        "as Black": lambda row: _record(row.wins_as_black, row.games_as_black),
+        "as White": lambda row: _record(row.wins_as_white, row.games_as_white),
+        "opp. Elo": lambda row: f"{row.mean_opponent:.0f}",
+        "LOS next": lambda row: "" if row.los_next is None else f"{row.los_next:.0%}",
+    }
+    longest_name = max((len(row.name) for row in report.standings), default=0)
+    for dropped in range(len(OPTIONAL_COLUMNS) + 1):
+        hidden = {column for group in OPTIONAL_COLUMNS[:dropped] for column in group}
+        shown = [column for column in cells if column not in hidden]
+        table = Table(title=f"League {report.name}: {report.games}/{report.scheduled} games")
+        for column in shown:
+            if column == "player":  # a name is never cut: two would look alike
+                table.add_column(column, no_wrap=True, min_width=longest_name)
+            else:
+                table.add_column(column, justify="right", no_wrap=True)
+        for row in report.standings:
+            table.add_row(*(cells[column](row) for column in shown))
+        if _fits(console, table):
+            break
+    return table
+
+
+def _crosstable(report: Report, console: Any) -> Any | None:
+    """The crosstable in the widest form the console holds: split by colour under the
+    players' names, then under their ranks, then in points only; None if none fits."""
+    from rich.table import Table
+
     order = [row.name for row in report.standings]
-    cross = Table(
-        title="Crosstable: points of the row player against the column player (as Black / as White)"
-    )
-    cross.add_column("")
-    for name in order:
-        cross.add_column(name, justify="center")
-    for a in order:
-        cells = []
-        for b in order:
-            if a == b:
-                cells.append("·")
-                continue
-            black_points, black_games, white_points, white_games = report.crosstable[a][b]
-            cells.append(
-                f"{_record(black_points, int(black_games))} / {_record(white_points, int(white_games))}"
-            )
-        cross.add_row(a, *cells)
-    console.print(cross)
+    for by_rank, by_colour in ((False, True), (True, True), (True, False)):
+        title = "Points of the row player against the column player"
+        title += " (as Black / as White)" if by_colour else ""
+        table = Table(title=title + (", by rank" if by_rank else ""))
+        table.add_column("", no_wrap=True)
+        for rank, name in enumerate(order, 1):
+            table.add_column(str(rank) if by_rank else name, justify="center", no_wrap=True)
+        for rank, a in enumerate(order, 1):
+            cells = []
+            for b in order:
+                if a == b:
+                    cells.append("·")
+                    continue
+                black_points, black_games, white_points, white_games = report.crosstable[a][b]
+                if by_colour:
+                    black = _record(black_points, int(black_games))
+                    cells.append(f"{black} / {_record(white_points, int(white_games))}")
+                else:
+                    cells.append(_record(black_points + white_points, int(black_games + white_games)))
+            table.add_row(f"{rank} {a}" if by_rank else a, *cells)
+        if _fits(console, table):
+            return table
+    return None
+
+
+def print_report(report: Report, console: Any = None) -> None:
+    """The standings, the crosstable and a footer, fitted to the console's width (a narrow
+    one drops the less needed columns; a player's name is never cut)."""
+    console = console or _console()
+    console.print(_standings_table(report, console))
+    cross = _crosstable(report, console)
+    if cross is None:
+        console.print(f"(The crosstable needs a wider terminal than {console.width} columns; see --json.)")
+    else:
+        console.print(cross)
     endings = ", ".join(f"{reason} {count}" for reason, count in sorted(report.endings.items()))
-    console.print(
-        f"Anchor: {report.anchor} = {report.anchor_elo:g}. Black's advantage: "
-        f"{report.black_advantage:+.0f} ± {1.96 * report.black_advantage_stderr:.0f} Elo. "
-        f"Prior: {PRIOR_GAMES:g} virtual draw per player. Endings: {endings or 'none yet'}.",
-        highlight=False,
-        soft_wrap=True,
-    )
+    for line in (
+        f"Anchor: {report.anchor} = {report.anchor_elo:g} Elo.",
+        f"Black's advantage: {report.black_advantage:+.0f} ± {1.96 * report.black_advantage_stderr:.0f} Elo.",
+        f"Prior: {PRIOR_GAMES:g} virtual game per player (a draw against the field) and per colour.",
+        f"Endings: {endings or 'none yet'}.",
+    ):
+        console.print(line, highlight=False)
 
 
 def plot_ladder(report: Report, path: Path) -> Path:
@@ -249,11 +285,16 @@ class LiveProgress:
     """A progress bar with the current points table (rich), or one line per game when the
     output is not a terminal."""
 
-    def __init__(self, config: Any, total: int, enabled: bool = True):
+    def __init__(self, config: Any, total: int, enabled: bool = True, finished: Sequence[StoredGame] = ()):
+        """``finished``: the games already in the database (a resumed league), counted from
+        the start in the bar and in the points."""
         self.config, self.total, self.enabled = config, total, enabled
         self.points: dict[str, float] = dict.fromkeys(config.players, 0.0)
         self.games: Counter[str] = Counter()
+        self.completed = 0
         self._live: Any = None
+        for game in finished:
+            self._count(game)
 
     def __enter__(self) -> LiveProgress:
         if not self.enabled:
@@ -268,7 +309,7 @@ class LiveProgress:
             MofNCompleteColumn(),
             TimeElapsedColumn(),
         )
-        self.task = self.progress.add_task(self.config.name, total=self.total)
+        self.task = self.progress.add_task(self.config.name, total=self.total, completed=self.completed)
         if self.console.is_terminal:
             self._live = Live(self._view(), console=self.console, refresh_per_second=4)
             self._live.__enter__()
@@ -278,11 +319,15 @@ class LiveProgress:
         if self._live is not None:
             self._live.__exit__(*exc)
 
-    def update(self, game: StoredGame, finished: int, total: int) -> None:
+    def _count(self, game: StoredGame) -> None:
         self.points[game.black] += game.black_score
         self.points[game.white] += 1 - game.black_score
         self.games[game.black] += 1
         self.games[game.white] += 1
+        self.completed += 1
+
+    def update(self, game: StoredGame, finished: int, total: int) -> None:
+        self._count(game)
         if not self.enabled:
             return
         self.progress.update(self.task, completed=finished)
@@ -300,8 +345,8 @@ class LiveProgress:
         from rich.table import Table
 
         table = Table(box=None, show_header=True)
-        table.add_column("player")
-        table.add_column("points", justify="right")
+        table.add_column("player", no_wrap=True)
+        table.add_column("points", justify="right", no_wrap=True)
         ranked = sorted(self.config.players, key=lambda n: -(self.points[n] / max(self.games[n], 1)))
         for name in ranked:
             table.add_row(name, _record(self.points[name], self.games[name]))
