@@ -12,7 +12,8 @@ board size, games per pairing and a schedule, as a TOML file::
     seconds_per_move = 30      # a slower move loses on time (budgets are in the specs)
     seed = 0
     settle = "cleanup"         # or "status" (engines' dead stones, arbiter = "gtp:...") or "count"
-    anchor = "gnugo-10"        # rated anchor_elo; default GNU Go level 10 = 1000, else random = 0
+    anchor = "gnugo-10"        # rated anchor_elo; default GNU Go level 10 = 1000, else random = 0,
+                               # else the first name in alphabetical order = 0
     anchor_elo = 1000
 
     [players]
@@ -113,16 +114,19 @@ class LeagueConfig:
 
     def rated_anchor(self) -> tuple[str, float]:
         """The anchored player and its rating: as configured, else GNU Go level 10 = 1000,
-        else random = 0, else the first player = 0."""
+        else random = 0, else the player whose name sorts first = 0: names decide, never
+        the order in which the players are listed."""
         if self.anchor is not None:
             return self.anchor, self.anchor_elo if self.anchor_elo is not None else 0.0
-        for name, spec in self.players.items():
+        names = sorted(self.players)
+        for name in names:
+            spec = self.players[name]
             if spec.startswith("gtp:") and "gnugo" in spec and "--level 10" in spec:
                 return name, 1000.0
-        for name, spec in self.players.items():
-            if spec.split(":")[0] == "random":
+        for name in names:
+            if self.players[name].split(":")[0] == "random":
                 return name, 0.0
-        return next(iter(self.players)), 0.0
+        return names[0], 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
