@@ -249,9 +249,10 @@ def print_report(report: Report, console: Any = None) -> None:
     else:
         console.print(cross)
     endings = ", ".join(f"{reason} {count}" for reason, count in sorted(report.endings.items()))
+    advantage, margin = round(report.black_advantage), round(1.96 * report.black_advantage_stderr)
     for line in (
         f"Anchor: {report.anchor} = {report.anchor_elo:g} Elo.",
-        f"Black's advantage: {report.black_advantage:+.0f} ± {1.96 * report.black_advantage_stderr:.0f} Elo.",
+        f"Black's advantage: {advantage:+d} ± {margin} Elo.",
         f"Prior: {PRIOR_GAMES:g} virtual game per player (a draw against the field) and per colour.",
         f"Endings: {endings or 'none yet'}.",
     ):
