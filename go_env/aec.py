@@ -98,6 +98,9 @@ environments, and both agents are terminated. The move is not played, and both a
 {"illegal_move": "ko", "error": "illegal move C3 (point 56) by white: ko"}  # on 9x9
 ```
 
+An action that is not an integer (a float, even `40.0`, a string, a bool) is refused with a
+`TypeError` before anything changes: no move is guessed from it.
+
 ### Rules
 
 Rules are parameters of `go_env.Rules`, not separate environments: ko (`"positional"` or
@@ -115,7 +118,6 @@ scoring, komi (multiples of 0.5), and the move cap. `Rules.preset("tromp-taylor"
 from __future__ import annotations
 
 import dataclasses
-import operator
 from typing import Any
 
 import numpy as np
@@ -126,7 +128,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from go_env.features import NUM_HISTORY_PLANES
-from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
+from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError, as_move
 from go_env.render import Renderer
 from go_env.rules import Rules
 
@@ -292,7 +294,7 @@ class raw_env(AECEnv, EzPickle):
             return
         if action is None:
             raise ValueError(f"{agent} is still playing: its action must be a move, not None")
-        move = operator.index(action)  # TypeError for a float, as for a list index
+        move = as_move(action)  # TypeError for a float or a string: no move is guessed
         self._cumulative_rewards[agent] = 0.0
         opponent = COLOR_AGENTS[3 - AGENT_COLORS[agent]]
         try:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import operator
+import reprlib
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, SupportsIndex
 
 import numba
 import numpy as np
@@ -48,6 +51,19 @@ def _entry_points() -> _EntryPoints:
         legal_mask=compiled(K.legal_mask, types.Array(types.int8, 1, "C")),
         history_planes=compiled(history_planes, types.Array(types.int8, 3, "C")),
     )
+
+
+def as_move(value: object) -> int:
+    """``value`` as a move number: an ``int`` or numpy integer (a 0-d integer array too).
+
+    Raises:
+        TypeError: a float (even ``40.0``), string, bool, ``None`` or anything else. Whether
+            the integer is on the board is for the rules to say, not this.
+    """
+    if isinstance(value, SupportsIndex) and not isinstance(value, (bool, np.bool_)):
+        with contextlib.suppress(TypeError):  # an array of other than one integer
+            return operator.index(value)
+    raise TypeError(f"a move must be an integer, not {type(value).__name__} {reprlib.repr(value)}")
 
 
 def result_string(margin: float) -> str:
@@ -143,25 +159,39 @@ class Game:
     # -- playing -----------------------------------------------------------------------
 
     def move_status(self, move: int) -> str | None:
-        """``None`` if ``move`` is legal now, else why not (occupied, suicide, ko, ...)."""
-        status = self._kernels.move_status(self.state, self.geometry, move)
+        """``None`` if ``move`` is legal now, else why not (occupied, suicide, ko, ...).
+
+        Raises:
+            TypeError: ``move`` is not an integer (see ``as_move``).
+        """
+        status = self._status(as_move(move))
         return None if status == K.LEGAL else K.STATUS_NAMES[status]
 
     def is_legal(self, move: int) -> bool:
-        return self._kernels.move_status(self.state, self.geometry, move) == K.LEGAL
+        """Whether ``move`` is legal now; ``TypeError`` if it is not an integer."""
+        return self._status(as_move(move)) == K.LEGAL
 
     def play(self, move: int) -> None:
         """Play ``move`` (``0..N*N-1``, or ``N*N`` to pass) for the side to move.
 
         Raises:
+            TypeError: ``move`` is not an integer (see ``as_move``); the game is unchanged.
             IllegalMoveError: naming the move and the reason; the game is unchanged.
         """
-        move = int(move)
-        status = self._kernels.play(self.state, self.geometry, move)
+        move = as_move(move)
+        on_board = 0 <= move <= self.num_points
+        status = self._kernels.play(self.state, self.geometry, move) if on_board else self._status(move)
         if status != K.LEGAL:  # the game is unchanged, so the side to move is the offender
             raise IllegalMoveError(move, K.STATUS_NAMES[status], self.size, self.to_play)
         self.moves.append(move)
         self._mask = None
+
+    def _status(self, move: int) -> int:
+        """The kernels' status code for an integer move. Moves off the board never reach
+        them: they take an int64, which a Python int may not fit."""
+        if 0 <= move <= self.num_points:
+            return self._kernels.move_status(self.state, self.geometry, move)
+        return K.GAME_OVER if self.is_over else K.OFF_BOARD
 
     def legal_mask(self) -> np.ndarray:
         """int8[N*N+1]: 1 for each legal move, pass included (all 0 once the game is over).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -12,6 +13,10 @@ KoRule = Literal["positional", "situational", "simple"]
 Scoring = Literal["area", "territory"]
 
 _KO_CODES = {"simple": K.KO_SIMPLE, "positional": K.KO_POSITIONAL, "situational": K.KO_SITUATIONAL}
+
+# The largest move cap. A game's position set is sized to its cap (16 to 32 bytes a move:
+# 2 MiB here); 100_000 is 80 times the default cap of the largest board (2 * 25 * 25).
+MAX_MOVES = 100_000
 
 
 @dataclass(frozen=True)
@@ -28,9 +33,13 @@ class Rules:
         scoring: ``"area"`` (Tromp-Taylor: stones plus surrounded empty points) or
             ``"territory"`` (surrounded empty points plus captured stones). Either way every
             stone on the board counts as alive: games are played out.
-        max_moves: moves (passes included) after which the game is truncated;
-            ``None`` means ``2 * N * N``.
+        max_moves: moves (passes included) after which the game is truncated, 1 to
+            ``MAX_MOVES``; ``None`` means ``2 * N * N``.
         name: the preset the rules came from, for records (``"custom"`` otherwise).
+
+    Raises:
+        ValueError: a field of the wrong type or out of range (a wrong type too, so that
+            callers reading rules from files catch one exception).
     """
 
     komi: float = 7.5
@@ -41,14 +50,24 @@ class Rules:
     name: str = "goarena"
 
     def __post_init__(self) -> None:
-        if self.ko not in _KO_CODES:
+        if not isinstance(self.ko, str) or self.ko not in _KO_CODES:
             raise ValueError(f"unknown ko rule {self.ko!r}; expected one of {sorted(_KO_CODES)}")
         if self.scoring not in ("area", "territory"):
             raise ValueError(f"unknown scoring {self.scoring!r}; expected 'area' or 'territory'")
-        if (2 * self.komi) != int(2 * self.komi):
-            raise ValueError(f"komi must be a multiple of 0.5, got {self.komi}")
-        if self.max_moves is not None and self.max_moves < 1:
-            raise ValueError(f"max_moves must be positive, got {self.max_moves}")
+        if not isinstance(self.suicide, bool):
+            raise ValueError(f"suicide must be True or False, got {self.suicide!r}")
+        if not isinstance(self.komi, (int, float)) or isinstance(self.komi, bool):
+            raise ValueError(f"komi must be a number, got {self.komi!r}")
+        if not math.isfinite(self.komi) or 2 * self.komi != int(2 * self.komi):
+            raise ValueError(f"komi must be a finite multiple of 0.5, got {self.komi}")
+        if self.max_moves is not None and (
+            not isinstance(self.max_moves, int) or isinstance(self.max_moves, bool)
+        ):
+            raise ValueError(f"max_moves must be an integer or None, got {self.max_moves!r}")
+        if self.max_moves is not None and not 1 <= self.max_moves <= MAX_MOVES:
+            raise ValueError(f"max_moves must be between 1 and {MAX_MOVES}, got {self.max_moves}")
+        if not isinstance(self.name, str):
+            raise ValueError(f"the rules' name must be text, got {self.name!r}")
 
     @classmethod
     def preset(cls, name: str, **overrides: object) -> Rules:

@@ -295,3 +295,24 @@ def test_none_is_no_move_for_an_agent_still_playing():
     game_env.reset()
     with pytest.raises(ValueError, match="black_0 is still playing"):
         game_env.step(None)
+
+
+@pytest.mark.parametrize("action", [40.7, -0.5, 12.0, "12", True, [12]], ids=repr)
+def test_non_integer_actions_are_refused_and_change_nothing(action):
+    game_env = env(board_size=5)
+    game_env.reset()
+    with pytest.raises(TypeError, match="a move must be an integer"):
+        game_env.step(action)
+    assert game_env.unwrapped.game.moves == [] and game_env.agent_selection == "black_0"
+    game_env.step(np.int64(12))
+    assert game_env.unwrapped.game.moves == [12]
+
+
+@pytest.mark.parametrize("action", [2**63, -(2**63) - 1, 10**30])
+def test_huge_actions_are_off_the_board(action):
+    game_env = env(board_size=5)
+    game_env.reset()
+    game_env.step(action)
+    assert game_env.terminations == {"black_0": True, "white_0": True}
+    assert game_env.infos["black_0"]["illegal_move"] == "off board"
+    assert game_env._cumulative_rewards == {"black_0": -1.0, "white_0": 0.0}

@@ -1,0 +1,52 @@
+"""``Game``'s handling of what a caller passes as a move: integers only, and any integer,
+however large, is a legal move or an illegal one, never a crash."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from go_env.game import Game, IllegalMoveError, as_move
+
+NOT_INTEGERS = [40.7, -0.5, 12.0, np.float64(12.0), "12", b"12", None, True, np.True_, [12], np.array([12])]
+OFF_BOARD = [-1, 26, 10**6, 2**63, -(2**63) - 1, np.uint64(2**64 - 1)]
+
+
+@pytest.mark.parametrize("value", [12, np.int64(12), np.int8(12), np.uint16(12), np.array(12)])
+def test_integers_are_moves(value):
+    assert as_move(value) == 12 and type(as_move(value)) is int
+
+
+@pytest.mark.parametrize("value", NOT_INTEGERS, ids=repr)
+def test_anything_else_is_a_type_error(value):
+    with pytest.raises(TypeError, match="a move must be an integer, not"):
+        as_move(value)
+
+
+@pytest.mark.parametrize("value", NOT_INTEGERS, ids=repr)
+def test_game_refuses_non_integers_and_stays_unchanged(value):
+    game = Game(5)
+    game.play(6)
+    for method in (game.play, game.is_legal, game.move_status):
+        with pytest.raises(TypeError, match="a move must be an integer"):
+            method(value)
+    assert game.moves == [6] and game.board.sum() == 1
+
+
+@pytest.mark.parametrize("move", OFF_BOARD, ids=repr)
+def test_integers_off_the_board_are_illegal_moves(move):
+    game = Game(5)
+    assert game.move_status(move) == "off board"
+    assert not game.is_legal(move)
+    with pytest.raises(IllegalMoveError, match="off board") as raised:
+        game.play(move)
+    assert raised.value.reason == "off board" and game.moves == []
+
+
+def test_after_the_game_every_move_is_game_over():
+    game = Game(5)
+    game.replay([25, 25])
+    for move in (0, 25, -1, 2**63):
+        assert game.move_status(move) == "game over"
+        with pytest.raises(IllegalMoveError, match="game over"):
+            game.play(move)
