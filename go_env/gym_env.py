@@ -10,6 +10,9 @@ move (default: a uniformly random legal move, pass included). It moves inside ``
 
     env = gymnasium.make("goarena/Go-v0", board_size=5, learner="random")
     MaskablePPO("MlpPolicy", env).learn(10_000)  # masks from env.action_masks()
+
+An opponent that fails is a broken env, not a game result: ``reset`` or ``step`` raises
+``OpponentError`` and the env needs a new ``reset``.
 """
 
 from __future__ import annotations
@@ -24,13 +27,17 @@ from gymnasium import spaces
 
 from go_env.aec import observe_planes, outcome
 from go_env.features import NUM_HISTORY_PLANES
-from go_env.game import BLACK, WHITE, Game, IllegalMoveError
+from go_env.game import BLACK, WHITE, Game, IllegalMoveError, as_move
 from go_env.render import Renderer
 from go_env.rules import Rules
 
 ENV_ID = "goarena/Go-v0"
 
 Opponent = Callable[[Game], int]
+
+
+class OpponentError(RuntimeError):
+    """The opponent raised, changed the game, or answered something other than a legal move."""
 
 
 class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -47,7 +54,14 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
     stops it (``truncated``), and it is scored as it stands. An illegal learner action ends
     the episode as a loss (-1, ``terminated``) without changing the board, and
     ``info["illegal_move"]`` gives the reason (occupied, suicide, ko, superko, off board),
-    ``info["error"]`` the whole message.
+    ``info["error"]`` the whole message. An action that is not an integer (``40.7``,
+    ``"40"``) is refused with ``TypeError`` and changes nothing.
+
+    If the opponent raises, plays on the game it is shown, or answers with a non-integer or
+    an illegal move, ``reset`` or ``step`` raises ``OpponentError`` (from the opponent's own
+    exception, if any) and the episode is over: ``step`` raises ``ResetNeeded`` until the
+    next ``reset``. No reward is given for it, since a transition that did not happen would
+    mislead the learner; and no learner action is ever played for the opponent.
 
     Args:
         board_size: N, the board is N x N (2 to 25).
@@ -113,8 +127,9 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
     def step(self, action: int | np.integer) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._over:
             raise gymnasium.error.ResetNeeded("the episode is over: call reset() before step()")
+        move = as_move(action)
         try:
-            self.game.play(int(action))
+            self.game.play(move)
         except IllegalMoveError as error:
             self._over = True
             observation, info = self._observe()
@@ -148,7 +163,24 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         return observe_planes(self.game, self.learner_color), {"action_mask": self._mask.copy()}
 
     def _opponent_plays(self) -> None:
-        self.game.play(self.opponent(self.game))
+        """Play the opponent's move; if it gives no legal one, end the episode and raise."""
+        moves_before = len(self.game.moves)
+        try:
+            move = self.opponent(self.game)
+        except Exception as error:
+            raise self._broken(f"the opponent raised {type(error).__name__}: {error}") from error
+        if len(self.game.moves) != moves_before:
+            raise self._broken("the opponent played on the game it was shown instead of answering a move")
+        try:
+            self.game.play(move)
+        except (TypeError, IllegalMoveError) as error:
+            raise self._broken(f"the opponent's move is refused: {error}") from error
+
+    def _broken(self, message: str) -> OpponentError:
+        """End the episode, the opponent having failed; the error to raise."""
+        self._over = True
+        self._mask = np.zeros_like(self._mask)
+        return OpponentError(message)
 
     def _random_move(self, game: Game) -> int:
         legal = game.legal_moves()

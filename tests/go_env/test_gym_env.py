@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 
 from go_env import coords
 from go_env.game import BLACK, EMPTY, WHITE, Game
-from go_env.gym_env import ENV_ID, GoEnv, register_envs
+from go_env.gym_env import ENV_ID, GoEnv, OpponentError, register_envs
 from go_env.rules import Rules
 
 # White's B4 takes the black stone at C4; Black may not retake at once (see test_aec).
@@ -99,12 +99,78 @@ def test_illegal_action_is_a_loss_with_the_reason(learner_moves, opponent_moves,
         game_env.step(0)
 
 
-@pytest.mark.parametrize("action", [-1, 26, 10**6])
+@pytest.mark.parametrize("action", [-1, 26, 10**6, 2**63, -(2**63) - 1])
 def test_actions_off_the_board_are_a_loss_not_a_crash(action):
     game_env = GoEnv(board_size=5)
     game_env.reset(seed=0)
     _, reward, terminated, _, info = game_env.step(action)
     assert (reward, terminated, info["illegal_move"]) == (-1.0, True, "off board")
+
+
+@pytest.mark.parametrize("action", [40.7, -0.5, 12.0, "12", None, True, [12]], ids=repr)
+def test_non_integer_actions_are_refused_and_change_nothing(action):
+    game_env = GoEnv(board_size=5, opponent=scripted(["pass"]))
+    game_env.reset(seed=0)
+    with pytest.raises(TypeError, match="a move must be an integer"):
+        game_env.step(action)
+    assert game_env.game.moves == []
+    _, reward, terminated, _, _ = game_env.step(np.int64(12))  # the episode goes on
+    assert game_env.game.moves == [12, 25] and (reward, terminated) == (0.0, False)
+
+
+def raises(game: Game) -> int:
+    raise RuntimeError("the network is down")
+
+
+def plays_itself(game: Game) -> int:
+    game.play(game.pass_move)
+    return game.pass_move
+
+
+# The opponent's failures at its first move, and what the error says.
+BROKEN_OPPONENTS = [
+    (raises, "the opponent raised RuntimeError: the network is down"),
+    (lambda game: 12.0, "the opponent's move is refused: a move must be an integer, not float"),
+    (lambda game: None, "the opponent's move is refused: a move must be an integer, not NoneType"),
+    (lambda game: 99, r"the opponent's move is refused: illegal move 99 .*off board"),
+    (plays_itself, "the opponent played on the game it was shown"),
+]
+
+
+@pytest.mark.parametrize(("opponent", "message"), BROKEN_OPPONENTS)
+def test_an_opponent_failing_in_reset_raises_and_the_env_needs_a_reset(opponent, message):
+    game_env = GoEnv(board_size=5, learner="white", opponent=opponent)
+    with pytest.raises(OpponentError, match=message):
+        game_env.reset(seed=0)
+    assert not game_env.action_masks().any()
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        game_env.step(12)
+    assert 12 not in game_env.game.moves
+
+
+@pytest.mark.parametrize(("opponent", "message"), BROKEN_OPPONENTS)
+def test_an_opponent_failing_in_step_raises_and_the_env_needs_a_reset(opponent, message):
+    first = {"done": False}
+
+    def opponent_after_one_move(game: Game) -> int:
+        if not first["done"]:
+            first["done"] = True
+            return coords.from_gtp("C3", 5)
+        return opponent(game)
+
+    game_env = GoEnv(board_size=5, opponent=opponent_after_one_move)
+    game_env.reset(seed=0)
+    game_env.step(point("B2"))
+    with pytest.raises(OpponentError, match=message):
+        game_env.step(point("D4"))
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        game_env.step(point("B4"))
+    # The learner's later action was never played as the opponent's colour.
+    assert game_env.game.moves[:3] == [point("B2"), point("C3"), point("D4")]
+    assert point("B4") not in game_env.game.moves
+    game_env.opponent = scripted(["pass"])
+    game_env.reset(seed=0)
+    assert game_env.step(point("B4"))[1:3] == (0.0, False)
 
 
 def test_playing_white():
