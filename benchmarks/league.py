@@ -26,8 +26,14 @@ file the default league below is played. Games run in a local process pool (one 
 core), or on a Ray cluster with ``--ray [ADDRESS]``. Each finished game is committed to
 ``league.sqlite`` in the league's directory and written to ``games/`` as SGF, so a league
 that is stopped (even by ``kill -9``) and started again with the same directory plays only
-the games still missing. A player that crashes, times out or plays an illegal move loses
-that game, with the reason recorded, and the league goes on.
+the games still missing. Started again with more games per pair or more players, it grows:
+the games played are kept and only the new ones are played. Any other change is another
+league, which the directory refuses, as it refuses a second league while one plays there.
+
+Every option and every player is checked before anything is written: a misspelt spec, or
+an engine that will not start, stops the league before its first game. A player that
+crashes, times out or plays an illegal move during a game loses that game, with the reason
+recorded, and the league goes on.
 """
 
 from __future__ import annotations
@@ -36,20 +42,21 @@ import argparse
 import datetime
 import itertools
 import json
+import math
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.base import AgentSpecError, Closeable, make_agent
-from agents.gtp import find_engine
+from agents.base import AgentSpecError, Closeable, StatusReporter, make_agent
+from agents.gtp import GTPEngineError, find_engine
 from benchmarks.league_runner import LeagueRunError, PlayedGame, ScheduledGame, run_local, run_ray
-from benchmarks.league_store import LeagueStore, StoredGame
+from benchmarks.league_store import LeagueStore, LeagueStoreError, StoredGame
 from benchmarks.referee import SETTLE_MODES
 from go_env import Rules
-from go_env.game import COLOR_NAMES
+from go_env.game import COLOR_NAMES, MAX_SIZE, MIN_SIZE
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -58,6 +65,9 @@ else:  # pragma: no cover
 
 SCHEDULES = ("round-robin", "gauntlet")
 GNUGO_RULES = "--chinese-rules --positional-superko"  # GNU Go's options for the goarena preset
+MAX_GAMES_PER_PAIR = 10_000
+MAX_GAMES = 100_000  # in all: more than a day's play at a game a second
+MAX_SEED = 2**31 - 1  # game seeds (seed * 1_000_003 + game) stay well inside 64 bits
 
 
 class LeagueConfigError(ValueError):
@@ -84,16 +94,38 @@ class LeagueConfig:
     arbiter: str | None = None  # with settle = "status": an engine spec that names disputed dead stones
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise LeagueConfigError(f"the league's name must be a non-empty string, got {self.name!r}")
         if len(self.players) < 2:
             raise LeagueConfigError("a league needs at least two players")
+        if not all(name.strip() and spec.strip() for name, spec in self.players.items()):
+            raise LeagueConfigError("every player needs a name and a spec")
+        for option in ("rules", "schedule", "challenger", "anchor", "settle", "arbiter"):
+            value = getattr(self, option)
+            if not isinstance(value, str) and (value is not None or option in ("rules", "schedule")):
+                raise LeagueConfigError(f"{option} must be text, got {value!r}")
+        _check_whole("size", self.size, MIN_SIZE, MAX_SIZE)
+        _check_whole("games_per_pair", self.games_per_pair, 1, MAX_GAMES_PER_PAIR)
+        _check_whole("seed", self.seed, 0, MAX_SEED)
+        if self.seconds_per_move is not None and not (
+            _is_finite(self.seconds_per_move) and self.seconds_per_move > 0
+        ):
+            raise LeagueConfigError(
+                f"seconds_per_move must be a number of seconds above 0, got {self.seconds_per_move!r}"
+            )
+        for option in ("komi", "anchor_elo"):
+            value = getattr(self, option)
+            if value is not None and not _is_finite(value):
+                raise LeagueConfigError(f"{option} must be a finite number, got {value!r}")
         if self.schedule not in SCHEDULES:
             raise LeagueConfigError(f"unknown schedule {self.schedule!r}; known: {', '.join(SCHEDULES)}")
         if self.schedule == "gauntlet" and self.challenger not in self.players:
             raise LeagueConfigError(
                 f"a gauntlet needs a challenger among the players, got {self.challenger!r}"
             )
-        if self.games_per_pair < 1:
-            raise LeagueConfigError("games_per_pair must be at least 1")
+        games = len(_pairs(self, list(self.players))) * self.games_per_pair
+        if games > MAX_GAMES:
+            raise LeagueConfigError(f"{games} games are more than a league plays (at most {MAX_GAMES})")
         if self.anchor is not None and self.anchor not in self.players:
             raise LeagueConfigError(f"the anchor {self.anchor!r} is not a player")
         rules = self.game_rules()  # raises on an unknown preset or a bad komi
@@ -109,7 +141,7 @@ class LeagueConfig:
             if self.komi is None:
                 return Rules.preset(self.rules)
             return Rules.preset(self.rules, komi=self.komi)
-        except ValueError as error:
+        except (ValueError, TypeError) as error:
             raise LeagueConfigError(str(error)) from None
 
     def rated_anchor(self) -> tuple[str, float]:
@@ -148,6 +180,15 @@ class LeagueConfig:
             raise LeagueConfigError(f"bad league option: {error}") from None
 
 
+def _is_finite(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_whole(option: str, value: object, low: int, high: int) -> None:
+    if not (isinstance(value, int) and not isinstance(value, bool) and low <= value <= high):
+        raise LeagueConfigError(f"{option} must be a whole number from {low} to {high}, got {value!r}")
+
+
 def default_config() -> LeagueConfig:
     """The built-in league on 9x9: random and UCT at three budgets, and GNU Go at levels 1
     and 10 when it is installed (level 10 is then the anchor, rated 1000)."""
@@ -166,7 +207,7 @@ def default_config() -> LeagueConfig:
 def load_config(path: Path) -> LeagueConfig:
     try:
         data = tomllib.loads(Path(path).read_text())
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except (OSError, ValueError) as error:  # unreadable, not text, not TOML
         raise LeagueConfigError(f"cannot read league file {path}: {error}") from None
     return LeagueConfig.from_dict(data)
 
@@ -176,41 +217,67 @@ def load_config(path: Path) -> LeagueConfig:
 # ---------------------------------------------------------------------------------------
 
 
-def schedule(config: LeagueConfig) -> list[ScheduledGame]:
+def _pairs(config: LeagueConfig, names: list[str]) -> list[tuple[str, str]]:
+    """Every pair of ``names`` (round robin), or the challenger and each other name
+    (gauntlet); the first of a pair plays Black in the even rounds."""
+    if config.schedule == "round-robin":
+        return list(itertools.combinations(names, 2))
+    challenger = str(config.challenger)
+    return [(challenger, other) for other in names if other != challenger]
+
+
+def schedule(config: LeagueConfig, grown_from: Sequence[LeagueConfig] = ()) -> list[ScheduledGame]:
     """Every game of the league, in the order they are started.
 
-    Pairings: every pair of players (round robin), or the challenger against each other
-    player (gauntlet). Within a pairing colours alternate; the games go round by round, so
-    a league stopped half way has played every pairing about equally.
+    Within a pairing colours alternate; the games go round by round, so a league stopped
+    half way has played every pairing about equally. A league that grew keeps the games of
+    the configurations it grew from (``grown_from``, the first first), with their numbers
+    and colours; the games it gained follow them. The players' order is ``config``'s.
     """
-    names = list(config.players)
-    if config.schedule == "round-robin":
-        pairs = list(itertools.combinations(names, 2))
-    else:
-        challenger = str(config.challenger)
-        pairs = [(challenger, other) for other in names if other != challenger]
     games: list[ScheduledGame] = []
+    planned: set[tuple[int, frozenset[str]]] = set()  # (round, pair) of the games so far
     rules = config.game_rules()
-    for round_ in range(config.games_per_pair):
-        for first, second in pairs:
-            black, white = (first, second) if round_ % 2 == 0 else (second, first)
-            game_id = len(games)
-            games.append(
-                ScheduledGame(
-                    id=game_id,
-                    black=black,
-                    white=white,
-                    black_spec=config.players[black],
-                    white_spec=config.players[white],
-                    size=config.size,
-                    rules=rules,
-                    seed=config.seed * 1_000_003 + game_id,
-                    seconds_per_move=config.seconds_per_move,
-                    settle=config.settle,
-                    arbiter=config.arbiter,
+    for stage in (*grown_from, config):
+        names = [name for name in config.players if name in stage.players]
+        for round_ in range(stage.games_per_pair):
+            for first, second in _pairs(stage, names):
+                if (round_, frozenset((first, second))) in planned:
+                    continue
+                planned.add((round_, frozenset((first, second))))
+                black, white = (first, second) if round_ % 2 == 0 else (second, first)
+                game_id = len(games)
+                games.append(
+                    ScheduledGame(
+                        id=game_id,
+                        black=black,
+                        white=white,
+                        black_spec=config.players[black],
+                        white_spec=config.players[white],
+                        size=config.size,
+                        rules=rules,
+                        seed=config.seed * 1_000_003 + game_id,
+                        seconds_per_move=config.seconds_per_move,
+                        settle=config.settle,
+                        arbiter=config.arbiter,
+                    )
                 )
-            )
     return games
+
+
+def growth_refusals(old: LeagueConfig, new: LeagueConfig) -> list[str]:
+    """The options in which ``new`` is another league than ``old``, rather than ``old``
+    grown by more games per pair or more players (its players keep their specs)."""
+    old_options, new_options = old.to_dict(), new.to_dict()
+    refused = [
+        option
+        for option in old_options
+        if option not in ("players", "games_per_pair") and old_options[option] != new_options[option]
+    ]
+    if new.games_per_pair < old.games_per_pair:
+        refused.append("games_per_pair")
+    if any(new.players.get(name) != spec for name, spec in old.players.items()):
+        refused.append("players")
+    return sorted(refused)
 
 
 # ---------------------------------------------------------------------------------------
@@ -223,22 +290,15 @@ def _slug(text: str) -> str:
 
 
 def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
-    """Write the game's SGF, then commit it to the database."""
+    """Commit a played game to the database, with its SGF in ``games/``."""
     game, record = played.scheduled, played.record
-    games_dir = store.directory / "games"
-    games_dir.mkdir(exist_ok=True)
-    relative = f"games/{game.id:04d}-{_slug(game.black)}-vs-{_slug(game.white)}.sgf"
-    temporary = store.directory / (relative + ".part")
-    temporary.write_text(record.sgf or "")
-    os.replace(temporary, store.directory / relative)
-    winner = COLOR_NAMES.get(record.winner, "draw")
     stored = StoredGame(
         id=game.id,
         black=game.black,
         white=game.white,
         seed=game.seed,
         result=record.result,
-        winner=winner,
+        winner=COLOR_NAMES.get(record.winner, "draw"),
         margin=record.margin,
         reason=record.reason,
         cleanup_from=record.cleanup_from,
@@ -246,54 +306,103 @@ def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
         move_count=len(record.moves),
         black_seconds=round(sum(record.black_seconds), 3),
         white_seconds=round(sum(record.white_seconds), 3),
-        sgf=relative,
+        sgf=f"games/{game.id:04d}-{_slug(game.black)}-vs-{_slug(game.white)}.sgf",
         finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )
     for name, version in played.versions.items():
         store.add_player(name, (game.black_spec if name == game.black else game.white_spec), version)
-    store.add_game(stored)
+    store.add_game(stored, record.sgf or "")
     return stored
 
 
 def check_players(config: LeagueConfig) -> None:
-    """Build every player that is not an external engine once, so that a misspelt spec stops
-    the league before it starts rather than forfeiting all of its games. (An engine that
-    will not start is that player's failure, recorded game by game.)"""
-    for name, spec in config.players.items():
-        if spec.startswith("gtp:"):
-            continue
+    """Build every player (and the arbiter) once, external engines included, so that a
+    misspelt spec or an engine that will not start stops the league before its first game,
+    rather than forfeiting all of its games."""
+    roles = [(f"player {name!r}: " if name != spec else "", spec) for name, spec in config.players.items()]
+    if config.arbiter is not None:
+        roles.append(("the arbiter: ", config.arbiter))
+    for role, spec in roles:
         try:
             agent = make_agent(spec)
-        except AgentSpecError as error:
-            raise LeagueConfigError(f"player {name!r}: {error}") from None
-        if isinstance(agent, Closeable):
-            agent.close()
+        except (AgentSpecError, GTPEngineError) as error:
+            raise LeagueConfigError(f"{role}{error}") from None
+        except Exception as error:  # a plug-in's own failure
+            raise LeagueConfigError(f"{role}cannot build {spec!r}: {type(error).__name__}: {error}") from None
+        try:
+            if role == "the arbiter: " and not isinstance(agent, StatusReporter):
+                raise LeagueConfigError(f"the arbiter {spec!r} cannot name dead stones")
+        finally:
+            if isinstance(agent, Closeable):
+                agent.close()
 
 
-def run_league(
-    config: LeagueConfig,
-    directory: Path,
+def open_league(config: LeagueConfig, directory: Path) -> tuple[LeagueStore, list[ScheduledGame]]:
+    """Open the league in ``directory`` to play it, creating both when new.
+
+    The directory stays locked until the store is closed. It must hold this league, or one
+    that ``config`` grows (see ``growth_refusals``); every game already stored must be the
+    game of the same number in the schedule.
+
+    Returns:
+        The store and the league's schedule, the games already stored included.
+    """
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LeagueStoreError(f"cannot create the league's directory {directory}: {error}") from None
+    store = LeagueStore(directory)
+    try:
+        return store, _bind(store, config)
+    except BaseException:
+        store.close()
+        raise
+
+
+def _bind(store: LeagueStore, config: LeagueConfig) -> list[ScheduledGame]:
+    """Schedule the league and check its games so far; store ``config`` as the league's."""
+    configs = [LeagueConfig.from_dict(options) for options in store.configs()]
+    grows = configs[-1:] != [config]
+    refused = growth_refusals(configs[-1], config) if grows and configs else []
+    if refused:
+        raise LeagueStoreError(
+            f"{store.directory} holds another league (it differs in: {', '.join(refused)}); "
+            "use a new directory, or the same options to resume it "
+            "(more games per pair or more players grow it)"
+        )
+    games = schedule(config, grown_from=configs if grows else configs[:-1])
+    for stored in store.games():
+        scheduled = games[stored.id] if stored.id < len(games) else None
+        if scheduled is None or (scheduled.black, scheduled.white) != (stored.black, stored.white):
+            raise LeagueStoreError(
+                f"{store.directory} holds game {stored.id} as {stored.black} (B) vs {stored.white} (W), "
+                "which this league schedules otherwise: list the players in their first order, "
+                "or use a new directory"
+            )
+    if grows:
+        store.add_config(config.to_dict())
+    registered = store.players()
+    for name, spec in config.players.items():
+        if name not in registered:
+            store.add_player(name, spec, "")
+    return games
+
+
+def play_league(
+    store: LeagueStore,
+    games: list[ScheduledGame],
     *,
     workers: int = 1,
     ray_address: str | None = None,
     use_ray: bool = False,
     on_game: Callable[[StoredGame, int, int], None] | None = None,
-) -> LeagueStore:
-    """Play every scheduled game not yet in ``directory``'s database.
+) -> None:
+    """Play the games of ``games`` not yet in ``store``, committing each as it finishes.
 
-    ``on_game(game, finished, total)`` is called after each game is committed.
-    Returns the (open) store.
+    ``on_game(game, finished, total)`` is called after each game is committed; ``finished``
+    counts the games stored before too.
     """
-    check_players(config)
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    store = LeagueStore(directory)
-    store.bind_config(config.to_dict())
-    registered = store.players()
-    for name, spec in config.players.items():
-        if name not in registered:
-            store.add_player(name, spec, "")
-    games = schedule(config)
     finished = store.finished_ids()
     todo = [game for game in games if game.id not in finished]
     results: Iterable[PlayedGame] = (
@@ -305,7 +414,39 @@ def run_league(
         count += 1
         if on_game is not None:
             on_game(stored, count, len(games))
+
+
+def run_league(
+    config: LeagueConfig,
+    directory: Path,
+    *,
+    workers: int = 1,
+    ray_address: str | None = None,
+    use_ray: bool = False,
+    on_game: Callable[[StoredGame, int, int], None] | None = None,
+) -> LeagueStore:
+    """Check the players, then play every scheduled game not yet in ``directory``'s database.
+
+    Returns the (open) store.
+    """
+    check_players(config)
+    store, games = open_league(config, directory)
+    try:
+        play_league(store, games, workers=workers, ray_address=ray_address, use_ray=use_ray, on_game=on_game)
+    except BaseException:
+        store.close()
+        raise
     return store
+
+
+def warm_up(config: LeagueConfig) -> None:
+    """Compile the rules and search kernels here, once, so that the workers load them from
+    numba's cache instead of each compiling them; say so when it takes a while."""
+    try:
+        from search.warmup import warmup
+    except ImportError:
+        return
+    warmup(config.size, log=lambda message: print(message, file=sys.stderr, flush=True))
 
 
 # ---------------------------------------------------------------------------------------
@@ -385,7 +526,10 @@ def config_from_args(args: argparse.Namespace) -> LeagueConfig:
             data[option] = value
     if args.anchor:
         name, _, elo = args.anchor.partition("=")
-        data["anchor"], data["anchor_elo"] = name, float(elo) if elo else 0.0
+        try:
+            data["anchor"], data["anchor_elo"] = name, float(elo) if elo else 0.0
+        except ValueError:
+            raise LeagueConfigError(f"--anchor takes NAME or NAME=ELO, got {args.anchor!r}") from None
     return LeagueConfig.from_dict(data)
 
 
@@ -397,30 +541,41 @@ def main(argv: list[str] | None = None) -> None:
         standings.table_main(argv[1:])
         return
     args = build_parser().parse_args(argv)
-    try:
+    try:  # everything is checked before anything is written
         config = config_from_args(args)
-    except LeagueConfigError as error:
+        check_players(config)
+        directory = args.dir or Path("runs") / "league" / _slug(config.name)
+        store, games = open_league(config, directory)
+    except (LeagueConfigError, LeagueStoreError) as error:
         sys.exit(f"goarena league: {error}")
-    directory = args.dir or Path("runs") / "league" / _slug(config.name)
-    total = len(schedule(config))
-    progress = standings.LiveProgress(config, total, enabled=not args.no_progress and not args.json)
-    try:
-        with progress:
-            store = run_league(
-                config,
-                directory,
-                workers=max(1, args.workers),
-                use_ray=args.ray is not None,
-                ray_address=args.ray or None,
-                on_game=progress.update,
+    with store:
+        try:
+            warm_up(config)
+            progress = standings.LiveProgress(
+                config, len(games), enabled=not args.no_progress and not args.json, finished=store.games()
             )
-    except (LeagueConfigError, LeagueRunError, RuntimeError) as error:
-        sys.exit(f"goarena league: {error}")
-    report = standings.build_report(store)
-    store.close()
+            with progress:
+                play_league(
+                    store,
+                    games,
+                    workers=max(1, args.workers),
+                    use_ray=args.ray is not None,
+                    ray_address=args.ray or None,
+                    on_game=progress.update,
+                )
+            report = standings.build_report(store)
+        except (LeagueRunError, RuntimeError) as error:
+            sys.exit(f"goarena league: {error}")
+        except KeyboardInterrupt:  # the workers are stopped; every finished game is stored
+            kept = f"{len(store.finished_ids())} of {len(games)} games kept in {directory}"
+            print(f"\ngoarena league: stopped; {kept}. Run the same command to resume.", file=sys.stderr)
+            sys.exit(130)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
-    else:
-        standings.print_report(report)
+        return
+    standings.print_report(report)
+    try:
         png = standings.plot_ladder(report, directory / "ladder.png")
-        print(f"\nGames (SGF) and results in {directory}; ladder plot {png}")
+    except OSError as error:
+        sys.exit(f"goarena league: cannot write the ladder plot: {error}")
+    print(f"\nGames (SGF) and results in {directory}; ladder plot {png}")

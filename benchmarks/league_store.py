@@ -3,18 +3,30 @@
 Every finished game is committed in its own transaction the moment it is known, so a
 league that is killed (even ``kill -9``) loses no finished game: SQLite's journal makes the
 commit all or nothing. Games are keyed by their number in the schedule, so a game can be
-stored once only. The league's configuration is stored with its first game; a directory
-that holds another league is refused rather than mixed with it.
+stored once only. Its SGF file is written inside its transaction: a stored game always has
+its file, and the file of a stored game is never written again.
+
+The league playing in a directory holds an exclusive lock on ``league.lock`` there, which
+the system releases when the process ends however it ends, so a second league started on
+the same directory is refused while the first one plays. The league's configuration is
+stored with the configurations it grew from (more games per pair, more players); a
+directory that holds another league, or games without their database, is refused rather
+than mixed with it or started over.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+TABLES = ("meta", "players", "games")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS players (
@@ -69,60 +81,132 @@ class StoredGame:
 
 
 class LeagueStoreError(RuntimeError):
-    """The database is unreadable or holds a different league."""
+    """The database is unreadable, unwritable, in use or holds a different league."""
 
 
 class LeagueStore:
-    """The SQLite database of one league (``league.sqlite`` in its directory)."""
+    """The SQLite database of one league (``league.sqlite`` in its directory).
+
+    ``LeagueStore(directory)`` opens the league to play it: it locks the directory, and
+    creates the database when there is none and no games either. ``open_existing`` opens a
+    league only to read it, while it plays or after.
+    """
 
     FILENAME = "league.sqlite"
+    LOCKNAME = "league.lock"
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, *, read_only: bool = False):
         self.directory = Path(directory)
         self.path = self.directory / self.FILENAME
+        self._lock = None if read_only else _lock(self.directory, self.directory / self.LOCKNAME)
         try:
-            self.connection = sqlite3.connect(self.path)
-            self.connection.executescript(SCHEMA)
-        except sqlite3.DatabaseError as error:
-            raise LeagueStoreError(f"{self.path} is not a league database: {error}") from None
+            with self._storage("open"):
+                self.connection = self._open(read_only)
+        except BaseException:
+            self._unlock()
+            raise
 
     @classmethod
     def open_existing(cls, directory: Path) -> LeagueStore:
+        """The league in ``directory``, to read."""
         path = Path(directory) / cls.FILENAME
         if not path.exists():
             raise LeagueStoreError(f"no league in {directory} (no {cls.FILENAME})")
-        return cls(Path(directory))
+        return cls(Path(directory), read_only=True)
 
     def close(self) -> None:
         self.connection.close()
+        self._unlock()
+
+    def __enter__(self) -> LeagueStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _open(self, read_only: bool) -> sqlite3.Connection:
+        sgfs = len(list((self.directory / "games").glob("*.sgf")))
+        if not self.path.exists() and sgfs and not read_only:
+            raise LeagueStoreError(
+                f"{self.directory} holds {sgfs} games but no {self.FILENAME}: it is not started over "
+                "them; restore the database, or use another directory"
+            )
+        connection = sqlite3.connect(self.path)
+        try:
+            tables = {
+                row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        except sqlite3.DatabaseError as error:
+            connection.close()
+            if isinstance(error, sqlite3.OperationalError):
+                raise  # the disk, not the file
+            raise LeagueStoreError(f"{self.path} is not a league database: {error}") from None
+        configured = (
+            "meta" in tables and connection.execute("SELECT 1 FROM meta WHERE key = 'config'").fetchone()
+        )
+        missing = [table for table in TABLES if table not in tables]
+        if configured and not missing:
+            return connection
+        played = "games" in tables and connection.execute("SELECT count(*) FROM games").fetchone()[0]
+        if read_only or configured or played or sgfs:
+            connection.close()
+            damage = f"has no table {', '.join(missing)}" if configured else "holds no league configuration"
+            where = f"; {self.directory / 'games'} holds {sgfs} games" if sgfs else ""
+            raise LeagueStoreError(
+                f"{self.path} {damage}{where}: the league is not started over it; restore the "
+                "database, or use another directory"
+            )
+        with connection:  # a new league (or one killed before its configuration was stored)
+            connection.executescript(SCHEMA)
+        for part in (self.directory / "games").glob("*.sgf.part"):
+            part.unlink()  # a game that was being stored when its league was killed
+        return connection
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)  # releases the lock
+            self._lock = None
+
+    @contextlib.contextmanager
+    def _storage(self, doing: str) -> Iterator[None]:
+        """Failures of the disk or the database (read-only, full, broken) as one clear error."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as error:
+            raise LeagueStoreError(f"cannot {doing} the league in {self.directory}: {error}") from None
 
     # -- the league's configuration ---------------------------------------------------------
 
-    def bind_config(self, config: dict[str, Any]) -> None:
-        """Store the configuration, or check that it is the one already stored."""
-        text = json.dumps(config, sort_keys=True)
-        row = self.connection.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
-        if row is None:
-            with self.connection:
-                self.connection.execute("INSERT INTO meta VALUES ('config', ?)", (text,))
-        elif row[0] != text:
-            stored = json.loads(row[0])
-            changed = sorted(k for k in set(stored) | set(config) if stored.get(k) != config.get(k))
-            raise LeagueStoreError(
-                f"{self.directory} holds another league (it differs in: {', '.join(changed)}); "
-                "use a new directory, or the same options to resume it"
-            )
-
     def config(self) -> dict[str, Any]:
-        row = self.connection.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
-        if row is None:
+        """The league's configuration (the latest, when it grew)."""
+        configs = self.configs()
+        if not configs:
             raise LeagueStoreError(f"{self.path} holds no league configuration")
-        return dict(json.loads(row[0]))
+        return configs[-1]
+
+    def configs(self) -> list[dict[str, Any]]:
+        """Every configuration the league was played under, the first first (none for a new
+        league): a league that grows keeps the games of its earlier configurations."""
+        with self._storage("read"):
+            rows = dict(self.connection.execute("SELECT key, value FROM meta").fetchall())
+        if "config" not in rows:
+            return []
+        return [*json.loads(rows.get("grown_from", "[]")), json.loads(rows["config"])]
+
+    def add_config(self, config: dict[str, Any]) -> None:
+        """Make ``config`` the league's configuration; the one it replaces (a league that
+        grows) is kept among those it grew from."""
+        earlier = self.configs()
+        with self._storage("write"), self.connection:
+            self.connection.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('grown_from', ?)", (json.dumps(earlier),)
+            )
+            self.connection.execute("INSERT OR REPLACE INTO meta VALUES ('config', ?)", (json.dumps(config),))
 
     # -- players and games --------------------------------------------------------------------
 
     def add_player(self, name: str, spec: str, version: str) -> None:
-        with self.connection:
+        with self._storage("write"), self.connection:
             self.connection.execute(
                 "INSERT INTO players VALUES (?, ?, ?) "
                 "ON CONFLICT(name) DO UPDATE SET version = excluded.version",
@@ -131,22 +215,59 @@ class LeagueStore:
 
     def players(self) -> dict[str, tuple[str, str]]:
         """name -> (spec, version)."""
-        rows = self.connection.execute("SELECT name, spec, version FROM players").fetchall()
+        with self._storage("read"):
+            rows = self.connection.execute("SELECT name, spec, version FROM players").fetchall()
         return {name: (spec, version) for name, spec, version in rows}
 
-    def add_game(self, game: StoredGame) -> None:
-        """Commit one finished game (a game already stored is an error)."""
+    def add_game(self, game: StoredGame, sgf: str) -> None:
+        """Commit one finished game with its SGF file (``game.sgf``, the text ``sgf``).
+
+        The file is written, whole or not at all, inside the game's transaction: the game
+        is committed only once its file is there, and a game already stored is refused
+        before its file is touched.
+        """
         names = [f.name for f in fields(StoredGame)]
-        with self.connection:
-            self.connection.execute(
-                f"INSERT INTO games ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                tuple(asdict(game).values()),
-            )
+        path = self.directory / game.sgf
+        part = path.with_name(path.name + ".part")
+        with self._storage("write"), self.connection:
+            try:
+                self.connection.execute(
+                    f"INSERT INTO games ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                    tuple(asdict(game).values()),
+                )
+            except sqlite3.IntegrityError:
+                raise LeagueStoreError(f"game {game.id} is stored already") from None
+            try:
+                path.parent.mkdir(exist_ok=True)
+                part.write_text(sgf)
+                os.replace(part, path)
+            except OSError:
+                part.unlink(missing_ok=True)
+                raise
 
     def finished_ids(self) -> set[int]:
-        return {row[0] for row in self.connection.execute("SELECT id FROM games")}
+        with self._storage("read"):
+            return {row[0] for row in self.connection.execute("SELECT id FROM games")}
 
     def games(self) -> list[StoredGame]:
         names = [f.name for f in fields(StoredGame)]
-        rows = self.connection.execute(f"SELECT {', '.join(names)} FROM games ORDER BY id").fetchall()
+        with self._storage("read"):
+            rows = self.connection.execute(f"SELECT {', '.join(names)} FROM games ORDER BY id").fetchall()
         return [StoredGame(*row) for row in rows]
+
+
+def _lock(directory: Path, path: Path) -> int:
+    """Hold ``path`` locked (exclusively) until the file descriptor returned is closed."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise LeagueStoreError(f"cannot open the league in {directory}: {error}") from None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        raise LeagueStoreError(
+            f"{directory} is in use: another league is playing there now; wait for it to end, "
+            "or use another directory"
+        ) from None
+    return descriptor

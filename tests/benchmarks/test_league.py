@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import pathlib
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import textwrap
 import time
+import types
 from collections import Counter
 
 import pytest
@@ -100,6 +104,23 @@ def test_config_from_toml_and_the_command_line(tmp_path):
         ("players = ['random', 'uct']\nsettle = 'vote'", "unknown settle mode"),
         ("players = ['random', 'uct']\nsettle = 'status'\nrules = 'japanese-like'", "area scoring"),
         ("players = ['random', 'uct']\narbiter = 'gtp:gnugo'", "only with settle"),
+        ("players = ['random', 'uct']\nsize = 1", "size must be a whole number from 2 to 25, got 1"),
+        ("players = ['random', 'uct']\nsize = '9'", "size must be a whole number"),
+        ("players = ['random', 'uct']\ngames_per_pair = 1e8", "games_per_pair must be a whole number"),
+        ("players = ['random', 'uct']\ngames_per_pair = 100_000", "games_per_pair must be a whole number"),
+        (
+            "players = [" + ", ".join(f"'random:seed={i}'" for i in range(40)) + "]\ngames_per_pair = 200",
+            "more than",
+        ),
+        ("players = ['random', 'uct']\nseconds_per_move = 0", "seconds_per_move must be .* above 0"),
+        ("players = ['random', 'uct']\nseconds_per_move = -1", "seconds_per_move must be"),
+        ("players = ['random', 'uct']\nseconds_per_move = nan", "seconds_per_move must be"),
+        ("players = ['random', 'uct']\nkomi = nan", "komi must be a finite number"),
+        ("players = ['random', 'uct']\nkomi = -inf", "komi must be a finite number"),
+        ("players = ['random', 'uct']\nkomi = 0.3", "multiple of 0.5"),
+        ("players = ['random', 'uct']\nseed = -1", "seed must be"),
+        ("players = ['random', 'uct']\nrules = ['goarena']", "rules must be text"),
+        ("players = ['random', 'uct']\nname = ''", "name must be a non-empty string"),
     ],
 )
 def test_bad_configurations_are_refused_with_a_clear_error(tmp_path, text, message):
@@ -144,17 +165,102 @@ def test_a_league_stores_every_game_once_with_its_sgf_and_resumes_with_nothing_t
     again.close()
 
 
-def test_a_directory_holding_another_league_is_refused(tmp_path):
-    run_league(LeagueConfig(players=FAST, games_per_pair=1), tmp_path, workers=1).close()
-    with pytest.raises(LeagueStoreError, match="another league.*games_per_pair"):
-        run_league(LeagueConfig(players=FAST, games_per_pair=2), tmp_path, workers=1)
+@pytest.mark.parametrize(
+    ("change", "differs"),
+    [
+        ({"komi": 5.5}, "komi"),
+        ({"size": 7}, "size"),
+        ({"games_per_pair": 1}, "games_per_pair"),
+        ({"players": {"random": "random", "uct-20": "uct:playouts=30"}}, "players"),
+        ({"players": {"random": "random", "other": "random"}}, "players"),
+        ({"seed": 1, "games_per_pair": 4}, "seed"),
+    ],
+)
+def test_a_directory_holding_another_league_is_refused(tmp_path, change, differs):
+    config = LeagueConfig(players=FAST, size=5, games_per_pair=2)
+    run_league(config, tmp_path, workers=1).close()
+    with pytest.raises(LeagueStoreError, match=f"another league \\(it differs in: {differs}\\)"):
+        run_league(LeagueConfig(**{**config.to_dict(), **change}), tmp_path, workers=1)
+    with LeagueStore.open_existing(tmp_path) as store:
+        assert store.configs() == [config.to_dict()] and len(store.games()) == 2
+
+
+def test_a_grown_schedule_keeps_the_games_it_grew_from_and_balances_the_colours():
+    first = LeagueConfig(players={"a": "random", "b": "random", "c": "random"}, games_per_pair=2, seed=4)
+    grown = LeagueConfig(
+        **{**first.to_dict(), "players": {**first.players, "d": "random"}, "games_per_pair": 4}
+    )
+    before, after = schedule(first), schedule(grown, grown_from=[first])
+    key = [(g.id, g.black, g.white, g.seed) for g in before]
+    assert [(g.id, g.black, g.white, g.seed) for g in after[: len(before)]] == key
+    assert [g.id for g in after] == list(range(24)) == [g.id for g in schedule(grown)]
+    pairings = Counter(frozenset((g.black, g.white)) for g in after)
+    assert len(pairings) == 6 and set(pairings.values()) == {4}
+    for pair in pairings:
+        blacks = Counter(g.black for g in after if {g.black, g.white} == pair)
+        assert sorted(blacks.values()) == [2, 2]
+
+
+def test_raising_games_per_pair_and_adding_a_player_grows_the_league(tmp_path):
+    config = LeagueConfig(players=FAST, size=5, games_per_pair=2, seed=2)
+    store = run_league(config, tmp_path, workers=2)
+    first = store.games()
+    files = {game.sgf: (tmp_path / game.sgf).read_bytes() for game in first}
+    stamps = {game.sgf: (tmp_path / game.sgf).stat().st_mtime_ns for game in first}
+    store.close()
+    grown = LeagueConfig(
+        **{**config.to_dict(), "games_per_pair": 4, "players": {**FAST, "random-2": "random"}}
+    )
+    played = []
+    store = run_league(
+        grown, tmp_path, workers=2, on_game=lambda game, done, total: played.append((done, total))
+    )
+    games = store.games()
+    assert games[:2] == first  # the same rows: not replayed
+    assert {sgf: (tmp_path / sgf).read_bytes() for sgf in files} == files
+    assert {sgf: (tmp_path / sgf).stat().st_mtime_ns for sgf in files} == stamps
+    assert [g.id for g in games] == list(range(12)) and len(list((tmp_path / "games").glob("*.sgf"))) == 12
+    assert sorted(played) == [
+        (done, 12) for done in range(3, 13)
+    ]  # only the new games, counted after the old
+    assert store.configs() == [config.to_dict(), grown.to_dict()]
+    report = build_report(store)
+    assert report.games == report.scheduled == 12
+    assert {row.name: row.games for row in report.standings} == {"random": 8, "uct-20": 8, "random-2": 8}
+    store.close()
+    run_league(grown, tmp_path, workers=1).close()  # resumed again: nothing left to play
+    with pytest.raises(LeagueStoreError, match="differs in: games_per_pair"):
+        run_league(config, tmp_path, workers=1)  # the smaller league it grew from is another one
+
+
+def test_stored_games_that_the_schedule_places_otherwise_are_refused(tmp_path):
+    players = {"a": "random", "b": "random", "c": "random"}
+    run_league(LeagueConfig(players=players, size=5, games_per_pair=1), tmp_path, workers=1).close()
+    reordered = LeagueConfig(players=dict(reversed(players.items())), size=5, games_per_pair=1)
+    with pytest.raises(LeagueStoreError, match="holds game 0 as a \\(B\\) vs b \\(W\\).*first order"):
+        run_league(reordered, tmp_path, workers=1)
 
 
 def test_a_misspelt_player_stops_the_league_before_it_starts(tmp_path):
     config = LeagueConfig(players={"random": "random", "typo": "uct:playout=100"}, games_per_pair=1)
     with pytest.raises(LeagueConfigError, match="player 'typo'.*playout"):
-        run_league(config, tmp_path, workers=1)
-    assert not (tmp_path / LeagueStore.FILENAME).exists()
+        run_league(config, tmp_path / "league", workers=1)
+    assert not (tmp_path / "league").exists()
+
+
+def test_an_engine_that_will_not_start_stops_the_league_before_its_first_game(tmp_path):
+    config = LeagueConfig(players={"random": "random", "gnugo": "gtp:gnugoo --mode gtp"}, games_per_pair=1)
+    with pytest.raises(
+        LeagueConfigError, match="player 'gnugo': cannot start GTP engine 'gnugoo --mode gtp'"
+    ):
+        run_league(config, tmp_path / "league", workers=1)
+    assert not (tmp_path / "league").exists()
+    config = LeagueConfig(
+        players=FAST, games_per_pair=1, settle="status", arbiter="gtp:no-such-arbiter --mode gtp"
+    )
+    with pytest.raises(LeagueConfigError, match="the arbiter: cannot start GTP engine"):
+        run_league(config, tmp_path / "league", workers=1)
+    assert not (tmp_path / "league").exists()
 
 
 def test_a_corrupt_database_is_refused_not_overwritten(tmp_path):
@@ -265,12 +371,11 @@ def test_crashing_engines_and_illegal_moves_lose_the_game_and_the_league_goes_on
         "random": "random",
         "crasher": f"gtp:{sys.executable} {tmp_path / 'crasher.py'}",
         "illegal": "illegal_players:OccupiedPointPlayer",
-        "missing": "gtp:no-such-engine-anywhere --mode gtp",
     }
     config = LeagueConfig(players=players, games_per_pair=2)
     store = run_league(config, tmp_path / "league", workers=2)
     games = store.games()
-    assert len(games) == len(schedule(config)) == 12
+    assert len(games) == len(schedule(config)) == 6
     for game in games:
         loser = {"black": game.white, "white": game.black}.get(game.winner)
         if "crasher" in (game.black, game.white) and "random" in (game.black, game.white):
@@ -279,8 +384,6 @@ def test_crashing_engines_and_illegal_moves_lose_the_game_and_the_league_goes_on
             assert (
                 loser == "illegal" and game.reason.startswith("illegal move:") and "occupied" in game.reason
             )
-        if "missing" in (game.black, game.white):
-            assert loser == "missing" and game.reason.startswith("crash:") and "cannot start" in game.reason
     report = build_report(store)
     assert report.standings[0].name == "random"  # the only player that never failed
     store.close()
@@ -386,3 +489,138 @@ def test_command_line_json_and_the_table_of_a_finished_league(tmp_path, capsys):
     assert (tmp_path / "ladder.png").exists()
     with pytest.raises(SystemExit, match="no league"):
         main(["table", str(tmp_path / "nowhere")])
+
+
+TWO_RANDOM = ["--player", "random", "--player", "random-2=random", "--size", "5", "--workers", "1"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--size", "1"], "size must be a whole number from 2 to 25, got 1"),
+        (["--size", "26"], "size must be"),
+        (["--seconds-per-move", "0"], "seconds_per_move must be a number of seconds above 0"),
+        (["--seconds-per-move", "-1"], "seconds_per_move must be"),
+        (["--seconds-per-move", "nan"], "seconds_per_move must be"),
+        (["--games-per-pair", "100000000"], "games_per_pair must be a whole number from 1 to 10000"),
+        (["--games-per-pair", "0"], "games_per_pair must be"),
+        (["--komi", "nan"], "komi must be a finite number"),
+        (["--komi", "inf"], "komi must be a finite number"),
+        (["--komi", "0.3"], "multiple of 0.5"),
+        (["--seed", "-1"], "seed must be"),
+        (["--anchor", "random=strong"], "--anchor takes NAME or NAME=ELO"),
+        (["--player", "puct:evaluator=net"], "bad options for 'puct:evaluator=net': unknown evaluator"),
+        (["--player", "deep=minimax:depth=None"], "player 'deep': bad options for 'minimax:depth=None'"),
+        (["--player", "gtp:gnugoo --mode gtp"], "cannot start GTP engine 'gnugoo --mode gtp'"),
+    ],
+)
+def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path, options, message):
+    from benchmarks.league import main
+
+    league_dir = tmp_path / "league"
+    with pytest.raises(SystemExit) as exit:
+        main([*TWO_RANDOM, *options, "--dir", str(league_dir)])
+    text = str(exit.value.code)
+    assert text.startswith("goarena league: ") and "\n" not in text
+    assert re.search(message, text), text
+    assert not league_dir.exists()
+
+
+def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_path, capsys):
+    from benchmarks.league import main
+
+    with pytest.raises(SystemExit) as exit:
+        main([*TWO_RANDOM, "--games-per-pair", "1e8", "--dir", str(tmp_path / "league")])
+    assert exit.value.code == 2 and "invalid int value: '1e8'" in capsys.readouterr().err
+    assert not (tmp_path / "league").exists()
+
+
+@pytest.mark.parametrize("spec", ["puct:evaluator=net", "minimax:depth=None", "uct:playouts=-5"])
+def test_a_bad_option_value_reads_the_same_in_the_league_and_the_gtp_engine(tmp_path, spec):
+    from benchmarks import cli
+    from benchmarks.league import main
+
+    with pytest.raises(SystemExit) as engine:
+        cli.main(["gtp", "--agent", spec])
+    with pytest.raises(SystemExit) as league:
+        main(["--player", spec, "--player", "random", "--dir", str(tmp_path / "league")])
+    said_by_engine = str(engine.value.code).removeprefix("goarena: ")
+    assert said_by_engine == str(league.value.code).removeprefix("goarena league: ")
+    assert said_by_engine.startswith(f"bad options for {spec!r}: ")
+
+
+def test_a_second_league_on_a_directory_stops_with_one_line_while_the_first_plays(tmp_path):
+    from benchmarks.league import main, open_league
+
+    config = LeagueConfig(players={"random": "random", "random-2": "random"}, size=5, games_per_pair=1)
+    store, _ = open_league(config, tmp_path)  # a league playing there now
+    with pytest.raises(SystemExit, match=f"goarena league: {re.escape(str(tmp_path))} is in use"):
+        main([*TWO_RANDOM, "--games-per-pair", "1", "--dir", str(tmp_path)])
+    with pytest.raises(LeagueStoreError, match="is in use"):
+        run_league(config, tmp_path, workers=1)
+    store.close()
+    run_league(config, tmp_path, workers=1).close()
+    assert len(list((tmp_path / "games").glob("*.sgf"))) == 1
+
+
+def test_an_unwritable_directory_or_a_full_disk_stops_the_league_with_one_line(tmp_path, monkeypatch):
+    from benchmarks.league import main
+
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit, match="goarena league: cannot create the league's directory"):
+        main([*TWO_RANDOM, "--dir", str(tmp_path / "file" / "league")])
+
+    opened = os.open
+
+    def read_only(path, *args, **kwargs):
+        if str(path).endswith(LeagueStore.LOCKNAME):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return opened(path, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "open", read_only)
+        with pytest.raises(SystemExit, match="goarena league: cannot open the league in .*Permission denied"):
+            main([*TWO_RANDOM, "--dir", str(tmp_path / "read-only")])
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pathlib.Path, "write_text", full)
+    with pytest.raises(SystemExit) as exit:
+        main([*TWO_RANDOM, "--games-per-pair", "1", "--no-progress", "--dir", str(tmp_path / "full")])
+    assert re.fullmatch(
+        r"goarena league: cannot write the league in .*No space left on device", exit.value.code
+    )
+    with LeagueStore.open_existing(tmp_path / "full") as store:
+        assert store.games() == []
+
+
+def test_a_resumed_league_shows_every_game_it_played_and_says_when_it_compiles(tmp_path, monkeypatch, capsys):
+    from benchmarks import standings
+    from benchmarks.league import main
+
+    shown: list[dict] = []
+
+    class Progress(standings.LiveProgress):
+        def __init__(self, config, total, enabled=True, finished=()):
+            super().__init__(config, total, enabled, finished=finished)
+            shown.append({"total": total, "finished": [game.id for game in finished], "updates": []})
+
+        def update(self, game, finished, total):
+            super().update(game, finished, total)
+            shown[-1]["updates"].append(finished)
+
+    warmed: list[int] = []
+
+    def warmup(board_size=9, log=None):
+        warmed.append(board_size)
+        log("Compiling the rules and search kernels (first run only, about a minute)...")
+        return 1.0
+
+    monkeypatch.setattr(standings, "LiveProgress", Progress)
+    monkeypatch.setitem(sys.modules, "search.warmup", types.SimpleNamespace(warmup=warmup))
+    options = [*TWO_RANDOM, "--json", "--dir", str(tmp_path)]
+    main([*options, "--games-per-pair", "1"])
+    assert "Compiling the rules and search kernels" in capsys.readouterr().err and warmed == [5]
+    main([*options, "--games-per-pair", "3"])
+    assert shown[-1] == {"total": 3, "finished": [0], "updates": [2, 3]}

@@ -1,0 +1,127 @@
+"""The league database: games stored with their SGF once, the directory's lock, damaged or
+unwritable storage refused with one clear error."""
+
+from __future__ import annotations
+
+import errno
+import pathlib
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks.league_store import LeagueStore, LeagueStoreError, StoredGame
+
+CONFIG = {"players": {"zeta": "random", "alpha": "uct:playouts=20"}, "games_per_pair": 2}
+
+
+def finished(game_id: int, moves: str = "1 2 3") -> StoredGame:
+    return StoredGame(
+        id=game_id,
+        black="zeta",
+        white="alpha",
+        seed=game_id,
+        result="B+1",
+        winner="black",
+        margin=1.0,
+        reason="two passes",
+        cleanup_from=None,
+        moves=moves,
+        move_count=len(moves.split()),
+        black_seconds=0.1,
+        white_seconds=0.1,
+        sgf=f"games/{game_id:04d}-zeta-vs-alpha.sgf",
+        finished_at="2026-01-01T00:00:00+00:00",
+    )
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = LeagueStore(tmp_path)
+    store.add_config(CONFIG)
+    yield store
+    store.close()
+
+
+def test_a_game_is_stored_with_its_sgf_once_and_never_rewritten(store, tmp_path):
+    store.add_game(finished(0), "(;SZ[5]RE[B+1])")
+    assert (tmp_path / "games/0000-zeta-vs-alpha.sgf").read_text() == "(;SZ[5]RE[B+1])"
+    with pytest.raises(LeagueStoreError, match="game 0 is stored already"):
+        store.add_game(finished(0, moves="4 5"), "(;SZ[5]RE[W+9])")
+    assert (tmp_path / "games/0000-zeta-vs-alpha.sgf").read_text() == "(;SZ[5]RE[B+1])"
+    assert [game.moves for game in store.games()] == ["1 2 3"]
+
+
+def test_a_full_disk_while_the_sgf_is_written_stores_nothing(store, tmp_path, monkeypatch):
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pathlib.Path, "write_text", full)
+    with pytest.raises(LeagueStoreError, match=r"cannot write the league in .*No space left on device"):
+        store.add_game(finished(0), "(;SZ[5])")
+    assert store.games() == [] and not list((tmp_path / "games").iterdir())
+
+
+def test_a_full_or_read_only_database_is_one_clear_error(store):
+    store.add_game(finished(0), "(;SZ[5])")
+    pages = store.connection.execute("PRAGMA page_count").fetchone()[0]
+    store.connection.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(LeagueStoreError, match="cannot write the league in .*full"):
+        store.add_game(finished(1, moves=" ".join(["7"] * 20_000)), "(;SZ[5])")
+    assert [game.id for game in store.games()] == [0]
+    assert not (store.directory / finished(1).sgf).exists()
+    store.connection.execute("PRAGMA query_only = ON")  # as a read-only file would be
+    with pytest.raises(LeagueStoreError, match="cannot write the league in .*readonly"):
+        store.add_player("zeta", "random", "v2")
+
+
+def test_a_second_league_on_a_directory_is_refused_while_the_first_holds_it(store, tmp_path):
+    with pytest.raises(LeagueStoreError, match="in use: another league is playing there"):
+        LeagueStore(tmp_path)
+    script = f"from benchmarks.league_store import LeagueStore; LeagueStore({str(tmp_path)!r})"
+    other_process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert other_process.returncode != 0 and "in use" in other_process.stderr
+    reader = LeagueStore.open_existing(tmp_path)  # the standings may be read meanwhile
+    assert reader.config() == CONFIG
+    reader.close()
+    store.close()
+    LeagueStore(tmp_path).close()  # free again once the first is closed
+
+
+def _run(path: pathlib.Path, *statements: str) -> None:
+    connection = sqlite3.connect(path)
+    with connection:
+        for statement in statements:
+            connection.execute(statement)
+    connection.close()
+
+
+DAMAGES = {
+    "missing": lambda path: path.unlink(),
+    "emptied": lambda path: path.write_bytes(b""),
+    "without tables": lambda path: _run(path, *(f"DROP TABLE {t}" for t in ("meta", "players", "games"))),
+    "without its games table": lambda path: _run(path, "DROP TABLE games"),
+    "without its configuration": lambda path: _run(path, "DELETE FROM meta"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_database_beside_stored_games_is_refused_not_started_over(tmp_path, damage):
+    with LeagueStore(tmp_path) as store:
+        store.add_config(CONFIG)
+        store.add_game(finished(0), "(;SZ[5])")
+    database = tmp_path / LeagueStore.FILENAME
+    DAMAGES[damage](database)
+    before = database.read_bytes() if database.exists() else None
+    with pytest.raises(LeagueStoreError, match="holds 1 games|no table games|holds no league configuration"):
+        LeagueStore(tmp_path)
+    assert (database.read_bytes() if database.exists() else None) == before
+    assert (tmp_path / finished(0).sgf).read_text() == "(;SZ[5])"
+
+
+def test_the_configurations_a_league_grew_through_are_kept_in_order(store):
+    grown = {**CONFIG, "games_per_pair": 4, "players": {**CONFIG["players"], "beta": "random"}}
+    store.add_config(grown)
+    assert store.configs() == [CONFIG, grown] and store.config() == grown
+    assert list(store.config()["players"]) == ["zeta", "alpha", "beta"]  # as listed, not sorted
