@@ -2,9 +2,11 @@
 
 The referee owns the ``Game``. It asks the side to move for a move, tells every player that
 observes moves (``MoveObserver``) about each one, and ends the game on two passes, the move
-cap, a resignation, or a forfeit: an illegal move, a crash (an engine that died, any
-exception from a player), or a move slower than the time limit. Results are written as SGF's
-``RE`` writes them: ``B+3.5``, ``W+R`` (resignation), ``B+F`` (forfeit), ``W+T`` (time), ``0``.
+cap, a resignation, or a forfeit: an illegal move (or an answer that is no move at all), a
+crash (an engine that died, anything a player raises, ``SystemExit`` included), or a move
+slower than the time limit. Results are written as SGF's ``RE`` writes them: ``B+3.5``,
+``W+R`` (resignation), ``B+F`` (forfeit), ``W+T`` (time), ``0``. Players are handed copies
+of the game, so one that changes what it is handed changes nothing else.
 
 Engines such as GNU Go pass with dead stones still on the board, and an area count of that
 board can name the wrong winner. When such a player (a ``CleanupPlayer``) takes part, the two
@@ -14,15 +16,21 @@ two more passes; then the board is counted. Our own players play their games out
 Settling by ``settle="status"`` instead asks the players that can (``StatusReporter``) for
 ``final_status_list dead``: when both name the same dead stones they are removed and the
 board counted; otherwise a declared arbiter (an engine such as GNU Go) names them.
+
+A watchdog outside the referee (the league's workers) follows the game through ``on_turn``:
+when a call to a player never comes back, because its process died or it was stopped for
+time, ``forfeit_record`` writes the record the referee would have written.
 """
 
 from __future__ import annotations
 
 import operator
+import reprlib
+import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -34,6 +42,8 @@ from go_env.sgf import write_sgf
 
 _LETTERS = {BLACK: "B", WHITE: "W"}
 SETTLE_MODES = ("count", "cleanup", "status")
+MOVE_CALLS = ("select_move", "cleanup_move")
+_LONGEST_REASON = 1000  # characters of a player's error message kept in the record
 
 T = TypeVar("T")
 
@@ -79,6 +89,29 @@ class GameRecord:
     cleanup_from: int | None = None
 
 
+@dataclass(frozen=True)
+class Turn:
+    """A call to a player about to be made, and the game so far.
+
+    Attributes:
+        color: the player called.
+        call: what is called: ``make_agent`` (building the player, outside the referee),
+            ``reset``, ``select_move``, ``cleanup_move``, ``observe_move`` or
+            ``final_status_list``.
+        moves: the moves played so far.
+        cleanup_from: as in ``GameRecord``.
+    """
+
+    color: int
+    call: str
+    moves: tuple[int, ...] = ()
+    cleanup_from: int | None = None
+
+    def describe(self) -> str:
+        """The call in words: ``select_move for move 12``."""
+        return f"{self.call} for move {len(self.moves) + 1}" if self.call in MOVE_CALLS else self.call
+
+
 class _Forfeit(Exception):
     """The player of ``color`` lost without a score; ``code`` is RE's letter (R, F, T)."""
 
@@ -99,6 +132,7 @@ def play_game(
     settle: str | None = None,
     arbiter: StatusReporter | None = None,
     names: tuple[str, str] | None = None,
+    on_turn: Callable[[Turn | None], None] | None = None,
 ) -> GameRecord:
     """Play one game and return its record.
 
@@ -108,9 +142,10 @@ def play_game(
         size: board size.
         rules: the rules; the players are reset with them first.
         handicap: fixed handicap stones for Black (White then moves first).
-        max_seconds_per_move: a move that took longer loses the game on time. The move is
-            timed after it comes back: a slow player is not interrupted (a ``GTPAgent``'s
-            own ``timeout`` does that).
+        max_seconds_per_move: a move that took longer loses the game on time (so does a
+            move that failed after that long: an engine stopped by its own ``timeout``).
+            The move is timed after it comes back: stopping a player that never answers is
+            the caller's watchdog's work (see ``on_turn``).
         record_sgf: whether to write the game as SGF into the record.
         settle: how a game ended by two passes is scored (see the module documentation):
             ``"count"`` the board as it stands, ``"cleanup"`` after a clean-up phase,
@@ -119,48 +154,71 @@ def play_game(
         arbiter: with ``settle="status"``, names the dead stones when the players cannot
             agree (without one, a disputed board is counted as it stands).
         names: Black's and White's names for the record (default: the players' own).
+        on_turn: told of every call to a player before it is made (a ``Turn``), and
+            ``None`` once no player is being called (before the arbiter, and at the end).
 
     Returns:
         The record. Players' failures are results, not exceptions.
     """
+    if settle is not None and settle not in SETTLE_MODES:
+        raise ValueError(f"unknown settle mode {settle!r}; known: {', '.join(SETTLE_MODES)}")
+    if settle == "status" and rules.scoring != "area":
+        raise ValueError("settling by the engines' dead stones needs area scoring")
     game = Game(size, rules, handicap)
     black_name, white_name = names or (black.name, white.name)
     players = {BLACK: black, WHITE: white}
     seconds: dict[int, list[float]] = {BLACK: [], WHITE: []}
     seats = [(BLACK, black)] if white is black else list(players.items())  # self-play: told once
-    observers = [(color, player) for color, player in seats if isinstance(player, MoveObserver)]
-    if settle is None:
-        settle = "cleanup" if any(isinstance(p, CleanupPlayer) for p in (black, white)) else "count"
-    if settle not in SETTLE_MODES:
-        raise ValueError(f"unknown settle mode {settle!r}; known: {', '.join(SETTLE_MODES)}")
-    if settle == "status" and rules.scoring != "area":
-        raise ValueError("settling by the engines' dead stones needs area scoring")
+    observers: list[tuple[int, MoveObserver]] = []
+    cleaners: set[int] = set()
     cleanup_from = None
     settled = None  # (margin, how) when dead stones were removed before the count
+
+    def turn(color: int, call: str) -> None:
+        if on_turn is not None:
+            on_turn(Turn(color, call, tuple(game.moves), cleanup_from))
 
     def play_until_over(clean_up: bool) -> None:
         while not game.is_over:
             color = game.to_play
-            player = players[color]
-            choose = (
-                player.cleanup_move if clean_up and isinstance(player, CleanupPlayer) else player.select_move
-            )
+            call = "cleanup_move" if clean_up and color in cleaners else "select_move"
+            view = game.copy()
+            turn(color, call)
             start = time.perf_counter()
-            move = _call(color, choose, game)
+            failure = None
+            try:
+                with _Blame(color):
+                    answer = getattr(players[color], call)(view)
+            except _Forfeit as error:
+                failure = error
             elapsed = time.perf_counter() - start
             seconds[color].append(elapsed)
             if max_seconds_per_move is not None and elapsed > max_seconds_per_move:
                 limit = f"{elapsed:.2f} s for move {game.move_number + 1}, over {max_seconds_per_move:g} s"
-                raise _Forfeit(color, "T", f"time: {limit}")
+                raise _Forfeit(color, "T", f"time: {limit}" + (f" ({failure.reason})" if failure else ""))
+            if failure is not None:
+                raise failure
+            move = _move(color, answer)
             if move == RESIGN:
                 raise _Forfeit(color, "R", "resign")
-            _play(game, move)
+            _play(game, color, move, answer)
             for observer_color, observer in observers:
-                _call(observer_color, observer.observe_move, game, move)
+                view = game.copy()
+                turn(observer_color, "observe_move")
+                with _Blame(observer_color):
+                    observer.observe_move(view, move)
 
     try:
         for color, player in players.items():
-            _call(color, player.reset, rules)
+            turn(color, "reset")
+            with _Blame(color):
+                player.reset(rules)
+                if isinstance(player, CleanupPlayer):
+                    cleaners.add(color)
+                if isinstance(player, MoveObserver) and (color, player) in seats:
+                    observers.append((color, player))
+        if settle is None:
+            settle = "cleanup" if cleaners else "count"
         play_until_over(clean_up=False)
         if settle == "cleanup" and game.is_terminated:
             game.undo()
@@ -168,10 +226,67 @@ def play_game(
             cleanup_from = len(game.moves)
             play_until_over(clean_up=True)
         elif settle == "status" and game.is_terminated:
-            settled = _settle_by_status(game, players, arbiter)
+            answers = []
+            for color, player in players.items():
+                turn(color, "final_status_list")
+                with _Blame(color):
+                    if isinstance(player, StatusReporter):
+                        answers.append(_points(player.final_status_list(game.copy(), "dead"), game))
+            if on_turn is not None:
+                on_turn(None)  # the arbiter is the league's, not a player
+            settled = _settle_by_status(game, answers, arbiter)
     except _Forfeit as forfeit:
-        winner = 3 - forfeit.color
-        result, margin, reason = f"{_LETTERS[winner]}+{forfeit.code}", None, forfeit.reason
+        ending: _Forfeit | None = forfeit
+    else:
+        ending = None
+    if on_turn is not None:
+        on_turn(None)
+    return _record(game, (black_name, white_name), ending, seconds, cleanup_from, settled, record_sgf)
+
+
+def forfeit_record(
+    turn: Turn,
+    code: str,
+    reason: str,
+    *,
+    size: int,
+    rules: Rules,
+    names: tuple[str, str],
+    handicap: int = 0,
+    seconds: float | None = None,
+) -> GameRecord:
+    """The record of a game lost by the player of ``turn`` whose call never came back (its
+    process died, or it was stopped for time), as ``play_game`` would have written it.
+
+    Args:
+        turn: the last call ``play_game`` reported through ``on_turn``.
+        code: RE's letter: ``F`` (forfeit) or ``T`` (time).
+        reason: as in ``GameRecord``.
+        size, rules, names, handicap: as given to ``play_game``.
+        seconds: how long the call ran; counted as the player's when it was a move.
+    """
+    game = Game(size, rules, handicap)
+    game.replay(turn.moves)
+    spent: dict[int, list[float]] = {BLACK: [], WHITE: []}
+    if seconds is not None and turn.call in MOVE_CALLS:
+        spent[turn.color].append(seconds)
+    ending = _Forfeit(turn.color, code, reason)
+    return _record(game, names, ending, spent, turn.cleanup_from, None, record_sgf=True)
+
+
+def _record(
+    game: Game,
+    names: tuple[str, str],
+    ending: _Forfeit | None,
+    seconds: dict[int, list[float]],
+    cleanup_from: int | None,
+    settled: tuple[float, str] | None,
+    record_sgf: bool,
+) -> GameRecord:
+    """The record of ``game``, ended by a forfeit (``ending``) or else scored."""
+    if ending is not None:
+        winner = 3 - ending.color
+        result, margin, reason = f"{_LETTERS[winner]}+{ending.code}", None, ending.reason
     else:
         margin = game.score() if settled is None else settled[0]
         winner = BLACK if margin > 0 else WHITE if margin < 0 else EMPTY
@@ -191,14 +306,14 @@ def play_game(
         elif settled is not None and game.moves:
             notes = {len(game.moves) - 1: f"Settled: {settled[1]}."}
         sgf = write_sgf(
-            game, black=black_name, white=white_name, result=result, comments=notes, extra=why
+            game, black=names[0], white=names[1], result=result, comments=notes, extra=why
         ).decode()
     return GameRecord(
-        black=black_name,
-        white=white_name,
-        size=size,
-        rules=rules,
-        handicap=handicap,
+        black=names[0],
+        white=names[1],
+        size=game.size,
+        rules=game.rules,
+        handicap=game.handicap,
         moves=tuple(game.moves),
         result=result,
         winner=winner,
@@ -212,25 +327,36 @@ def play_game(
 
 
 def _settle_by_status(
-    game: Game, players: dict[int, Agent], arbiter: StatusReporter | None
+    game: Game, answers: list[list[int]], arbiter: StatusReporter | None
 ) -> tuple[float, str]:
-    """Black's margin without the dead stones, and how they were settled."""
-    reporters = [(color, p) for color, p in players.items() if isinstance(p, StatusReporter)]
-    answers = [sorted(_call(color, p.final_status_list, game, "dead")) for color, p in reporters]
+    """Black's margin without the dead stones (as the players named them, ``answers``, or
+    else the arbiter), and how they were settled."""
     if len(answers) == 2 and answers[0] == answers[1]:
         dead, how = answers[0], "dead stones agreed by both"
     elif arbiter is not None:
         try:
-            dead, how = sorted(arbiter.final_status_list(game, "dead")), "dead stones named by the arbiter"
+            dead = _points(arbiter.final_status_list(game.copy(), "dead"), game)
         except Exception as error:
             return game.score(), f"the arbiter failed ({type(error).__name__}: {error}); counted as it stands"
+        how = "dead stones named by the arbiter"
     else:
         return game.score(), "dead stones not agreed and no arbiter; counted as it stands"
     names = " ".join(coords.to_gtp(p, game.size) for p in dead) or "none"
     return _score_without(game, dead), f"{how} ({names})"
 
 
-def _score_without(game: Game, dead: list[int]) -> float:
+def _points(answer: object, game: Game) -> list[int]:
+    """``answer`` as a sorted list of points on ``game``'s board, else ValueError."""
+    try:
+        points = sorted(operator.index(p) for p in answer)  # type: ignore[attr-defined]
+    except Exception:
+        points = None
+    if points is None or not all(0 <= p < game.num_points for p in points):
+        raise ValueError(f"{_show(answer)}, not a list of points")
+    return points
+
+
+def _score_without(game: Game, dead: Iterable[int]) -> float:
     """The area score of ``game``'s board with the ``dead`` stones taken off."""
     board = game.board.ravel()
     removed = set(dead)
@@ -241,20 +367,69 @@ def _score_without(game: Game, dead: list[int]) -> float:
     return counted.score()
 
 
-def _call(color: int, method: Callable[..., T], *args: Any) -> T:
-    """``method(*args)`` for the player of ``color``; any exception forfeits its game."""
-    try:
-        return method(*args)
-    except Exception as error:
-        raise _Forfeit(color, "F", f"crash: {type(error).__name__}: {error}") from error
+class _Blame:
+    """Whatever the code under ``with _Blame(color)`` raises (a player's call) forfeits the
+    game of the player of ``color`` (see ``crash_reason``)."""
+
+    def __init__(self, color: int):
+        self.color = color
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> None:
+        if error is None or isinstance(error, _Forfeit):
+            return
+        reason = crash_reason(error)
+        if reason is not None:
+            raise _Forfeit(self.color, "F", reason) from error
 
 
-def _play(game: Game, move: int) -> None:
-    """Play the side to move's ``move``; an illegal one (or no move at all) forfeits."""
-    color = game.to_play
+def crash_reason(error: BaseException) -> str | None:
+    """Why a player that raised ``error`` loses its game: ``crash: Type: message``. Anything
+    a player raises loses (``SystemExit`` too) but ``GeneratorExit``, and a
+    ``KeyboardInterrupt`` where Ctrl-C raises one (a league's workers ignore Ctrl-C, so
+    there one can only come from a player): None, to be raised on."""
+    if isinstance(error, GeneratorExit):
+        return None
+    if isinstance(error, KeyboardInterrupt) and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        return None
+    text = f"crash: {type(error).__name__}"
     try:
-        game.play(operator.index(move))  # a player may return anything
-    except TypeError:
-        raise _Forfeit(color, "F", f"illegal move: {COLOR_NAMES[color]} chose {move!r}, not a move") from None
+        message = str(error)
+    except Exception:  # an error that cannot say what it is
+        message = ""
+    text += f": {message}" if message else ""
+    return text if len(text) <= _LONGEST_REASON else text[: _LONGEST_REASON - 3] + "..."
+
+
+def _move(color: int, answer: object) -> int:
+    """A player's answer as an integer (a point, pass or RESIGN); anything else forfeits."""
+    try:
+        if not isinstance(answer, bool):
+            return operator.index(answer)  # type: ignore[arg-type]  # checked here
+    except Exception:
+        pass
+    raise _not_a_move(color, answer)
+
+
+def _play(game: Game, color: int, move: int, answer: object) -> None:
+    """Play ``color``'s ``move``; an illegal one forfeits."""
+    try:
+        game.play(move)
     except IllegalMoveError as error:
         raise _Forfeit(color, "F", f"illegal move: {error}") from None
+    except (OverflowError, TypeError, ValueError):  # no point of any board (2**63)
+        raise _not_a_move(color, answer) from None
+
+
+def _not_a_move(color: int, answer: object) -> _Forfeit:
+    return _Forfeit(color, "F", f"illegal move: {COLOR_NAMES[color]} chose {_show(answer)}, not a move")
+
+
+def _show(value: object) -> str:
+    """A short ``repr`` of anything a player answered."""
+    try:
+        return reprlib.repr(value)
+    except Exception:
+        return f"a {type(value).__name__}"

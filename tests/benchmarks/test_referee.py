@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 
@@ -10,7 +11,7 @@ import pytest
 from agents.base import RESIGN
 from agents.gtp import GTPAgent, find_engine
 from agents.random_agent import RandomAgent
-from benchmarks.referee import play_game
+from benchmarks.referee import Turn, forfeit_record, play_game
 from go_env import BLACK, EMPTY, WHITE, Game, Rules
 from go_env.coords import from_gtp
 from go_env.sgf import read_sgf
@@ -206,3 +207,121 @@ def test_without_agreement_the_arbiter_names_the_dead_stones_or_the_board_counts
                 assert record.margin == arbiter.final_score(final)
         with pytest.raises(ValueError, match="area scoring"):
             play_game(gnugo, RandomAgent(), 9, Rules.preset("japanese-like"), settle="status")
+
+
+@pytest.fixture
+def in_a_worker(monkeypatch):
+    """Ctrl-C ignored, as in a league's workers: a KeyboardInterrupt is then a player's."""
+    monkeypatch.setattr(signal, "getsignal", lambda number: signal.SIG_IGN)
+
+
+class Raising(Scripted):
+    def __init__(self, name: str, error: BaseException):
+        super().__init__(name)
+        self.error = error
+
+    def select_move(self, game: Game) -> int:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (SystemExit(3), "crash: SystemExit: 3"),
+        (KeyboardInterrupt(), "crash: KeyboardInterrupt"),
+        (MemoryError("no more"), "crash: MemoryError: no more"),
+        (RecursionError(), "crash: RecursionError"),
+    ],
+)
+def test_anything_a_player_raises_loses_its_game(in_a_worker, error, reason):
+    record = play_game(Scripted("black", "E5"), Raising("white", error), 9, RULES)
+    assert (record.result, record.reason, record.moves) == ("B+F", reason, (from_gtp("E5", 9),))
+
+
+def test_ctrl_c_still_stops_a_game_played_in_the_main_process():
+    with pytest.raises(KeyboardInterrupt):
+        play_game(Scripted("black", "E5"), Raising("white", KeyboardInterrupt()), 9, RULES)
+
+
+def test_a_long_error_message_is_cut():
+    record = play_game(Raising("black", RuntimeError("x" * 10**6)), Scripted("white"), 9, RULES)
+    assert record.reason.startswith("crash: RuntimeError: xxx") and len(record.reason) <= 1000
+
+
+@pytest.mark.parametrize("answer", [2**63, -(2**70), 40.7, "40", None, True, [40], object()])
+def test_an_answer_that_is_no_move_loses_and_never_escapes(answer):
+    class Answering(Scripted):
+        def select_move(self, game: Game) -> int:
+            return answer
+
+    record = play_game(Scripted("black", "E5"), Answering("white"), 9, RULES)
+    assert record.result == "B+F" and record.reason.startswith("illegal move:"), record.reason
+    assert record.moves == (from_gtp("E5", 9),)
+
+
+def test_a_player_that_changes_its_copy_of_the_game_changes_nothing_else():
+    class Meddler(Scripted):
+        """Plays its move on the game it is handed, then one for the other side."""
+
+        def select_move(self, game: Game) -> int:
+            move = super().select_move(game)
+            game.play(move)
+            if not game.is_over:
+                game.play(from_gtp("A1", 9))
+            return move
+
+        def observe_move(self, game: Game, move: int) -> None:
+            super().observe_move(game, move)
+            game.undo()
+
+    meddler, other = Meddler("black", "E5", "C3"), Scripted("white", "D4")
+    record = play_game(meddler, other, 9, RULES)
+    assert record.reason == "two passes" and record.moves == tuple(
+        from_gtp(v, 9) for v in ("E5", "D4", "C3", "pass", "pass")
+    )
+    assert meddler.observed == other.observed == list(record.moves)
+    assert read_sgf(record.sgf).moves == record.moves
+
+
+def test_a_move_that_fails_after_the_time_limit_loses_on_time():
+    class SlowCrash(Scripted):  # as an engine stopped by its own timeout
+        def select_move(self, game: Game) -> int:
+            time.sleep(0.05)
+            raise RuntimeError("did not answer")
+
+    record = play_game(Scripted("black", "E5"), SlowCrash("white"), 9, RULES, max_seconds_per_move=0.01)
+    assert record.result == "B+T" and record.reason.startswith("time: ")
+    assert record.reason.endswith("(crash: RuntimeError: did not answer)")
+
+
+def test_dead_stones_that_are_no_points_lose():
+    class Confused(Scripted):
+        def final_status_list(self, game: Game, status: str) -> list[int]:
+            return None  # type: ignore[return-value]
+
+    record = play_game(Scripted("black", "E5"), Confused("white"), 9, RULES, settle="status")
+    assert record.result == "B+F" and "not a list of points" in record.reason
+
+
+def test_every_call_is_reported_before_it_is_made_and_a_cut_game_is_recorded_alike():
+    turns: list[Turn | None] = []
+    black, white = Scripted("black", "E5", "C3"), Scripted("white", "D4")
+    record = play_game(black, white, 9, RULES, on_turn=turns.append)
+    calls = [(t.color, t.call, len(t.moves)) for t in turns if t is not None]
+    assert calls[:4] == [
+        (BLACK, "reset", 0),
+        (WHITE, "reset", 0),
+        (BLACK, "select_move", 0),
+        (BLACK, "observe_move", 1),
+    ]
+    assert calls.count((WHITE, "select_move", 1)) == 1 and turns[-1] is None
+    assert len(calls) == 2 + 3 * len(record.moves)
+
+    cut = next(t for t in turns if t is not None and t.call == "select_move" and len(t.moves) == 3)
+    assert cut.describe() == "select_move for move 4" and cut.color == WHITE
+    lost = forfeit_record(cut, "T", "time: stopped", size=9, rules=RULES, names=("alice", "bob"), seconds=2.5)
+    assert (lost.result, lost.winner, lost.margin, lost.reason) == ("B+T", BLACK, None, "time: stopped")
+    assert lost.moves == record.moves[:3] and lost.white_seconds == (2.5,) and lost.black_seconds == ()
+    sgf = read_sgf(lost.sgf)
+    assert (sgf.black, sgf.white, sgf.result, sgf.moves) == ("alice", "bob", "B+T", lost.moves)
+    assert "C[time: stopped]" in lost.sgf
