@@ -14,6 +14,10 @@ komi whichever way the rules were found.
 
 Passes are written ``B[]``/``W[]``; ``tt`` is read as a pass on boards up to 19x19.
 Only the main line of a record is read: variations are ignored.
+
+Records are data: reading one never imports or runs anything it names. Since they may come
+from anywhere, a record over ``MAX_SGF_BYTES`` or ``MAX_SGF_NODES`` is refused before it is
+parsed, and whatever is wrong with a record is reported as an ``SgfError``.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import dataclasses
 import datetime
 import json
 import re
+import string
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -31,7 +36,7 @@ from sgfmill import sgf, sgf_grammar
 
 from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError
-from go_env.rules import RULES_PRESETS, Rules
+from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
 
 try:
     _VERSION = version("goarena")
@@ -40,6 +45,7 @@ except PackageNotFoundError:
 
 _COLOR_LETTERS = {BLACK: "B", WHITE: "W"}
 _SGF_COLORS = {"B": BLACK, "W": WHITE}
+_ASCII = string.printable
 _RULES_PREFIX = "goarena rules: "
 _RULES_LINE = re.compile(rf"^{_RULES_PREFIX}(.*)$", re.MULTILINE)
 # RU values (lower-cased) that name a preset, as other programs write them.
@@ -48,6 +54,14 @@ _SETUP_PROPERTIES = ("AB", "AW", "AE", "PL")
 # Root properties ``write_sgf`` sets itself, so ``extra`` may not repeat them.
 _WRITTEN = frozenset({"FF", "GM", "CA", "AP", "SZ", "KM", "RU", "GC", "HA", "AB", "AW", "PL"})
 _WRITTEN |= {"PB", "PW", "RE", "DT", "EV"}
+
+# Parsing takes up to some 300 bytes of memory per byte of a record, so records are refused
+# above a size (a 100_000-move game takes 600 KB) and above a count of nodes: the longest
+# main line the rules allow, and as much again in variations.
+MAX_SGF_BYTES = 2**20
+MAX_SGF_NODES = 2 * MAX_MOVES
+# A property value, skipped when counting nodes: "[...]" with "\]" and "\\" escaped.
+_VALUE = re.compile(rb"\[[^\\\]]*(?:\\.[^\\\]]*)*\]", re.DOTALL)
 
 
 class SgfError(ValueError):
@@ -173,7 +187,7 @@ def _sgf_point(point: int, size: int) -> bytes:
 # -- reading -----------------------------------------------------------------------------
 
 
-def read_sgf(data: bytes | str, *, rules: Rules | None = None) -> SgfRecord:
+def read_sgf(data: bytes | str, *, rules: Rules | None = None, max_bytes: int = MAX_SGF_BYTES) -> SgfRecord:
     """Read an SGF record and replay its main line.
 
     Args:
@@ -181,18 +195,37 @@ def read_sgf(data: bytes | str, *, rules: Rules | None = None) -> SgfRecord:
             per the SGF spec), text is taken as it is.
         rules: the rules to replay under; if ``None``, taken from the record (see the
             module docstring). The record's ``KM``, when present, sets the komi either way.
+        max_bytes: the largest record read; larger ones are refused unparsed.
 
     Returns:
         The record, with its game replayed to the end of the main line.
 
     Raises:
-        SgfError: the data is not an SGF game of Go, or a property is malformed, or
-            a move is illegal under the rules; the message says which and where.
+        SgfError: the data is not an SGF game of Go, or is too large, or a property is
+            malformed, or a move is illegal under the rules; the message says which and
+            where. Nothing else: a record is untrusted input.
     """
     if isinstance(data, str):
-        data, encoding = data.encode("utf-8"), "UTF-8"
+        try:
+            data, encoding = data.encode("utf-8"), "UTF-8"
+        except UnicodeEncodeError as e:
+            raise SgfError(f"text that cannot be written as UTF-8: {e}") from None
     else:
         encoding = None
+    if len(data) > max_bytes:
+        raise SgfError(f"the record is larger than {max_bytes} bytes")
+    if _VALUE.sub(b"", data).count(b";") > MAX_SGF_NODES:
+        raise SgfError(f"the record has more than {MAX_SGF_NODES} nodes")
+    try:
+        return _read(data, encoding, rules)
+    except SgfError:
+        raise
+    except (ValueError, LookupError, ArithmeticError) as e:
+        # sgfmill's own checks raise these on malformed values it reads lazily.
+        raise SgfError(f"malformed SGF record: {e}") from None
+
+
+def _read(data: bytes, encoding: str | None, rules: Rules | None) -> SgfRecord:
     try:
         tree = sgf_grammar.parse_sgf_game(data)
     except ValueError as e:
@@ -207,19 +240,22 @@ def read_sgf(data: bytes | str, *, rules: Rules | None = None) -> SgfRecord:
             f"unsupported board size SZ[{size_raw.decode('latin-1')}]: "
             f"expected a square size {MIN_SIZE} to {MAX_SIZE}"
         )
+    ca = root_raw.get("CA", [b"ISO-8859-1"])[0].decode("latin-1")
     try:
         record = sgf.Sgf_game.from_coarse_game_tree(tree, override_encoding=encoding)
-    except ValueError as e:
-        raise SgfError(f"unsupported character set: {e}") from None
-    try:
-        return _replay(record, rules)
-    except UnicodeDecodeError as e:
-        raise SgfError(f"text not in the record's character set {record.get_charset()}: {e}") from None
+        ascii_compatible = _ASCII.encode(record.get_charset()) == _ASCII.encode()
+    except (ValueError, LookupError):  # UnicodeError is a ValueError
+        ascii_compatible = False
+    if not ascii_compatible:  # SGF's syntax is ASCII: UTF-16, EBCDIC and the like cannot hold it
+        raise SgfError(f"unsupported character set CA[{ca}]")
+    return _replay(record, rules)
 
 
-def load_sgf(path: str | Path, *, rules: Rules | None = None) -> SgfRecord:
-    """``read_sgf`` of the file at ``path``."""
-    return read_sgf(Path(path).read_bytes(), rules=rules)
+def load_sgf(path: str | Path, *, rules: Rules | None = None, max_bytes: int = MAX_SGF_BYTES) -> SgfRecord:
+    """``read_sgf`` of the file at ``path``, reading no more of it than ``max_bytes`` allows."""
+    with open(path, "rb") as file:
+        data = file.read(max_bytes + 1)
+    return read_sgf(data, rules=rules, max_bytes=max_bytes)
 
 
 def _replay(record: sgf.Sgf_game, rules: Rules | None) -> SgfRecord:
@@ -231,6 +267,8 @@ def _replay(record: sgf.Sgf_game, rules: Rules | None) -> SgfRecord:
         handicap = int(root.get("HA")) if root.has_property("HA") else 0
     except ValueError:
         raise SgfError(f"handicap HA[{_raw(root, 'HA')}] is not a number") from None
+    if not 0 <= handicap <= size * size:
+        raise SgfError(f"handicap HA[{_raw(root, 'HA')}] is not a number of stones on a {size}x{size} board")
 
     black, white, to_play, first = _setup(nodes, size, handicap)
     game = Game(size, rules)
@@ -263,8 +301,9 @@ def _replay(record: sgf.Sgf_game, rules: Rules | None) -> SgfRecord:
             game.play(point)
         except IllegalMoveError as e:
             raise SgfError(f"{move} is illegal under {rules.name!r} rules: {e}") from None
-        if node.has_property("C"):
-            comments[number - 1] = node.get("C")
+        comment = _text(node, "C")
+        if comment is not None:
+            comments[number - 1] = comment
 
     return SgfRecord(
         game=game,
@@ -280,19 +319,24 @@ def _replay(record: sgf.Sgf_game, rules: Rules | None) -> SgfRecord:
     )
 
 
-def _setup(nodes: list[sgf.Tree_node], size: int, handicap: int) -> tuple[list[int], list[int], int, int]:
+def _setup(nodes: list[sgf.Tree_node], size: int, handicap: int) -> tuple[set[int], set[int], int, int]:
     """Setup stones, who moves first, and the index of the first move node.
 
     Setup properties may sit in any node up to the first move (usually the root).
     """
-    black: list[int] = []
-    white: list[int] = []
+    black: set[int] = set()
+    white: set[int] = set()
     to_play = None
     first = len(nodes)
+    values = 0
     for i, node in enumerate(nodes):
+        # A value may be a rectangle of up to N*N points: bound the work of expanding them.
+        values += sum(len(node.get_raw_property_map().get(prop, ())) for prop in ("AB", "AW", "AE"))
+        if values > 3 * size * size:
+            raise SgfError(f"more setup values (AB, AW, AE) than 3 for each point of a {size}x{size} board")
         added_black, added_white, emptied = (_points(node, prop, size) for prop in ("AB", "AW", "AE"))
-        black = [p for p in black if p not in emptied] + added_black
-        white = [p for p in white if p not in emptied] + added_white
+        black = (black - emptied) | added_black
+        white = (white - emptied) | added_white
         if node.has_property("PL"):
             to_play = _SGF_COLORS.get(_raw(node, "PL").upper())
             if to_play is None:
@@ -312,9 +356,12 @@ def _rules(root: sgf.Tree_node, rules: Rules | None) -> Rules:
         line = _RULES_LINE.search(_text(root, "GC") or "")
         if line:
             try:
-                rules = Rules(**json.loads(line.group(1)))
-            except (ValueError, TypeError) as e:
-                raise SgfError(f"malformed rules in GC: {line.group(0)!r}: {e}") from None
+                fields = json.loads(line.group(1))
+                if not isinstance(fields, dict):
+                    raise TypeError("expected a JSON object")
+                rules = Rules(**fields)
+            except (ValueError, TypeError, RecursionError) as e:  # RecursionError: deep nesting
+                raise SgfError(f"malformed rules in GC: {_shorten(line.group(0))}: {e}") from None
         else:
             name = _RU_NAMES.get((_text(root, "RU") or "").strip().lower())
             rules = RULES_PRESETS[name] if name else Rules()
@@ -340,15 +387,15 @@ def _move_color(node: sgf.Tree_node, number: int) -> int | None:
     return moves[0][0] if moves else None
 
 
-def _points(node: sgf.Tree_node, prop: str, size: int) -> list[int]:
-    """The points of a setup property (``[]`` if absent); SGF point lists may be compressed."""
+def _points(node: sgf.Tree_node, prop: str, size: int) -> set[int]:
+    """The points of a setup property (empty if absent); SGF point lists may be compressed."""
     if not node.has_property(prop):
-        return []
+        return set()
     try:
-        return [_point(rowcol, size) for rowcol in node.get(prop)]
+        return {_point(rowcol, size) for rowcol in node.get(prop)}
     except ValueError:
         values = "".join(f"[{v.decode('latin-1')}]" for v in node.get_raw_list(prop))
-        raise SgfError(f"bad coordinate in {prop}{values} on a {size}x{size} board") from None
+        raise SgfError(f"bad coordinate in {prop}{_shorten(values)} on a {size}x{size} board") from None
 
 
 def _point(rowcol: tuple[int, int] | None, size: int) -> int:
@@ -361,8 +408,19 @@ def _point(rowcol: tuple[int, int] | None, size: int) -> int:
 
 def _raw(node: sgf.Tree_node, prop: str) -> str:
     """A property's raw value, for error messages."""
-    return node.get_raw(prop).decode("latin-1")
+    return _shorten(node.get_raw(prop).decode("latin-1"))
 
 
-def _text(root: sgf.Tree_node, prop: str) -> str | None:
-    return root.get(prop) if root.has_property(prop) else None
+def _shorten(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters, for error messages about untrusted records."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _text(node: sgf.Tree_node, prop: str) -> str | None:
+    """A text property's value, ``None`` if absent."""
+    if not node.has_property(prop):
+        return None
+    try:
+        return node.get(prop)
+    except ValueError as e:  # more than one value, or bytes not in the record's character set
+        raise SgfError(f"{prop}[{_raw(node, prop)}] cannot be read as text: {e}") from None

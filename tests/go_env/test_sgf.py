@@ -1,13 +1,18 @@
+import contextlib
 import datetime
+import json
+import sys
 
 import numpy as np
 import pytest
-from sgfmill import boards, sgf, sgf_moves
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sgfmill import boards, sgf, sgf_grammar, sgf_moves
 
 from go_env import coords
 from go_env.game import BLACK, WHITE, Game
 from go_env.rules import RULES_PRESETS, Rules
-from go_env.sgf import SgfError, load_sgf, read_sgf, save_sgf, write_sgf
+from go_env.sgf import MAX_SGF_BYTES, MAX_SGF_NODES, SgfError, load_sgf, read_sgf, save_sgf, write_sgf
 
 
 def random_game(
@@ -263,6 +268,26 @@ def test_read_decodes_as_ca_says():
         (b"(;SZ[9]PL[X])", r"PL\[X\] is not a colour"),
         (b"(;SZ[9]CA[no-such-charset])", "unsupported character set"),
         (b'(;SZ[9]GC[goarena rules: {"ko": "none"}])', "malformed rules in GC"),
+        # Records from anywhere: nothing in them gets past as another exception.
+        (b"(;SZ[9]CA[UTF-16]PB[x])", r"unsupported character set CA\[UTF-16\]"),
+        (b"(;SZ[9]CA[UTF-32])", r"unsupported character set CA\[UTF-32\]"),
+        (b"(;SZ[9]CA[cp037])", r"unsupported character set CA\[cp037\]"),  # EBCDIC
+        (b"(;SZ[9]CA[rot13])", r"unsupported character set CA\[rot13\]"),
+        (b"(;SZ[9]KM[Infinity])", r"komi KM\[Infinity\]"),
+        (b"(;SZ[9]KM[nan])", r"komi KM\[nan\]"),
+        (b'(;SZ[9]GC[goarena rules: {"max_moves": 1000000000000}])', "max_moves must be between 1 and"),
+        (b'(;SZ[9]GC[goarena rules: {"max_moves": true}])', "max_moves must be an integer"),
+        (b'(;SZ[9]GC[goarena rules: {"komi": 1e400}])', "komi must be a finite multiple of 0.5"),
+        (b'(;SZ[9]GC[goarena rules: {"komi": NaN}])', "komi must be a finite multiple of 0.5"),
+        (b'(;SZ[9]GC[goarena rules: {"suicide": "yes"}])', "suicide must be True or False"),
+        (b'(;SZ[9]GC[goarena rules: "chinese"])', "expected a JSON object"),
+        (b"(;SZ[9]GC[goarena rules: " + b"[" * 100_000 + b"])", "malformed rules in GC"),
+        (b"(;SZ[9]HA[-3])", r"handicap HA\[-3\] is not a number of stones"),
+        (b"(;SZ[9]HA[" + b"9" * 30 + b"])", "is not a number of stones"),
+        (b"(;SZ[9]PB[alice][bob])", r"PB\[alice\] cannot be read as text: multiple values"),
+        (b"(;SZ[9]CA[UTF-8];B[ee]C[\xff])", r"C\[\xff\] cannot be read as text: 'utf-8' codec"),
+        (b"(;SZ[9]" + b";AB[aa:ii]" * 300 + b")", "more setup values"),
+        ("(;SZ[9]PB[\udc80])", "cannot be written as UTF-8"),
     ],
 )
 def test_malformed(data, message):
@@ -272,6 +297,126 @@ def test_malformed(data, message):
 
 def test_sgf_error_is_a_value_error():
     assert issubclass(SgfError, ValueError)
+
+
+@pytest.fixture
+def no_parsing(monkeypatch):
+    """Parsing a record fails the test: for records that must be refused before it."""
+
+    def parse(*args):
+        raise AssertionError("the record was parsed")
+
+    monkeypatch.setattr(sgf_grammar, "parse_sgf_game", parse)
+
+
+def test_records_over_the_size_limit_are_refused_unparsed(tmp_path, no_parsing):
+    data = b"(;SZ[9]C[" + b"x" * MAX_SGF_BYTES + b"])"
+    with pytest.raises(SgfError, match=f"larger than {MAX_SGF_BYTES} bytes"):
+        read_sgf(data)
+    with pytest.raises(SgfError, match="larger than 100 bytes"):
+        read_sgf(b"(;SZ[9]C[" + b"x" * 100 + b"])", max_bytes=100)
+    (tmp_path / "big.sgf").write_bytes(data)
+    with pytest.raises(SgfError, match="larger than"):
+        load_sgf(tmp_path / "big.sgf")
+
+
+def test_records_of_too_many_nodes_are_refused_unparsed(no_parsing):
+    with pytest.raises(SgfError, match=f"more than {MAX_SGF_NODES} nodes"):
+        read_sgf(b"(;SZ[9]" + b";" * MAX_SGF_NODES + b")")
+
+
+def test_semicolons_in_values_are_not_nodes():
+    comment = b"\\]" + b";" * MAX_SGF_NODES  # an escaped "]" does not end the value
+    record = read_sgf(b"(;SZ[9];B[ee]C[" + comment + b"])")
+    assert record.comments == {0: "]" + ";" * MAX_SGF_NODES}
+
+
+def test_a_larger_limit_reads_larger_records():
+    data = b"(;SZ[9]C[" + b"x" * MAX_SGF_BYTES + b"];B[ee])"
+    assert read_sgf(data, max_bytes=2 * MAX_SGF_BYTES).moves == (40,)
+
+
+def test_reading_imports_and_runs_nothing(tmp_path, monkeypatch):
+    """Text that looks like a player spec or code is only text."""
+    monkeypatch.chdir(tmp_path)
+    read_sgf(b"(;CA[UTF-8]SZ[9];B[ee])")  # whatever reading imports on first use
+    rules = json.dumps({"komi": 6.5, "ko": "simple", "name": "__import__('os').system('touch ran')"})
+    data = (
+        "(;CA[UTF-8]SZ[9]PB[os:system:touch ran]PW[subprocess:run]EV[builtins:exec]"
+        f"RU[os:system]GN[__import__('os').system('touch ran')]GC[goarena rules: {rules}]"
+        "XX[antigravity:fly];B[ee]C[exec('import antigravity')];W[cc])"
+    )
+    modules = set(sys.modules)
+    record = read_sgf(data)
+    assert set(sys.modules) == modules
+    assert list(tmp_path.iterdir()) == []
+    assert (record.black, record.white, record.event) == (
+        "os:system:touch ran",
+        "subprocess:run",
+        "builtins:exec",
+    )
+    assert record.rules == Rules(komi=6.5, ko="simple", name="__import__('os').system('touch ran')")
+    assert record.comments == {0: "exec('import antigravity')"}
+
+
+SEED_RECORDS = [
+    write_sgf(
+        random_game(5, Rules(komi=6.5, max_moves=30), moves=12, seed=4), black="a", comments={0: "x]y"}
+    ),
+    b"(;GM[1]FF[4]CA[UTF-8]SZ[9]HA[2]KM[0.5]AB[cc][gg]AE[aa]PL[W]RU[Japanese];W[ee];B[];W[tt](;B[aa])(;B[bb]))",
+]
+# Pieces of SGF that records in the wild get wrong, for the mutations below.
+SGF_PIECES = [
+    *(bytes([b]) for b in b"()[];:\\ABCEGHKLMPRSTWZaceginostz0159.-+ \n\xff"),
+    *(b";B[" + point + b"]" for point in (b"", b"ee", b"tt", b"zz", b"a")),
+    *(b";W[" + point + b"]" for point in (b"", b"cc", b"ee")),
+    *(b"[" + value + b"]" for value in (b"", b"x", b"aa:ee", b"ee:aa", b"\xff\xfe", b"-1", b"1e999")),
+    *(b"CA[" + name + b"]" for name in (b"UTF-8", b"UTF-16", b"utf-32", b"cp037", b"rot13", b"idna")),
+    *(b"KM[" + komi + b"]" for komi in (b"Infinity", b"-inf", b"nan", b"1e400", b"0.25", b"7.5")),
+    *(b"HA[" + handicap + b"]" for handicap in (b"-1", b"2", b"999", b"x")),
+    *(b"SZ[" + size + b"]" for size in (b"0", b"1", b"2", b"26", b"9:9", b"19")),
+    b"AB[aa:ee]",
+    b"AE[aa]",
+    b"PL[X]",
+    b"GM[2]",
+    b"RU[Japanese]",
+    b'GC[goarena rules: {"max_moves": 1000000000000}]',
+    b'GC[goarena rules: {"komi": NaN, "suicide": 1}]',
+    b"GC[goarena rules: [\\]]",
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.sampled_from(SEED_RECORDS),
+    edits=st.lists(
+        st.tuples(
+            st.sampled_from(["insert", "delete", "copy"]), st.integers(0, 10**4), st.sampled_from(SGF_PIECES)
+        ),
+        max_size=6,
+    ),
+)
+def test_mutated_records_give_only_sgf_errors(seed, edits):
+    """Pieces of SGF inserted, bytes deleted and copied about a good record: it reads, or
+    fails with an ``SgfError``; never another exception."""
+    data = bytearray(seed)
+    for edit, at, piece in edits:
+        at %= len(data) + 1
+        if edit == "insert":
+            data[at:at] = piece
+        elif edit == "delete":
+            del data[at : at + len(piece)]
+        else:
+            data[at:at] = data[len(piece) : len(piece) + at % 40]
+    with contextlib.suppress(SgfError):
+        read_sgf(bytes(data))
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.binary(max_size=200) | st.text(max_size=200))
+def test_random_data_gives_only_sgf_errors(data):
+    with contextlib.suppress(SgfError):
+        read_sgf(b"(;" + data if isinstance(data, bytes) else "(;" + data)
 
 
 KO = b"(;SZ[9]AB[ba][ab][bc]AW[ca][bb][db][cc];B[cb]"  # Black takes the ko at C8
