@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import operator
 import reprlib
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any, NamedTuple, SupportsIndex
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -60,9 +59,13 @@ def as_move(value: object) -> int:
         TypeError: a float (even ``40.0``), string, bool, ``None`` or anything else. Whether
             the integer is on the board is for the rules to say, not this.
     """
-    if isinstance(value, SupportsIndex) and not isinstance(value, (bool, np.bool_)):
-        with contextlib.suppress(TypeError):  # an array of other than one integer
-            return operator.index(value)
+    if type(value) is int:  # the common case, first: moves are played in search loops
+        return value
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            pass  # not an integer: said below
     raise TypeError(f"a move must be an integer, not {type(value).__name__} {reprlib.repr(value)}")
 
 
