@@ -61,12 +61,17 @@ def as_move(value: object) -> int:
     """
     if type(value) is int:  # the common case, first: moves are played in search loops
         return value
+    return _integer(value, "a move")
+
+
+def _integer(value: object, what: str) -> int:
+    """``value`` as an int if it is an integer (not a bool), else ``TypeError`` about ``what``."""
     if not isinstance(value, (bool, np.bool_)):
         try:
             return operator.index(value)  # type: ignore[arg-type]
         except TypeError:
             pass  # not an integer: said below
-    raise TypeError(f"a move must be an integer, not {type(value).__name__} {reprlib.repr(value)}")
+    raise TypeError(f"{what} must be an integer, not {type(value).__name__} {reprlib.repr(value)}")
 
 
 def result_string(margin: float) -> str:
@@ -98,6 +103,7 @@ class Game:
     """
 
     def __init__(self, size: int = 19, rules: Rules | None = None, handicap: int = 0):
+        size, handicap = _integer(size, "the board size"), _integer(handicap, "the handicap")
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
         self.size = size
@@ -119,15 +125,19 @@ class Game:
         """Place setup stones (SGF AB/AW, free handicap) on an empty board before any move."""
         if self.moves or self.setup_black or self.setup_white:
             raise ValueError("setup stones go on an empty board before the first move")
-        points = np.array(list(black) + list(white), np.int64)
-        if np.any((points < 0) | (points >= self.num_points)):
+        if to_play not in (BLACK, WHITE):
+            raise ValueError(f"to_play must be BLACK or WHITE, got {to_play!r}")
+        black = [_integer(point, "a setup point") for point in black]
+        white = [_integer(point, "a setup point") for point in white]
+        if any(not 0 <= point < self.num_points for point in black + white):
             raise ValueError(f"setup point off a {self.size}x{self.size} board")
+        points = np.array(black + white, np.int64)
         colors = np.array([BLACK] * len(black) + [WHITE] * len(white), np.int64)
         status = K.setup_stones(self.state, self.geometry, points, colors, to_play)
         if status != K.LEGAL:
             self.state = K.new_state(self.size, *self.rules.kernel_rules(self.size))
             raise ValueError(f"invalid setup: a stone is {K.STATUS_NAMES[status]}")
-        self.setup_black, self.setup_white = list(black), list(white)
+        self.setup_black, self.setup_white = black, white
         self._mask = None
 
     def copy(self) -> Game:

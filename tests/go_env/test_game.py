@@ -50,3 +50,43 @@ def test_after_the_game_every_move_is_game_over():
         assert game.move_status(move) == "game over"
         with pytest.raises(IllegalMoveError, match="game over"):
             game.play(move)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        ({"size": 9.0}, TypeError, "the board size must be an integer, not float"),
+        ({"size": "9"}, TypeError, "the board size must be an integer, not str"),
+        ({"size": True}, TypeError, "the board size must be an integer, not bool"),
+        ({"size": 26}, ValueError, "board size must be between 2 and 25"),
+        ({"size": 9, "handicap": 2.5}, TypeError, "the handicap must be an integer, not float"),
+        ({"size": 9, "handicap": -1}, ValueError, "takes 2 to 9 stones"),
+    ],
+    ids=repr,
+)
+def test_bad_sizes_and_handicaps_are_refused(arguments, error, message):
+    with pytest.raises(error, match=message):
+        Game(**arguments)
+
+
+def test_numpy_sizes_and_handicaps_are_integers():
+    game = Game(np.int64(9), handicap=np.int8(2))
+    assert (type(game.size), game.size, game.handicap, len(game.setup_black)) == (int, 9, 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("black", "to_play", "error", "message"),
+    [
+        ([1.5], 1, TypeError, "a setup point must be an integer, not float"),
+        (["3"], 1, TypeError, "a setup point must be an integer, not str"),
+        ([2**70], 1, ValueError, "setup point off a 5x5 board"),
+        ([-1], 1, ValueError, "setup point off a 5x5 board"),
+        ([3], 3, ValueError, "to_play must be BLACK or WHITE"),
+    ],
+    ids=repr,
+)
+def test_setup_refuses_what_is_not_a_point(black, to_play, error, message):
+    game = Game(5)
+    with pytest.raises(error, match=message):
+        game.setup(black, [], to_play)
+    assert not game.board.any() and game.setup_black == []
