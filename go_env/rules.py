@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,6 +16,8 @@ _KO_CODES = {"simple": K.KO_SIMPLE, "positional": K.KO_POSITIONAL, "situational"
 # The largest move cap. A game's position set is sized to its cap (16 to 32 bytes a move:
 # 2 MiB here); 100_000 is 80 times the default cap of the largest board (2 * 25 * 25).
 MAX_MOVES = 100_000
+# The largest komi either way: past the 625 points of the largest board it decides every game.
+MAX_KOMI = 1000
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,8 @@ class Rules:
     """The rules a game is played under; recorded with every game.
 
     Attributes:
-        komi: points given to White. An integer komi allows a draw (jigo), scored 0.
+        komi: points given to White, a multiple of 0.5 from ``-MAX_KOMI`` to ``MAX_KOMI``.
+            An integer komi allows a draw (jigo), scored 0.
         ko: ``"positional"`` superko (no move may repeat an earlier board), ``"situational"``
             superko (nor an earlier board with the same side to move), or ``"simple"`` ko
             (only the immediate recapture of a single stone is forbidden).
@@ -58,14 +60,14 @@ class Rules:
             raise ValueError(f"suicide must be True or False, got {self.suicide!r}")
         if not isinstance(self.komi, (int, float)) or isinstance(self.komi, bool):
             raise ValueError(f"komi must be a number, got {self.komi!r}")
-        if not math.isfinite(self.komi) or 2 * self.komi != int(2 * self.komi):
-            raise ValueError(f"komi must be a finite multiple of 0.5, got {self.komi}")
-        if self.max_moves is not None and (
-            not isinstance(self.max_moves, int) or isinstance(self.max_moves, bool)
-        ):
-            raise ValueError(f"max_moves must be an integer or None, got {self.max_moves!r}")
-        if self.max_moves is not None and not 1 <= self.max_moves <= MAX_MOVES:
-            raise ValueError(f"max_moves must be between 1 and {MAX_MOVES}, got {self.max_moves}")
+        if not -MAX_KOMI <= self.komi <= MAX_KOMI or 2 * self.komi != int(2 * self.komi):
+            bounds = f"from -{MAX_KOMI} to {MAX_KOMI}"
+            raise ValueError(f"komi must be a multiple of 0.5 {bounds}, got {self.komi}")
+        if self.max_moves is not None:
+            if not isinstance(self.max_moves, int) or isinstance(self.max_moves, bool):
+                raise ValueError(f"max_moves must be an integer or None, got {self.max_moves!r}")
+            if not 1 <= self.max_moves <= MAX_MOVES:
+                raise ValueError(f"max_moves must be between 1 and {MAX_MOVES}, got {self.max_moves}")
         if not isinstance(self.name, str):
             raise ValueError(f"the rules' name must be text, got {self.name!r}")
 

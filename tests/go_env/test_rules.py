@@ -14,10 +14,12 @@ from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"komi": float("inf")}, "komi must be a finite multiple of 0.5"),
-        ({"komi": float("-inf")}, "komi must be a finite multiple of 0.5"),
-        ({"komi": float("nan")}, "komi must be a finite multiple of 0.5"),
-        ({"komi": 0.25}, "komi must be a finite multiple of 0.5"),
+        ({"komi": float("inf")}, "komi must be a multiple of 0.5 from -1000 to 1000"),
+        ({"komi": float("-inf")}, "komi must be a multiple of 0.5 from -1000 to 1000"),
+        ({"komi": float("nan")}, "komi must be a multiple of 0.5 from -1000 to 1000"),
+        ({"komi": 0.25}, "komi must be a multiple of 0.5 from -1000 to 1000"),
+        ({"komi": 1000.5}, "komi must be a multiple of 0.5 from -1000 to 1000"),
+        ({"komi": -(10**400)}, "komi must be a multiple of 0.5 from -1000 to 1000"),
         ({"komi": "7.5"}, "komi must be a number"),
         ({"komi": True}, "komi must be a number"),
         ({"komi": None}, "komi must be a number"),
@@ -43,7 +45,7 @@ def test_bad_fields_are_value_errors(fields, message):
         dataclasses.replace(Rules(), **fields)
 
 
-@pytest.mark.parametrize("komi", [7.5, 7, -3.5, 0, 0.0, 361.5])
+@pytest.mark.parametrize("komi", [7.5, 7, -3.5, 0, 0.0, 361.5, -1000, 1000.0])
 def test_komi_multiples_of_a_half(komi):
     assert Rules(komi=komi).komi == komi
 
