@@ -46,6 +46,7 @@ except PackageNotFoundError:
 _COLOR_LETTERS = {BLACK: "B", WHITE: "W"}
 _SGF_COLORS = {"B": BLACK, "W": WHITE}
 _ASCII = string.printable
+_SIZES = {str(size).encode() for size in range(MIN_SIZE, MAX_SIZE + 1)}
 _RULES_PREFIX = "goarena rules: "
 _RULES_LINE = re.compile(rf"^{_RULES_PREFIX}(.*)$", re.MULTILINE)
 # RU values (lower-cased) that name a preset, as other programs write them.
@@ -233,11 +234,11 @@ def _read(data: bytes, encoding: str | None, rules: Rules | None) -> SgfRecord:
     root_raw = tree.sequence[0]
     game_type = root_raw.get("GM", [b"1"])[0].strip()
     if game_type != b"1":
-        raise SgfError(f"GM[{game_type.decode('latin-1')}] is not a game of Go (GM[1])")
+        raise SgfError(f"GM[{_shorten(game_type.decode('latin-1'))}] is not a game of Go (GM[1])")
     size_raw = root_raw.get("SZ", [b"19"])[0].strip()
-    if not size_raw.isdigit() or not MIN_SIZE <= int(size_raw) <= MAX_SIZE:
+    if size_raw.lstrip(b"0") not in _SIZES:
         raise SgfError(
-            f"unsupported board size SZ[{size_raw.decode('latin-1')}]: "
+            f"unsupported board size SZ[{_shorten(size_raw.decode('latin-1'))}]: "
             f"expected a square size {MIN_SIZE} to {MAX_SIZE}"
         )
     ca = root_raw.get("CA", [b"ISO-8859-1"])[0].decode("latin-1")
@@ -383,7 +384,7 @@ def _move_color(node: sgf.Tree_node, number: int) -> int | None:
     moves = [(color, value) for color, letter in _COLOR_LETTERS.items() for value in props.get(letter, ())]
     if len(moves) > 1:
         found = "".join(f"{_COLOR_LETTERS[c]}[{v.decode('latin-1')}]" for c, v in moves)
-        raise SgfError(f"two moves in one node at move {number}: {found}")
+        raise SgfError(f"two moves in one node at move {number}: {_shorten(found)}")
     return moves[0][0] if moves else None
 
 

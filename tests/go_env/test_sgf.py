@@ -282,6 +282,7 @@ def test_read_decodes_as_ca_says():
         (b'(;SZ[9]GC[goarena rules: {"suicide": "yes"}])', "suicide must be True or False"),
         (b'(;SZ[9]GC[goarena rules: "chinese"])', "expected a JSON object"),
         (b"(;SZ[9]GC[goarena rules: " + b"[" * 100_000 + b"])", "malformed rules in GC"),
+        (b"(;SZ[" + b"9" * 5000 + b"])", r"unsupported board size SZ\[9{77}\.\.\.\]"),
         (b"(;SZ[9]HA[-3])", r"handicap HA\[-3\] is not a number of stones"),
         (b"(;SZ[9]HA[" + b"9" * 30 + b"])", "is not a number of stones"),
         (b"(;SZ[9]PB[alice][bob])", r"PB\[alice\] cannot be read as text: multiple values"),
