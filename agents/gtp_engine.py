@@ -21,7 +21,8 @@ commands                        notes
 ``final_status_list``           ``alive`` lists every stone; ``dead``, ``seki``: none
 ``time_settings time_left``     passed to a player that has those methods (``TimedAgent``)
 ``kgs-genmove_cleanup``         ``genmove``, but no pass while a move outside own eyes is legal
-``loadsgf printsgf``            ``loadsgf FILE [N]``: the position before move N
+``loadsgf printsgf``            ``loadsgf FILE [N]``: the position before move N;
+                                regular files only, up to 1 MiB
 ``kgs-rules kata-get-rules``    rules by name (``chinese``, ``japanese``, ``aga``,
 ``kata-set-rules``              ``new_zealand``, ``tromp-taylor``, ...) or KataGo's JSON
 ``lz-analyze``                  live analysis, only for an ``AnalysisAgent``
@@ -36,15 +37,17 @@ Moves out of turn. GTP lets a controller play or ask for either colour at any ti
 first move, that sets who moves first; later, the other side is recorded as having passed.
 After two passes have ended the game, ``play`` or ``genmove`` resume it by taking the two
 passes back (the position and the side to move are the same), as when a server's players
-dispute the score.
+dispute the score; so does a pass recorded that way (``play b D4``, ``play w pass``,
+``play w E5``). The game ends when the controller says: the rules' move cap does not apply.
 
 Analysis. ``lz-analyze [color] [interval] [interval N] [minmoves N] [maxmoves N]`` answers
 ``=`` and then one line per report, every ``interval`` centiseconds (default 100), of the form
 ``info move D4 visits 836 winrate 4656 prior 839 lcb 4640 order 0 pv D4 Q16 info move ...``
 (winrate, prior and lcb times 10000), until the next command line arrives or the player's own
-budget runs out; an empty line ends the answer. ``lz-genmove_analyze color ...`` streams the
-same while the player searches on its own budget, plays the move and ends with
-``play <vertex>``. ``minmoves`` is accepted and ignored.
+budget runs out; an empty line ends the answer. ``maxmoves N`` reports the N best candidates
+(``maxmoves 0``: no info lines); intervals shorter than 1 are taken as 1.
+``lz-genmove_analyze color ...`` streams the same while the player searches on its own
+budget, plays the move and ends with ``play <vertex>``. ``minmoves`` is accepted and ignored.
 
 Errors. A command that fails is answered ``? message``, with GTP's standard messages where
 there is one (``unknown command``, ``unacceptable size``, ``illegal move``, ``cannot undo``,
@@ -58,15 +61,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
 import queue
 import random
+import stat
 import sys
 import threading
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import Any, Protocol, TextIO, runtime_checkable
 
 import numpy as np
@@ -95,6 +99,9 @@ _KATA_KO = {"simple": "SIMPLE", "positional": "POSITIONAL", "situational": "SITU
 _KATA_FIXED = ("tax", "hasButton", "whiteHandicapBonus")
 
 Write = Callable[[str], None]
+
+SGF_LIMIT = 1 << 20  # bytes: the largest file loadsgf reads
+_SHORTEST_INTERVAL = 0.01  # seconds between analysis reports
 
 
 def _never() -> bool:
@@ -165,7 +172,7 @@ class GTPEngine:
         self.agent = agent
         self.size = size
         self.rules = rules if rules is not None else Rules()
-        self.game = Game(size, self.rules)
+        self.game = _new_game(size, self.rules)
         self.running = True
         self.clock: tuple[float, float, int] | None = None  # time_settings
         self.time_remaining: dict[int, tuple[float, int]] = {}  # time_left per colour
@@ -273,11 +280,11 @@ class GTPEngine:
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise GTPError("unacceptable size")
         self.size = size
-        self._restart(Game(size, self.rules))
+        self._restart(_new_game(size, self.rules))
 
     @_command("clear_board")
     def _clear_board(self, args: list[str]) -> None:
-        self._restart(Game(self.size, self.rules))
+        self._restart(_new_game(self.size, self.rules))
 
     @_command("komi", 1)
     def _komi(self, args: list[str]) -> None:
@@ -350,7 +357,7 @@ class GTPEngine:
     def _play(self, args: list[str]) -> None:
         color, move = _color(args[0]), self._vertex(args[1])
         try:
-            game = self._turn(self.game.copy(), color)
+            game = self._turn(self._with_room(self.game.copy()), color)
             game.play(move)
         except IllegalMoveError as error:
             print(f"gtp: {error}", file=sys.stderr)
@@ -410,27 +417,28 @@ class GTPEngine:
     @_command("loadsgf", (1, 2))
     def _loadsgf(self, args: list[str]) -> None:
         stop = _int(args[1], "move number") if len(args) > 1 else None
+        data = _read_regular_file(args[0], SGF_LIMIT)
         try:
-            record = read_sgf(Path(args[0]).read_bytes(), rules=self.rules)
-        except OSError as error:
-            raise GTPError(f"cannot load file: {error.strerror}: {args[0]}") from None
-        except SgfError as error:
+            # No record has more moves than nodes, nor more nodes than semicolons.
+            reading = dataclasses.replace(self.rules, max_moves=data.count(b";") + 1)
+            record = read_sgf(data, rules=reading)
+        except (SgfError, ValueError) as error:
             raise GTPError(f"cannot load file: {error}") from None
         loaded = record.game
+        rules = dataclasses.replace(record.rules, max_moves=self.rules.max_moves)
         moves = record.moves if stop is None else record.moves[: max(stop - 1, 0)]
-        game = _new_game(loaded.size, record.rules, loaded, moves)
-        self.size, self.rules = loaded.size, record.rules
+        game = _new_game(loaded.size, rules, loaded, moves)
+        self.size, self.rules = loaded.size, rules
         self._restart(game)
 
     @_command("printsgf", (0, 1))
     def _printsgf(self, args: list[str]) -> str | None:
-        text = write_sgf(self.game).decode("utf-8").strip()
+        record = self.game.copy()
+        record.rules = self.rules  # the rules as set, without the engine's own move cap
+        text = write_sgf(record).decode("utf-8").strip()
         if not args:
             return text
-        try:
-            Path(args[0]).write_text(text + "\n", encoding="utf-8")
-        except OSError as error:
-            raise GTPError(f"cannot write file: {error.strerror}: {args[0]}") from None
+        _write_regular_file(args[0], (text + "\n").encode("utf-8"))
         return None
 
     # -- live analysis ---------------------------------------------------------------------
@@ -456,11 +464,13 @@ class GTPEngine:
             if key not in ("interval", "minmoves", "maxmoves") or not words:
                 raise GTPError(f"syntax error: unsupported analysis argument {key!r}")
             value = _int(words.pop(0), key)
+            if value < 0:
+                raise GTPError(f"syntax error: {key} {value} is negative")
             if key == "interval":
                 interval = value / 100
             elif key == "maxmoves":
                 max_moves = value
-        return _Analysis(color, interval, max_moves, play)
+        return _Analysis(color, max(interval, _SHORTEST_INTERVAL), max_moves, play)
 
     def _stream(self, id_: str, request: _Analysis, write: Write, interrupted: Callable[[], bool]) -> None:
         """Answer an analysis command: ``=``, info lines, (``play`` move,) an empty line."""
@@ -469,8 +479,9 @@ class GTPEngine:
         assert isinstance(agent, AnalysisAgent)  # only listed for such players
 
         def report(infos: list[MoveInfo]) -> None:
-            if infos:
-                write(_info_line(infos[: request.max_moves], game.size) + "\n")
+            shown = infos[: request.max_moves]
+            if shown:  # an empty line would end the answer
+                write(_info_line(shown, game.size) + "\n")
 
         write(f"={id_}\n")
         try:
@@ -522,7 +533,7 @@ class GTPEngine:
             raise GTPError("board not empty")
 
     def _place_handicap(self, points: Sequence[int]) -> str:
-        game = Game(self.size, self.rules)
+        game = _new_game(self.size, self.rules)
         game.setup(points, [], to_play=WHITE)
         game.handicap = len(points)
         self._restart(game)
@@ -546,20 +557,26 @@ class GTPEngine:
             return game
         if game.moves:
             game.play(game.pass_move)
+            if game.is_terminated:  # the inserted pass was the second in a row: resume as above
+                game.undo()
+                game.undo()
             return game
-        return _new_game(game.size, game.rules, game, [], to_play=color)
+        return _new_game(game.size, game.rules, game, to_play=color)
 
     def _game_for(self, color: int) -> Game:
         """A copy of the game with ``color`` to move, for the player to choose a move in."""
         if self._turned(color):
             self._agent_stale = True  # the history differs from what the player was shown
         try:
-            game = self._turn(self.game.copy(), color)
+            return self._turn(self._with_room(self.game.copy()), color)
         except IllegalMoveError as error:
             raise GTPError(f"cannot give {COLOR_NAMES[color]} the move: {error}") from None
-        if game.is_over:
-            raise GTPError("the game is over: the move cap is reached")
-        return game
+
+    def _with_room(self, game: Game) -> Game:
+        """``game``, or it replayed under a later move cap when the cap is near."""
+        if game.rules.move_cap(game.size) - game.move_number >= _room(game.size):
+            return game
+        return _new_game(game.size, self.rules, game, game.moves)
 
     def _commit(self, move: int) -> str:
         """Play the player's chosen move; its vertex, or ``resign``."""
@@ -571,6 +588,51 @@ class GTPEngine:
             raise GTPError(f"the player chose an illegal move: {error}") from None
         self._observe(move)
         return coords.to_gtp(move, self.size)
+
+
+def _read_regular_file(path: str, limit: int) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them.
+
+    Anything else (a FIFO, a device, ``/dev/stdin``) is refused before it is read, since
+    reading it could block the engine for good; the file is opened non-blocking, so that one
+    swapped in after the check cannot block the open either.
+    """
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise GTPError(f"cannot load file: not a regular file: {path}")
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as error:
+        raise GTPError(f"cannot load file: {error.strerror}: {path}") from None
+    with os.fdopen(descriptor, "rb") as file:
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise GTPError(f"cannot load file: not a regular file: {path}")
+            data = file.read(limit + 1)
+        except OSError as error:
+            raise GTPError(f"cannot load file: {error.strerror}: {path}") from None
+    if len(data) > limit:
+        raise GTPError(f"cannot load file: larger than {limit} bytes: {path}")
+    return data
+
+
+def _write_regular_file(path: str, data: bytes) -> None:
+    """Write ``data`` to the regular file at ``path``, made if missing.
+
+    Anything else is refused: ``/dev/stdout`` would corrupt the protocol stream, and a FIFO
+    with no reader would block (opened non-blocking, it fails at once instead).
+    """
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    except OSError as error:
+        raise GTPError(f"cannot write file: {error.strerror}: {path}") from None
+    with os.fdopen(descriptor, "wb") as file:
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise GTPError(f"cannot write file: not a regular file: {path}")
+            file.truncate()
+            file.write(data)
+        except OSError as error:
+            raise GTPError(f"cannot write file: {error.strerror}: {path}") from None
 
 
 def _parse(line: str) -> tuple[str, str, list[str]] | None:
@@ -626,13 +688,31 @@ def _color(text: str) -> int:
         raise GTPError(f"syntax error: invalid color {text!r}") from None
 
 
-def _new_game(size: int, rules: Rules, setup: Game, moves: Sequence[int], to_play: int | None = None) -> Game:
-    """A game under ``rules`` with ``setup``'s setup stones and handicap, then ``moves``."""
+def _room(size: int) -> int:
+    """Moves the engine's game always has left before its move cap (see ``_new_game``)."""
+    return 4 * size * size
+
+
+def _new_game(
+    size: int, rules: Rules, setup: Game | None = None, moves: Sequence[int] = (), to_play: int | None = None
+) -> Game:
+    """A game under ``rules`` with ``setup``'s setup stones and handicap, then ``moves``.
+
+    Through GTP the controller ends a game, not the move cap, so the game gets a cap
+    ``2 * _room(size)`` moves past ``moves`` whatever ``rules`` say; the engine replays it
+    under a later one before ``_room(size)`` moves are left (``_with_room``). Players thus
+    never meet the cap, and searches that end lines at the cap see it far away.
+    """
+    try:
+        rules = dataclasses.replace(rules, max_moves=len(moves) + 2 * _room(size))
+    except ValueError as error:  # beyond the longest game the rules allow
+        raise GTPError(f"the game is too long: {error}") from None
     game = Game(size, rules)
-    first = setup.first_to_play if to_play is None else to_play
-    if setup.setup_black or setup.setup_white or first != BLACK:
-        game.setup(setup.setup_black, setup.setup_white, first)
-    game.handicap = setup.handicap
+    if setup is not None:
+        first = setup.first_to_play if to_play is None else to_play
+        if setup.setup_black or setup.setup_white or first != BLACK:
+            game.setup(setup.setup_black, setup.setup_white, first)
+        game.handicap = setup.handicap
     game.replay(moves)
     return game
 

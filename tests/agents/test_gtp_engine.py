@@ -4,6 +4,7 @@ session with ``goarena gtp`` through a pipe."""
 from __future__ import annotations
 
 import json
+import os
 import queue
 import re
 import subprocess
@@ -166,7 +167,7 @@ def test_comments_blank_lines_and_control_characters(engine):
         ("genmove", "wrong number of arguments"),
         ("name please", "wrong number of arguments"),
         ("komi lots", "syntax error"),
-        ("komi 6.4", "komi must be a multiple of 0.5"),
+        ("komi 6.4", "komi must be a"),
         ("undo", "cannot undo"),
         ("fixed_handicap 1", "invalid number of stones"),
         ("fixed_handicap 10", "invalid number of stones"),
@@ -257,6 +258,37 @@ def test_play_resumes_a_game_ended_by_two_passes(engine):
     assert engine.game.is_over
     assert engine.handle("play w D4") == ok()
     assert engine.game.moves == [from_gtp("E5", 9), from_gtp("D4", 9)] and not engine.game.is_over
+
+
+def test_play_after_a_pass_as_gnu_go_takes_it(engine):
+    """White passes, then plays again: Black's pass in between ends no game."""
+    assert [engine.handle(c) for c in ("play b D4", "play w pass", "play w E5")] == [ok()] * 3
+    assert engine.game.moves == [from_gtp("D4", 9), from_gtp("E5", 9)]
+    assert engine.game.to_play == BLACK and not engine.game.is_over
+
+
+def test_play_and_genmove_go_on_beyond_the_move_cap():
+    """The controller ends the game, not the rules' move cap (2 * 3 * 3 = 18 moves)."""
+    engine = GTPEngine(RandomAgent(seed=3, pass_only_when_forced=True), size=3, rules=Rules(komi=0))
+    chooser = RandomAgent(seed=4, pass_only_when_forced=True)
+    for _ in range(30):
+        black = "pass" if engine.game.is_over else to_gtp(chooser.select_move(engine.game), 3)
+        assert engine.handle(f"play b {black}") == ok()
+        assert re.fullmatch(r"= ([A-C][1-3]|pass)\n\n", engine.handle("genmove w"))
+    assert len(engine.game.moves) > 2 * 18
+    assert '"max_moves": null' in engine.handle("printsgf")  # the engine's own cap is not recorded
+
+
+def test_minimax_plays_2x2_perfectly_through_gtp():
+    """2x2 under positional superko, komi 0, is B+1; its ko fight runs past 2 * N * N moves."""
+    from agents.minimax_agents import MinimaxAgent
+
+    engine = GTPEngine(MinimaxAgent(depth=40), size=2, rules=Rules(komi=0))
+    moves: list[str] = []
+    while moves[-2:] != ["pass", "pass"] and len(moves) < 40:
+        moves.append(engine.handle(f"genmove {'bw'[len(moves) % 2]}")[2:].strip())
+    assert moves == ["B1", "A2", "B2", "A1", "B2", "pass", "B1", "A1", "pass", "pass"]
+    assert engine.handle("final_score") == ok("B+1")
 
 
 def test_reg_genmove_does_not_play(engine):
@@ -360,6 +392,65 @@ def test_loadsgf_keeps_setup_stones_and_komi(engine, tmp_path):
     assert engine.handle(f"loadsgf {path}").startswith("? cannot load file")
 
 
+def test_loadsgf_reads_only_regular_files_of_bounded_size(engine, tmp_path):
+    directory = engine.handle(f"loadsgf {tmp_path}")
+    assert directory == f"? cannot load file: not a regular file: {tmp_path}\n\n"
+    big = tmp_path / "big.sgf"
+    big.write_bytes(b"(;GM[1]SZ[9]C[" + b"x" * (1 << 20) + b"])")
+    assert engine.handle(f"loadsgf {big}").startswith("? cannot load file: larger than 1048576 bytes")
+    assert engine.handle(f"loadsgf {tmp_path / 'missing.sgf'}").startswith("? cannot load file: No such file")
+
+
+def test_printsgf_writes_only_regular_files(engine, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert engine.handle(f"printsgf {fifo}").startswith("? cannot write file")  # no reader: not blocked
+    assert engine.handle("printsgf /dev/null") == "? cannot write file: not a regular file: /dev/null\n\n"
+
+
+def test_loadsgf_of_a_fifo_or_stdin_does_not_block_the_engine(tmp_path):
+    """A FIFO with no writer and the engine's own stdin are refused at once; ``quit`` works."""
+    fifo = tmp_path / "fifo.sgf"
+    os.mkfifo(fifo)
+    commands = f"1 loadsgf {fifo}\n2 loadsgf /dev/stdin\n3 name\n4 quit\n"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.cli", "gtp", "--agent", "random", "--size", "9"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        out, _ = process.communicate(commands, timeout=60)
+    finally:
+        process.kill()
+    assert out.split("\n\n")[:4] == [
+        f"?1 cannot load file: not a regular file: {fifo}",
+        "?2 cannot load file: not a regular file: /dev/stdin",
+        "=3 random",
+        "=4",
+    ]
+
+
+def test_loadsgf_imports_and_runs_nothing_named_in_the_record(engine, tmp_path):
+    """Properties that look like player specs or code stay text."""
+    marker = tmp_path / "ran"
+    plain = tmp_path / "plain.sgf"
+    plain.write_text("(;GM[1]FF[4]CA[UTF-8]SZ[9];B[ee])")
+    assert engine.handle(f"loadsgf {plain}") == ok()  # whatever loading needs is imported now
+    hostile = tmp_path / "hostile.sgf"
+    hostile.write_text(
+        f"(;GM[1]FF[4]CA[UTF-8]SZ[9]PB[os:system:touch {marker}]PW[gtp:touch {marker}]"
+        f"GN[antigravity]EV[this:that]RU[subprocess:run]AP[webbrowser:open]"
+        f'GC[goarena rules: {{"name": "os:system"}}]'
+        f"C[__import__('os').system('touch {marker}')];B[ee]C[exec(open('x').read())])"
+    )
+    modules = set(sys.modules)
+    assert engine.handle(f"loadsgf {hostile}") == ok()
+    assert set(sys.modules) == modules and not marker.exists()
+    assert stones(engine, BLACK) == {"E5"}
+
+
 def test_rules_by_name_and_as_katago_json(engine):
     answer_of(engine, "kgs-rules chinese")
     assert engine.rules.ko == "simple" and engine.rules.komi == 6.5
@@ -387,6 +478,7 @@ INFO = (
     "info move D4 visits {0} winrate 5500 prior 1250 lcb 5000 order 0 pv D4 E5 "
     "info move E5 visits {1} winrate 4321 prior 2500 lcb 3100 order 1 pv E5 C3 D4"
 )
+BEST = "info move D4 visits 10 winrate 5500 prior 1250 lcb 5000 order 0 pv D4 E5"
 
 
 def test_analysis_commands_are_listed_for_analysts():
@@ -407,6 +499,21 @@ def test_lz_analyze_streams_info_lines_until_the_budget_runs_out():
     assert engine.handle("7 lz-analyze interval 50 maxmoves 1") == expected
     assert agent.intervals == [0.25, 0.5]
     assert engine.handle("lz-analyze b 10 ownership true").startswith("? syntax error")
+
+
+@pytest.mark.parametrize(
+    ("command", "answer"),
+    [
+        ("lz-analyze b interval 10 maxmoves 0", "=\n\n"),  # no candidates: no info lines
+        ("lz-analyze b 0 maxmoves 1", f"=\n{BEST}\n\n"),
+        ("lz-analyze b interval -10", "? syntax error: interval -10 is negative\n\n"),
+        ("lz-analyze b maxmoves -1", "? syntax error: maxmoves -1 is negative\n\n"),
+    ],
+)
+def test_lz_analyze_keeps_gtp_framing_at_edge_values(command, answer):
+    """Exactly one empty line, at the end: a stray one would end the answer early."""
+    engine = GTPEngine(FakeAnalyst(reports=1), size=9)
+    assert engine.handle(command) == answer
 
 
 def test_lz_genmove_analyze_streams_then_plays():
