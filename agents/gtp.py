@@ -12,6 +12,11 @@ knows that command; otherwise its own command-line options set them (for GNU Go:
 
 Every failure of the engine (it exits, it stays silent for ``timeout`` seconds, it answers
 ``?`` or something unreadable) raises ``GTPEngineError``; a silent engine is killed.
+
+The engine's output is read as bytes and decoded as UTF-8, undecodable bytes replaced. A line
+longer than 64 KiB is cut there (the rest of it is skipped), and an answer longer than 1 MiB
+is an error (the engine is killed). Its stderr is always read, so that an engine that logs a
+lot never blocks on a full pipe; the last lines go into error messages.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from types import TracebackType
+from typing import IO
 
 from agents.base import RESIGN
 from agents.gtp_engine import kata_rules
@@ -36,6 +43,9 @@ from go_env.rules import Rules
 
 _COLOR_NAMES = {BLACK: "b", WHITE: "w"}
 _STDERR_LINES = 20  # kept for error messages
+LINE_LIMIT = 1 << 16  # bytes: longer lines of engine output are cut
+ANSWER_LIMIT = 1 << 20  # characters: a longer answer is an error
+_QUOTED = 500  # characters of engine output quoted in an error message
 
 
 class GTPEngineError(RuntimeError):
@@ -82,8 +92,6 @@ class GTPAgent:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                text=True,
-                bufsize=1,
             )
         except OSError as error:
             raise GTPEngineError(f"cannot start GTP engine {command!r}: {error}") from None
@@ -216,7 +224,9 @@ class GTPAgent:
         try:
             return coords.from_gtp(vertex, size)
         except ValueError:
-            raise GTPEngineError(f"{self.name} answered {command!r} with {vertex!r}, not a vertex") from None
+            raise GTPEngineError(
+                f"{self.name} answered {command!r} with {_shorten(vertex)!r}, not a vertex"
+            ) from None
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -231,7 +241,7 @@ class GTPAgent:
             raise GTPEngineError(self._failure)
         try:
             assert self.process.stdin is not None
-            self.process.stdin.write(command + "\n")
+            self.process.stdin.write(command.encode("utf-8") + b"\n")
             self.process.stdin.flush()
         except OSError:  # a broken pipe: it is gone
             raise self._fail(self._exit_message(command)) from None
@@ -239,15 +249,18 @@ class GTPAgent:
         status, first = lines[0][:1], lines[0][1:].lstrip("0123456789").strip()  # drop the id
         text = "\n".join(line for line in (first, *lines[1:]) if line).rstrip()
         if status == "?":
-            raise GTPEngineError(f"{self.name} failed {command!r}: {text}")
+            raise GTPEngineError(f"{self.name} failed {command!r}: {_shorten(text)}")
         if status != "=":
-            raise self._fail(f"{self.name} answered {command!r} with nonsense: {' | '.join(lines)!r}")
+            raise self._fail(
+                f"{self.name} answered {command!r} with nonsense: {_shorten(' | '.join(lines))!r}"
+            )
         return text
 
     def _answer_lines(self, command: str) -> list[str]:
         """The lines of one answer (up to the empty line that ends it)."""
         deadline = time.monotonic() + self.timeout
         lines: list[str] = []
+        length = 0
         while True:
             try:
                 line = self._lines.get(timeout=max(deadline - time.monotonic(), 0))
@@ -262,6 +275,11 @@ class GTPAgent:
             line = line.rstrip("\r\n").replace("\t", " ")
             if line.strip():
                 lines.append(line)
+                length += len(line) + 1
+                if length > ANSWER_LIMIT:
+                    self.process.kill()
+                    too_long = f"answered {command!r} with more than {ANSWER_LIMIT} characters"
+                    raise self._fail(f"{self.name} {too_long}; killed it")
             elif lines:
                 return lines
 
@@ -273,7 +291,7 @@ class GTPAgent:
             code = self.process.wait()
         self._readers[1].join(timeout=1)  # the last words on stderr
         how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-        stderr = " | ".join(line.rstrip() for line in self._stderr if line.strip())
+        stderr = _shorten(" | ".join(line.rstrip() for line in self._stderr if line.strip()), 10 * _QUOTED)
         return f"{self.name} {how} while answering {command!r}" + (f"; stderr: {stderr}" if stderr else "")
 
     def _fail(self, message: str) -> GTPEngineError:
@@ -283,14 +301,14 @@ class GTPAgent:
 
     def _pump_stdout(self) -> None:
         assert self.process.stdout is not None
-        for line in iter(self.process.stdout.readline, ""):
+        for line in _read_lines(self.process.stdout):
             self._lines.put(line)
         self._lines.put(None)  # the end: the engine is gone
 
     def _pump_stderr(self) -> None:
         assert self.process.stderr is not None
-        for line in iter(self.process.stderr.readline, ""):
-            self._stderr.append(line)
+        for line in _read_lines(self.process.stderr):
+            self._stderr.append(_shorten(line, _QUOTED))
 
     # -- lifetime ----------------------------------------------------------------------------
 
@@ -326,3 +344,19 @@ class GTPAgent:
 
     def __repr__(self) -> str:
         return f"GTPAgent({self.command!r})"
+
+
+def _read_lines(stream: IO[bytes]) -> Iterator[str]:
+    """The lines of ``stream`` as text (undecodable bytes replaced), each cut at ``LINE_LIMIT``
+    bytes, until its end (or until it fails: the engine is gone)."""
+    with contextlib.suppress(OSError, ValueError):  # closed under the reader
+        while line := stream.readline(LINE_LIMIT):
+            rest = line
+            while rest and not rest.endswith(b"\n"):  # a cut line: skip the rest of it
+                rest = stream.readline(LINE_LIMIT)
+            yield line.decode("utf-8", errors="replace")
+
+
+def _shorten(text: str, limit: int = _QUOTED) -> str:
+    """``text``, cut to about ``limit`` characters for an error message."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agents.base import RESIGN, Agent, make_agent
-from agents.gtp import GTPAgent, GTPEngineError, find_engine
+from agents.gtp import LINE_LIMIT, GTPAgent, GTPEngineError, find_engine
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp, to_gtp
 from go_env.sgf import read_sgf
@@ -45,6 +45,43 @@ FAKE_ENGINE = textwrap.dedent(
             break
     """
 )
+
+
+# A GTP engine whose output is awkward as its argument says; it answers genmove with C3.
+NOISY_ENGINE = textwrap.dedent(
+    """
+    import sys
+    mode = sys.argv[1]
+    out, err = sys.stdout.buffer, sys.stderr.buffer
+    for line in sys.stdin:
+        command = line.split()[0] if line.split() else ""
+        if mode == "stderr":  # Latin-1 log lines, then megabytes in lines and in one line
+            err.write("caf\xe9 cr\xe8me\\n".encode("latin-1") * 1000)
+            err.write(b"log line\\n" * 200_000 + b"x" * 2_000_000 + b"\\n")
+            err.flush()
+        answer = {"name": "= noisy", "genmove": "= C3", "list_commands": "= genmove"}.get(command, "=")
+        if mode == "latin-1" and command == "name":
+            answer = "= b\xe9b\xe9"
+        if mode == "long-line" and command == "name":
+            answer = "= " + "x" * 10_000_000
+        if mode == "endless" and command == "genmove":
+            out.write(b"= C3\\n" + (b"x" * 1000 + b"\\n") * 2000)
+            out.flush()
+            break  # and no empty line ends the answer
+        out.write(answer.encode("latin-1") + b"\\n\\n")
+        out.flush()
+        if command == "quit":
+            break
+    """
+)
+
+
+@pytest.fixture
+def noisy_engine(tmp_path: Path) -> str:
+    """The command line of the noisy engine, less its mode."""
+    script = tmp_path / "noisy_engine.py"
+    script.write_text(NOISY_ENGINE)
+    return f"{sys.executable} {script}"
 
 
 @pytest.fixture
@@ -263,3 +300,35 @@ def test_the_commands_sent_to_keep_an_engine_in_step(tmp_path):
         "quit",
     ]
     assert to_gtp(game.moves[-1], 5) == "B2"
+
+
+# -- engines with awkward output ---------------------------------------------------------
+
+
+def test_an_engine_that_floods_stderr_in_latin_1_is_not_blocked(noisy_engine):
+    """Megabytes of stderr per command, undecodable as UTF-8: drained, never fatal."""
+    with GTPAgent(f"{noisy_engine} stderr", timeout=20) as agent:
+        assert agent.name == "noisy"
+        assert agent.select_move(Game(9, Rules())) == from_gtp("C3", 9)
+        assert all(len(line) < 1000 for line in agent._stderr)  # kept lines are bounded
+
+
+def test_undecodable_bytes_on_stdout_are_replaced(noisy_engine):
+    with GTPAgent(f"{noisy_engine} latin-1", timeout=10) as agent:
+        assert agent.name == "b\ufffdb\ufffd"
+        assert agent.select_move(Game(9, Rules())) == from_gtp("C3", 9)
+
+
+def test_an_enormous_line_is_cut(noisy_engine):
+    with GTPAgent(f"{noisy_engine} long-line", timeout=10) as agent:
+        assert set(agent.name) == {"x"} and len(agent.name) < LINE_LIMIT
+        assert agent.select_move(Game(9, Rules())) == from_gtp("C3", 9)  # still in step
+
+
+def test_an_endless_answer_is_an_error(noisy_engine):
+    too_long = r"answered 'genmove b' with more than 1048576 characters; killed it"
+    with (
+        GTPAgent(f"{noisy_engine} endless", timeout=10) as agent,
+        pytest.raises(GTPEngineError, match=too_long),
+    ):
+        agent.select_move(Game(9, Rules()))
