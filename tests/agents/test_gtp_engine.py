@@ -404,7 +404,9 @@ def test_loadsgf_reads_only_regular_files_of_bounded_size(engine, tmp_path):
 def test_printsgf_writes_only_regular_files(engine, tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    assert engine.handle(f"printsgf {fifo}").startswith("? cannot write file")  # no reader: not blocked
+    answers: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: answers.put(engine.handle(f"printsgf {fifo}")), daemon=True).start()
+    assert answers.get(timeout=10).startswith("? cannot write file")  # a FIFO with no reader blocks no one
     assert engine.handle("printsgf /dev/null") == "? cannot write file: not a regular file: /dev/null\n\n"
 
 
