@@ -2,19 +2,43 @@
 
 A worker builds both players from their specs, plays the game through the referee and sends
 back the record; a player that cannot even be built loses by forfeit.
+
+The workers are processes of our own, one game at a time each, watched by the league's
+process. A worker reports every call to a player before it makes it (the referee's
+``Turn``: who is called, and the game so far), so when a worker dies (a segfault,
+``os._exit``, the OOM killer) the game is recorded as lost by the player it was running
+(``crash: worker died ...``), and when a call runs past the league's ``seconds_per_move``
+(plus a grace) the worker is killed and the game lost on time. A fresh worker takes the
+next game. Workers run in process groups of their own with their engines: Ctrl-C in the
+terminal reaches the league's process alone, which stops them; and they end themselves when
+the league's process is gone.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import multiprocessing
-from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+import os
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 
 from agents.base import Agent, Closeable, StatusReporter, make_agent
-from benchmarks.referee import GameRecord, play_game
+from agents.gtp import GTPAgent
+from benchmarks.referee import GameRecord, Turn, crash_reason, forfeit_record, play_game
 from go_env import Rules
 from go_env.game import BLACK, WHITE
+
+ENGINE_GRACE = 0.5  # seconds a GTP engine may answer past the limit before it is killed
+WATCHDOG_GRACE = 2.0  # seconds a call may run past the limit before its worker is killed
+BUILD_SECONDS = 120.0  # the least time building a player gets, when moves are timed
+CLOSE_SECONDS = 30.0  # a worker still closing its players after this long is replaced
 
 
 class LeagueRunError(RuntimeError):
@@ -36,6 +60,18 @@ class ScheduledGame:
     seconds_per_move: float | None
     settle: str | None = None
     arbiter: str | None = None
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return self.black, self.white
+
+    def limit(self, turn: Turn) -> float | None:
+        """The seconds ``turn``'s call may take before its worker is stopped, if any."""
+        if self.seconds_per_move is None:
+            return None
+        if turn.call == "make_agent":
+            return max(self.seconds_per_move, BUILD_SECONDS)
+        return self.seconds_per_move + WATCHDOG_GRACE
 
 
 # ---------------------------------------------------------------------------------------
@@ -61,66 +97,276 @@ def goarena_version() -> str:
         return "unknown"
 
 
-def play_scheduled(game: ScheduledGame) -> PlayedGame:
+def play_scheduled(game: ScheduledGame, on_turn: Callable[[Turn | None], None] | None = None) -> PlayedGame:
     """Build both players, play the game, close the players. Never raises for a player's
     failure: one that cannot even be built loses the game by forfeit."""
-    built: list[object] = []  # everything to close at the end
+    built: list[object] = []
+    try:
+        return _play_built(game, built, on_turn)
+    finally:
+        _close(built)
+
+
+def _play_built(
+    game: ScheduledGame, built: list[object], on_turn: Callable[[Turn | None], None] | None
+) -> PlayedGame:
+    """Build the players (into ``built``, for the caller to close) and play the game."""
     players: list[Agent] = []
     versions = {}
-    try:
-        for index, (name, spec) in enumerate(((game.black, game.black_spec), (game.white, game.white_spec))):
-            try:
-                agent = make_agent(spec, seed=game.seed * 2 + index)
-            except Exception as error:
-                return PlayedGame(
-                    game, _forfeit_record(game, index, f"crash: {type(error).__name__}: {error}")
-                )
+    for color, name, spec in ((BLACK, game.black, game.black_spec), (WHITE, game.white, game.white_spec)):
+        turn = Turn(color, "make_agent")
+        if on_turn is not None:
+            on_turn(turn)
+        try:
+            agent = make_agent(spec, seed=game.seed * 2 + color - 1)
             built.append(agent)
-            players.append(agent)
+            if isinstance(agent, GTPAgent) and game.seconds_per_move is not None:
+                agent.timeout = game.seconds_per_move + ENGINE_GRACE  # a silent engine loses on time
             built_by = "" if spec.startswith("gtp:") else f" (goarena {goarena_version()})"
             versions[name] = f"{agent.name}{built_by}"
-        arbiter = None
-        if game.arbiter:
-            judge = make_agent(game.arbiter)  # the league's own setting: its failure stops the league
-            built.append(judge)
-            if not isinstance(judge, StatusReporter):
-                raise LeagueRunError(f"the arbiter {game.arbiter!r} cannot name dead stones")
-            arbiter = judge
-        black, white = players
-        record = play_game(
-            black,
-            white,
-            game.size,
-            game.rules,
-            max_seconds_per_move=game.seconds_per_move,
-            settle=game.settle,
-            arbiter=arbiter,
-            names=(game.black, game.white),
-        )
-        return PlayedGame(game, record, versions)
-    finally:
-        for thing in built:
+        except BaseException as error:  # whatever it is, it is this player's failure
+            reason = crash_reason(error)
+            if reason is None:
+                raise
+            return PlayedGame(game, _lost(game, turn, "F", reason))
+        players.append(agent)
+    if on_turn is not None:
+        on_turn(None)
+    arbiter = None
+    if game.arbiter:
+        judge = make_agent(game.arbiter)  # the league's own setting: its failure stops the league
+        built.append(judge)
+        if not isinstance(judge, StatusReporter):
+            raise LeagueRunError(f"the arbiter {game.arbiter!r} cannot name dead stones")
+        arbiter = judge
+    black, white = players
+    record = play_game(
+        black,
+        white,
+        game.size,
+        game.rules,
+        max_seconds_per_move=game.seconds_per_move,
+        settle=game.settle,
+        arbiter=arbiter,
+        names=game.names,
+        on_turn=on_turn,
+    )
+    return PlayedGame(game, record, versions)
+
+
+def _lost(
+    game: ScheduledGame, turn: Turn, code: str, reason: str, seconds: float | None = None
+) -> GameRecord:
+    """The record of ``game`` lost by the player of ``turn``."""
+    return forfeit_record(
+        turn, code, reason, size=game.size, rules=game.rules, names=game.names, seconds=seconds
+    )
+
+
+def _close(built: list[object]) -> None:
+    for thing in built:
+        with contextlib.suppress(BaseException):  # the game is over: its record stands
             if isinstance(thing, Closeable):
                 thing.close()
 
 
-def _forfeit_record(game: ScheduledGame, loser_index: int, reason: str) -> GameRecord:
-    winner = WHITE if loser_index == 0 else BLACK
-    return GameRecord(
-        black=game.black,
-        white=game.white,
-        size=game.size,
-        rules=game.rules,
-        handicap=0,
-        moves=(),
-        result=f"{'B' if winner == BLACK else 'W'}+F",
-        winner=winner,
-        margin=None,
-        reason=reason,
-        black_seconds=(),
-        white_seconds=(),
-        sgf=None,
-    )
+def _work(connection: Connection, league: int) -> None:
+    """A worker's life: play the games it is sent, reporting every call to a player."""
+    os.setpgrp()  # a group of its own, with its engines: stopped together, and out of Ctrl-C's way
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the league's process handles Ctrl-C
+    signal.signal(signal.SIGTERM, lambda number, frame: _end_group())
+    threading.Thread(target=_end_with, args=(league,), daemon=True).start()
+    try:
+        connection.send(("ready",))
+        while True:
+            game = connection.recv()
+            built: list[object] = []
+            try:
+                played = _play_built(game, built, lambda turn: connection.send(("turn", turn)))
+            except (LeagueRunError, ValueError) as error:  # the league's own failure (the arbiter)
+                connection.send(("error", str(error)))
+                return
+            connection.send(("done", played))
+            _close(built)
+            connection.send(("ready",))
+    except (EOFError, OSError):  # the league is gone
+        _end_group()
+
+
+def _end_with(league: int) -> None:
+    """End this worker and its engines once the league's process is gone (``kill -9``)."""
+    while os.getppid() == league:
+        time.sleep(0.5)
+    _end_group()
+
+
+def _end_group() -> None:
+    if os.getpgrp() == os.getpid():  # never the league's own group
+        os.killpg(0, signal.SIGKILL)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+# ---------------------------------------------------------------------------------------
+# The workers (in the league's process)
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _Worker:
+    """A worker process and what the league knows of it."""
+
+    process: BaseProcess
+    connection: Connection
+    ready: bool = False  # started, not playing, players closed
+    started: bool = False  # has been ready once
+    game: ScheduledGame | None = None
+    turn: Turn | None = None  # the last call to a player it reported
+    since: float = 0.0  # when that call began
+    deadline: float | None = None  # when it is stopped
+
+    def send(self, game: ScheduledGame) -> bool:
+        """Hand it ``game``; False if it died waiting."""
+        try:
+            self.connection.send(game)
+        except OSError:
+            return False
+        self.ready, self.game, self.turn, self.deadline = False, game, None, None
+        return True
+
+    def kill(self) -> None:
+        """Kill the worker and its engines, and reap it."""
+        if self.process.pid:
+            with contextlib.suppress(OSError):  # no group yet (or any more)
+                os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.kill()
+        self.process.join()
+        self.connection.close()
+
+
+class _Pool:
+    """Worker processes, each playing one game at a time, replaced when they die."""
+
+    def __init__(self, size: int):
+        self.size = size
+        # spawn: workers start clean, whatever threads this process runs (progress display).
+        self.context = multiprocessing.get_context("spawn")
+        self.workers: list[_Worker] = []
+        atexit.register(self.close)
+
+    def start(self) -> None:
+        while len(self.workers) < self.size:
+            ours, theirs = self.context.Pipe()
+            process = self.context.Process(target=_work, args=(theirs, os.getpid()), name="goarena-league")
+            with _ctrl_c_ignored():  # a worker ignores it from its first instruction
+                process.start()
+            theirs.close()
+            self.workers.append(_Worker(process, ours))
+
+    def close(self) -> None:
+        atexit.unregister(self.close)
+        for worker in self.workers:
+            worker.kill()
+        self.workers = []
+
+    def play(self, games: list[ScheduledGame]) -> Iterator[PlayedGame]:
+        """Play ``games``, yielding each as it finishes (or is lost by a dead worker)."""
+        todo = deque(games)
+        while todo or any(worker.game for worker in self.workers):
+            self.size = min(self.size, len(todo) + sum(1 for w in self.workers if w.game))
+            self.start()
+            for worker in self.workers:
+                if worker.ready and todo:
+                    if worker.send(todo[0]):
+                        todo.popleft()
+                    else:
+                        worker.ready = False  # it died waiting: replaced, nothing lost
+            yield from self._wait()
+
+    def _wait(self) -> Iterator[PlayedGame]:
+        """Wait for the workers' news (or a deadline); the games it ends."""
+        deadlines = [w.deadline for w in self.workers if w.deadline is not None]
+        timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+        waitables = [w.connection for w in self.workers] + [w.process.sentinel for w in self.workers]
+        wait(waitables, timeout)
+        for worker in list(self.workers):
+            alive = worker.process.is_alive()  # before reading: what a dead one sent is all there
+            played = self._read(worker)
+            if played is not None:
+                yield played
+            lost = self._check(worker, alive)
+            if lost is not None:
+                yield lost
+
+    def _read(self, worker: _Worker) -> PlayedGame | None:
+        """Take in what ``worker`` sent; the game it finished, if any."""
+        played = None
+        try:
+            while worker.connection.poll():
+                message = worker.connection.recv()
+                kind = message[0]
+                if kind == "ready":
+                    worker.ready = worker.started = True
+                    worker.deadline = None
+                elif kind == "turn":  # a call begins (a Turn), or no player is called (None)
+                    turn, worker.since, worker.deadline = message[1], time.monotonic(), None
+                    if turn is not None and worker.game is not None:
+                        worker.turn = turn
+                        limit = worker.game.limit(turn)
+                        worker.deadline = None if limit is None else worker.since + limit
+                elif kind == "done":
+                    played, worker.game, worker.turn = message[1], None, None
+                    worker.deadline = time.monotonic() + CLOSE_SECONDS
+                elif kind == "error":
+                    raise LeagueRunError(message[1])
+        except (EOFError, OSError):  # it died: see _check
+            pass
+        return played
+
+    def _check(self, worker: _Worker, alive: bool) -> PlayedGame | None:
+        """Replace ``worker`` if it died or ran past its deadline; the game it thus lost."""
+        overdue = worker.deadline is not None and time.monotonic() > worker.deadline
+        if alive and not overdue:
+            return None
+        elapsed = time.monotonic() - worker.since
+        worker.kill()
+        self.workers.remove(worker)
+        code = worker.process.exitcode
+        if not worker.started:
+            raise LeagueRunError(f"a worker process could not start ({_exit_words(code)})")
+        game, turn = worker.game, worker.turn
+        if game is None:  # between games: nothing lost
+            return None
+        if turn is None:
+            raise LeagueRunError(f"a worker died before game {game.id} began ({_exit_words(code)})")
+        if alive:  # overdue
+            over = "" if turn.call == "make_agent" else f", over {game.seconds_per_move:g} s"
+            reason = f"time: {turn.describe()} still running after {elapsed:.2f} s{over}; stopped"
+            return PlayedGame(game, _lost(game, turn, "T", reason, elapsed))
+        reason = f"crash: worker died during {turn.describe()} ({_exit_words(code)})"
+        return PlayedGame(game, _lost(game, turn, "F", reason))
+
+
+def _exit_words(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"signal {-code} {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"
+
+
+@contextlib.contextmanager
+def _ctrl_c_ignored() -> Iterator[None]:
+    """Ctrl-C ignored for a moment (a process started now inherits that); one pressed then
+    is lost."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
 
 
 # ---------------------------------------------------------------------------------------
@@ -129,22 +375,29 @@ def _forfeit_record(game: ScheduledGame, loser_index: int, reason: str) -> GameR
 
 
 def run_local(games: list[ScheduledGame], workers: int) -> Iterator[PlayedGame]:
-    """Play ``games`` in a pool of ``workers`` processes; yield each as it finishes."""
+    """Play ``games`` in ``workers`` processes; yield each as it finishes.
+
+    Stopping (Ctrl-C's ``KeyboardInterrupt``, or closing the iterator) kills the workers
+    and their engines; the games they were playing are lost.
+    """
     if not games:
         return
-    # spawn: workers start clean, whatever threads this process runs (progress display).
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending = {pool.submit(play_scheduled, game) for game in games}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield future.result()
+    pool = _Pool(max(1, min(workers, len(games))))
+    try:
+        yield from pool.play(games)
+    finally:
+        with _ctrl_c_ignored():  # a second Ctrl-C must not cut the clean-up short
+            pool.close()
 
 
 def run_ray(games: list[ScheduledGame], address: str | None, workers: int) -> Iterator[PlayedGame]:
     """Play ``games`` as Ray tasks (one CPU each) on the Ray cluster at ``address``, or a
-    local Ray with ``workers`` CPUs when ``address`` is None (or the Ray already joined)."""
+    local Ray with ``workers`` CPUs when ``address`` is None (or the Ray already joined).
+
+    The referee's protections hold, but Ray's workers are not watched: a worker that dies
+    stops the league with a ``LeagueRunError``, and a Python player stuck in a move is not
+    stopped (engines are, by their timeout).
+    """
     try:
         import ray
     except ImportError:
@@ -156,12 +409,19 @@ def run_ray(games: list[ScheduledGame], address: str | None, workers: int) -> It
         ray.init(address=address, log_to_driver=False)
     elif started:
         ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    pending: list = []
     try:
-        remote = ray.remote(num_cpus=1)(play_scheduled)
+        remote = ray.remote(num_cpus=1, max_retries=0)(play_scheduled)
         pending = [remote.remote(game) for game in games]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
+            try:
+                yield ray.get(done[0])
+            except ray.exceptions.RayError as error:
+                raise LeagueRunError(f"a Ray worker failed: {error}") from None
     finally:
+        for task in pending:  # stopped early: the Ray we joined must not play on
+            with contextlib.suppress(Exception):
+                ray.cancel(task, force=True)
         if started:
             ray.shutdown()

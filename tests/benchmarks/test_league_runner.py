@@ -1,0 +1,195 @@
+"""The league's game runner: players that crash, hang, kill their process or meddle with the
+game lose that game and the league goes on; Ctrl-C and kill -9 leave nothing behind."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from misbehaving_players import SILENT_ENGINE
+
+from benchmarks.league_runner import ScheduledGame, run_local
+from benchmarks.league_store import LeagueStore
+from go_env import BLACK, WHITE, Rules
+from go_env.sgf import read_sgf
+
+HERE = Path(__file__).parent  # misbehaving_players is imported from here, in the workers too
+RULES = Rules(komi=0.5)
+
+# How each misbehaviour (at the player's second move) ends its games: the reason, and
+# whether that is a loss on time.
+ENDINGS = {
+    "system-exit": (r"crash: SystemExit: 3", False),
+    "keyboard-interrupt": (r"crash: KeyboardInterrupt", False),
+    "overflow": (r"illegal move: .*(off board|not a move)", False),
+    "exit": (r"crash: worker died during select_move for move \d+ \(exit code 3\)", False),
+    "segfault": (r"crash: worker died during select_move for move \d+ \(signal 11 SIGSEGV\)", False),
+    "sigkill": (r"crash: worker died during select_move for move \d+ \(signal 9 SIGKILL\)", False),
+    "loop": (r"time: select_move for move \d+ still running after [\d.]+ s, over 1 s; stopped", True),
+}
+
+
+def both_colours(
+    games: list[ScheduledGame], name: str, spec: str, seconds: float | None = None
+) -> list[ScheduledGame]:
+    """``games`` and two more 5x5 games of ``name`` against random, one with each colour."""
+    specs = {name: spec, "random": "random"}
+    for black, white in ((name, "random"), ("random", name)):
+        games = [
+            *games,
+            ScheduledGame(len(games), black, white, specs[black], specs[white], 5, RULES, 0, seconds),
+        ]
+    return games
+
+
+def test_players_that_crash_kill_their_process_hang_or_meddle_lose_and_the_league_finishes():
+    games: list[ScheduledGame] = []
+    for how in [*ENDINGS, "mutate"]:
+        spec = f"misbehaving_players:Misbehaving:how='{how}'"
+        games = both_colours(games, how, spec, seconds=1.0 if how == "loop" else None)
+    games = both_colours(games, "unbuilt", "misbehaving_players:exit_when_built")
+    played = {p.scheduled.id: p.record for p in run_local(games, workers=2)}
+    assert sorted(played) == list(range(len(games)))
+    for game in games:
+        record = played[game.id]
+        how = game.white if game.black == "random" else game.black
+        bad = BLACK if game.black == how else WHITE
+        sgf = read_sgf(record.sgf)
+        assert (sgf.moves, sgf.result) == (record.moves, record.result)
+        if how == "mutate":  # its meddling with its copy changed nothing: a game like any other
+            assert record.reason in ("two passes", "move cap") and record.margin is not None
+            continue
+        if how == "unbuilt":
+            pattern, on_time, moves = r"crash: worker died during make_agent \(exit code 4\)", False, 0
+        else:
+            (pattern, on_time), moves = ENDINGS[how], 2 if bad == BLACK else 3
+        assert re.fullmatch(pattern, record.reason), (how, record.reason)
+        assert record.winner == 3 - bad
+        assert record.result == ("W+" if bad == BLACK else "B+") + ("T" if on_time else "F")
+        assert len(record.moves) == moves  # the game so far is kept
+
+
+def test_a_silent_engine_loses_on_time_by_the_leagues_limit(tmp_path):
+    engine = tmp_path / "silent.py"
+    engine.write_text(SILENT_ENGINE)
+    games = both_colours([], "silent", f"gtp:{sys.executable} {engine}", seconds=1.0)
+    records = [played.record for played in run_local(games[:1], workers=1)]
+    assert records[0].result == "W+T", records[0].reason
+    assert records[0].reason.startswith("time: ") and "within 1.5 s; killed it" in records[0].reason
+
+
+def test_stopping_the_league_kills_its_workers_mid_game():
+    games = both_colours([], "random", "random")[:1]
+    games = both_colours(games, "stuck", "misbehaving_players:Misbehaving:how='loop',at=1")[:2]  # no limit
+    results = run_local(games, workers=2)
+    assert next(results).scheduled.id == 0
+    workers = multiprocessing.active_children()
+    assert workers
+    results.close()  # as Ctrl-C's KeyboardInterrupt does: the stuck game is not waited for
+    assert not [p for p in workers if p.is_alive()]
+
+
+def league_command(directory: Path, *players: str, games_per_pair: int) -> list[str]:
+    options = [option for player in players for option in ("--player", player)]
+    return [
+        *(sys.executable, "-m", "benchmarks.cli", "league", *options, "--size", "5"),
+        *(
+            "--games-per-pair",
+            str(games_per_pair),
+            "--workers",
+            "2",
+            "--no-progress",
+            "--dir",
+            str(directory),
+        ),
+    ]
+
+
+def start_league(command: list[str], output: int = subprocess.PIPE) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.Popen(command, env=env, start_new_session=True, stdout=output, stderr=output, text=True)
+
+
+def stored_games(directory: Path) -> int:
+    try:
+        with sqlite3.connect(directory / LeagueStore.FILENAME) as connection:
+            return int(connection.execute("SELECT count(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def wait_for(condition, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_the_league_at_once_keeps_its_games_and_says_how_to_resume(tmp_path):
+    command = league_command(
+        tmp_path, "random", "slow=misbehaving_players:Slow:seconds=0.1", games_per_pair=8
+    )
+    league = start_league(command)
+    wait_for(lambda: stored_games(tmp_path) >= 1 or league.poll() is not None)
+    os.killpg(league.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole foreground group
+    _, stderr = league.communicate(timeout=60)
+    assert league.returncode == 130, stderr
+    assert "Traceback" not in stderr, stderr
+    [line] = [line for line in stderr.splitlines() if "resume" in line]
+    kept = stored_games(tmp_path)
+    assert 1 <= kept < 8 and f"stopped; {kept} of 8 games kept in {tmp_path}" in line
+
+    again = start_league(command)
+    _, stderr = again.communicate(timeout=300)
+    assert again.returncode == 0, stderr
+    assert stored_games(tmp_path) == 8
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes started by ``pid``, and theirs."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (ValueError, OSError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended
+
+
+def test_workers_and_their_engines_end_when_the_league_is_killed(tmp_path):
+    engine = f"engine=gtp:{sys.executable} -m benchmarks.cli gtp --agent misbehaving_players:Slow:seconds=1"
+    league = start_league(league_command(tmp_path, "random", engine, games_per_pair=4), subprocess.DEVNULL)
+    wait_for(lambda: len(descendants(league.pid)) >= 4 or league.poll() is not None)  # workers, engines
+    time.sleep(1)  # mid-game
+    started = descendants(league.pid)
+    os.kill(league.pid, signal.SIGKILL)  # the league's process only
+    league.wait()
+    try:
+        wait_for(lambda: not any(running(pid) for pid in started), seconds=10)
+    finally:
+        for pid in started:
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)
