@@ -164,9 +164,18 @@ class GTPEngine:
             for a move and again after the board, the rules or the history changed.
         size: the board size until ``boardsize`` changes it.
         rules: the rules until ``komi`` or ``kata-set-rules`` change them (default ``Rules()``).
+        ready: set once the player may be asked for moves (a warm-up compiling its kernels
+            meanwhile, see ``search.warmup``); commands that need no player answer before.
     """
 
-    def __init__(self, agent: Agent, *, size: int = 19, rules: Rules | None = None):
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        size: int = 19,
+        rules: Rules | None = None,
+        ready: threading.Event | None = None,
+    ):
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
         self.agent = agent
@@ -178,6 +187,7 @@ class GTPEngine:
         self.time_remaining: dict[int, tuple[float, int]] = {}  # time_left per colour
         self._agent_stale = True  # the player needs reset() before its next move
         self._rng = random.Random(0)
+        self._ready = ready
 
     # -- the protocol --------------------------------------------------------------------
 
@@ -504,7 +514,9 @@ class GTPEngine:
             raise GTPError(f"invalid vertex: {error}") from None
 
     def _player(self) -> Agent:
-        """The player, reset first if the game changed under it."""
+        """The player, once ready, reset first if the game changed under it."""
+        if self._ready is not None:
+            self._ready.wait()
         if self._agent_stale:
             self.agent.reset(self.rules)
             self._agent_stale = False

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+import traceback
 
 import numpy as np
 
@@ -60,11 +62,53 @@ def gtp(args: argparse.Namespace) -> None:
 
     rules = Rules.preset(args.rules, komi=args.komi) if args.komi is not None else Rules.preset(args.rules)
     agent = make_agent(args.agent)
+    # Compiling in the background: protocol commands answer at once, moves wait for it.
+    ready = _warm_up_in_background(args.agent.partition(":")[0], args.size)
     try:
-        GTPEngine(agent, size=args.size, rules=rules).run(sys.stdin, sys.stdout)
+        GTPEngine(agent, size=args.size, rules=rules, ready=ready).run(sys.stdin, sys.stdout)
     finally:
         if isinstance(agent, Closeable):
             agent.close()
+
+
+def warmup(args: argparse.Namespace) -> None:
+    """Compile every kernel ahead of time (numba keeps them in its cache)."""
+    from search.warmup import warmup as warm_up
+
+    seconds = warm_up(args.size, log=_log)
+    print(f"kernels ready in {seconds:.1f} s")
+
+
+def _log(line: str) -> None:
+    print(f"goarena: {line}", file=sys.stderr, flush=True)
+
+
+def _warm_up_in_background(player: str, size: int) -> threading.Event:
+    """Warm up the kernels of the game and of ``player`` (a built-in's name) in a thread; the
+    event is set when it is done, failed or not (kernels left cold compile when first used)."""
+    from search.warmup import warmup as warm_up
+
+    ready = threading.Event()
+
+    def run() -> None:
+        compiled = False
+
+        def log(line: str) -> None:
+            nonlocal compiled
+            compiled = True
+            _log(line)
+
+        try:
+            seconds = warm_up(size, log=log, players=[player])
+            if compiled:
+                _log(f"kernels ready in {seconds:.1f} s")
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            ready.set()
+
+    threading.Thread(target=run, name="warmup", daemon=True).start()
+    return ready
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -104,6 +148,10 @@ def main(argv: list[str] | None = None) -> None:
     engine.add_argument("--rules", choices=sorted(RULES_PRESETS), default="goarena", help="rules preset")
     engine.add_argument("--komi", type=float, default=None, help="komi (default: the preset's)")
     engine.set_defaults(run=gtp)
+
+    warm = commands.add_parser("warmup", help="compile the kernels now, so that no player waits for it later")
+    warm.add_argument("--size", type=int, default=9, help="board size of the position used (default 9)")
+    warm.set_defaults(run=warmup)
 
     args = parser.parse_args(argv)
     try:
