@@ -114,9 +114,13 @@ def _warm_up_in_background(player: str, size: int) -> threading.Event:
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["league"]:  # the league parses its own options
-        from benchmarks import league
+        try:
+            from benchmarks import league
 
-        league.main(argv[1:])
+            league.main(argv[1:])
+        except KeyboardInterrupt:  # outside its games (those it stops itself): nothing to keep
+            print("\ngoarena league: stopped.", file=sys.stderr)
+            sys.exit(130)
         return
     parser = argparse.ArgumentParser(prog="goarena", description="An AlphaGo-style arena for the game of Go.")
     commands = parser.add_subparsers(dest="command", required=True)
