@@ -181,13 +181,24 @@ class GTPEngine:
         self.agent = agent
         self.size = size
         self.rules = rules if rules is not None else Rules()
-        self.game = _new_game(size, self.rules)
+        self._game: Game | None = None  # made when first needed: making one compiles kernels
         self.running = True
         self.clock: tuple[float, float, int] | None = None  # time_settings
         self.time_remaining: dict[int, tuple[float, int]] = {}  # time_left per colour
         self._agent_stale = True  # the player needs reset() before its next move
         self._rng = random.Random(0)
         self._ready = ready
+
+    @property
+    def game(self) -> Game:
+        """The game on the engine's board."""
+        if self._game is None:
+            self._game = _new_game(self.size, self.rules)
+        return self._game
+
+    @game.setter
+    def game(self, game: Game) -> None:
+        self._game = game
 
     # -- the protocol --------------------------------------------------------------------
 
