@@ -183,8 +183,9 @@ def _work(connection: Connection, league: int) -> None:
             built: list[object] = []
             try:
                 played = _play_built(game, built, lambda turn: connection.send(("turn", turn)))
-            except (LeagueRunError, ValueError) as error:  # the league's own failure (the arbiter)
-                connection.send(("error", str(error)))
+            except Exception as error:  # the league's own failure (its arbiter), not a player's
+                ours = isinstance(error, LeagueRunError)
+                connection.send(("error", str(error) if ours else f"{type(error).__name__}: {error}"))
                 return
             connection.send(("done", played))
             _close(built)

@@ -3,6 +3,7 @@ game lose that game and the league goes on; Ctrl-C and kill -9 leave nothing beh
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import re
@@ -13,9 +14,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from misbehaving_players import SILENT_ENGINE
 
-from benchmarks.league_runner import ScheduledGame, run_local
+from benchmarks.league_runner import LeagueRunError, ScheduledGame, run_local
 from benchmarks.league_store import LeagueStore
 from go_env import BLACK, WHITE, Rules
 from go_env.sgf import read_sgf
@@ -83,6 +85,12 @@ def test_a_silent_engine_loses_on_time_by_the_leagues_limit(tmp_path):
     records = [played.record for played in run_local(games[:1], workers=1)]
     assert records[0].result == "W+T", records[0].reason
     assert records[0].reason.startswith("time: ") and "within 1.5 s; killed it" in records[0].reason
+
+
+def test_the_leagues_own_failure_stops_it_with_a_clear_error():
+    game = dataclasses.replace(both_colours([], "random", "random")[0], settle="status", arbiter="random")
+    with pytest.raises(LeagueRunError, match="the arbiter 'random' cannot name dead stones"):
+        list(run_local([game], workers=1))
 
 
 def test_stopping_the_league_kills_its_workers_mid_game():
