@@ -78,8 +78,8 @@ import numpy as np
 from agents.base import RESIGN, Agent, AnalysisAgent, MoveInfo, MoveObserver
 from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError
-from go_env.rules import RULES_PRESETS, Rules
-from go_env.sgf import SgfError, read_sgf, write_sgf
+from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
+from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, write_sgf
 
 try:
     _VERSION = version("goarena")
@@ -100,7 +100,6 @@ _KATA_FIXED = ("tax", "hasButton", "whiteHandicapBonus")
 
 Write = Callable[[str], None]
 
-SGF_LIMIT = 1 << 20  # bytes: the largest file loadsgf reads
 _SHORTEST_INTERVAL = 0.01  # seconds between analysis reports
 
 
@@ -378,7 +377,7 @@ class GTPEngine:
     def _play(self, args: list[str]) -> None:
         color, move = _color(args[0]), self._vertex(args[1])
         try:
-            game = self._turn(self._with_room(self.game.copy()), color)
+            game = self._turn_with_room(color)
             game.play(move)
         except IllegalMoveError as error:
             print(f"gtp: {error}", file=sys.stderr)
@@ -438,10 +437,10 @@ class GTPEngine:
     @_command("loadsgf", (1, 2))
     def _loadsgf(self, args: list[str]) -> None:
         stop = _int(args[1], "move number") if len(args) > 1 else None
-        data = _read_regular_file(args[0], SGF_LIMIT)
+        data = _read_regular_file(args[0], MAX_SGF_BYTES)
         try:
             # No record has more moves than nodes, nor more nodes than semicolons.
-            reading = dataclasses.replace(self.rules, max_moves=data.count(b";") + 1)
+            reading = dataclasses.replace(self.rules, max_moves=min(data.count(b";") + 1, MAX_MOVES))
             record = read_sgf(data, rules=reading)
         except (SgfError, ValueError) as error:
             raise GTPError(f"cannot load file: {error}") from None
@@ -591,15 +590,29 @@ class GTPEngine:
         if self._turned(color):
             self._agent_stale = True  # the history differs from what the player was shown
         try:
-            return self._turn(self._with_room(self.game.copy()), color)
+            return self._turn_with_room(color)
         except IllegalMoveError as error:
             raise GTPError(f"cannot give {COLOR_NAMES[color]} the move: {error}") from None
 
-    def _with_room(self, game: Game) -> Game:
-        """``game``, or it replayed under a later move cap when the cap is near."""
-        if game.rules.move_cap(game.size) - game.move_number >= _room(game.size):
-            return game
-        return _new_game(game.size, self.rules, game, game.moves)
+    def _turn_with_room(self, color: int) -> Game:
+        """A copy of the game with ``color`` to move (see ``_turn``), replayed under a later
+        move cap first when the cap is near (see ``_new_game``).
+
+        Raises:
+            IllegalMoveError: the pass inserted for the other side is illegal.
+            GTPError: the game has reached ``MAX_MOVES``, the most any game holds.
+        """
+        game = self.game.copy()
+        cap = game.rules.move_cap(game.size)
+        if cap - game.move_number < _room(game.size) and cap < MAX_MOVES:
+            game = _new_game(game.size, self.rules, game, game.moves)
+        too_long = GTPError(f"the game is too long: a game holds at most {MAX_MOVES} moves")
+        if game.is_truncated:
+            raise too_long
+        game = self._turn(game, color)
+        if game.is_truncated:  # by the pass inserted
+            raise too_long
+        return game
 
     def _commit(self, move: int) -> str:
         """Play the player's chosen move; its vertex, or ``resign``."""
@@ -722,15 +735,12 @@ def _new_game(
     """A game under ``rules`` with ``setup``'s setup stones and handicap, then ``moves``.
 
     Through GTP the controller ends a game, not the move cap, so the game gets a cap
-    ``2 * _room(size)`` moves past ``moves`` whatever ``rules`` say; the engine replays it
-    under a later one before ``_room(size)`` moves are left (``_with_room``). Players thus
-    never meet the cap, and searches that end lines at the cap see it far away.
+    ``2 * _room(size)`` moves past ``moves`` whatever ``rules`` say (up to ``MAX_MOVES``);
+    the engine replays it under a later one before ``_room(size)`` moves are left
+    (``_turn_with_room``). Players thus never meet the cap, and searches that end lines at the
+    cap see it far away.
     """
-    try:
-        rules = dataclasses.replace(rules, max_moves=len(moves) + 2 * _room(size))
-    except ValueError as error:  # beyond the longest game the rules allow
-        raise GTPError(f"the game is too long: {error}") from None
-    game = Game(size, rules)
+    game = Game(size, dataclasses.replace(rules, max_moves=min(len(moves) + 2 * _room(size), MAX_MOVES)))
     if setup is not None:
         first = setup.first_to_play if to_play is None else to_play
         if setup.setup_black or setup.setup_white or first != BLACK:

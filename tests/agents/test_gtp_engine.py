@@ -279,6 +279,16 @@ def test_play_and_genmove_go_on_beyond_the_move_cap():
     assert '"max_moves": null' in engine.handle("printsgf")  # the engine's own cap is not recorded
 
 
+def test_a_game_past_the_longest_a_game_holds_is_an_error(monkeypatch):
+    monkeypatch.setattr("agents.gtp_engine.MAX_MOVES", 60)
+    engine = GTPEngine(RandomAgent(seed=3, pass_only_when_forced=True), size=3, rules=Rules(komi=0))
+    answers = [engine.handle(f"genmove {'bw'[i % 2]}") for i in range(70)]
+    assert len(engine.game.moves) == 60
+    assert answers[-1] == "? the game is too long: a game holds at most 60 moves\n\n"
+    assert engine.handle("undo") == ok() and engine.handle("genmove w").startswith("= ")  # the 60th again
+    assert engine.handle("genmove w").startswith("? the game is too long")  # no room for Black's pass
+
+
 def test_minimax_plays_2x2_perfectly_through_gtp():
     """2x2 under positional superko, komi 0, is B+1; its ko fight runs past 2 * N * N moves."""
     from agents.minimax_agents import MinimaxAgent
