@@ -2,7 +2,9 @@
 
 ``goarena gtp --agent SPEC`` serves ``make_agent(SPEC)`` on stdin and stdout; in Python,
 ``GTPEngine(agent).run(sys.stdin, sys.stdout)``. ``GTPEngine.handle(line)`` answers one
-command line as text, for tests and embedding.
+command line as text, for tests and embedding. ``goarena gtp`` compiles the player's kernels
+in the background as it starts (``search.warmup``, announced on stderr when the cache is cold):
+commands answer at once, and those that need the player wait for it.
 
 ==============================  ===================================================
 commands                        notes
