@@ -59,12 +59,12 @@ class _FirstCompile(event.Listener):
         self.log = log
         self.told = False
 
-    def on_start(self, event: event.Event) -> None:
+    def on_start(self, compile_event: event.Event) -> None:
         if self.log is not None and not self.told:
             self.told = True
             self.log("compiling the kernels (first run only; this takes a while)...")
 
-    def on_end(self, event: event.Event) -> None:
+    def on_end(self, compile_event: event.Event) -> None:
         pass
 
 
