@@ -103,6 +103,7 @@ _KATA_FIXED = ("tax", "hasButton", "whiteHandicapBonus")
 Write = Callable[[str], None]
 
 _SHORTEST_INTERVAL = 0.01  # seconds between analysis reports
+LINE_LIMIT = 1 << 16  # characters of a command line read
 
 
 def _never() -> bool:
@@ -206,14 +207,18 @@ class GTPEngine:
     def run(self, stdin: TextIO, stdout: TextIO) -> None:
         """Answer commands from ``stdin`` on ``stdout`` until ``quit`` or the end of input.
 
-        Input is read in a thread, so that a new line can interrupt a streaming analysis.
+        Input is read in a thread, so that a new line can interrupt a streaming analysis. A
+        line longer than ``LINE_LIMIT`` characters is cut there (the rest of it is skipped).
         Anything else written to ``sys.stdout`` meanwhile goes to ``sys.stderr``, so that the
         protocol stream stays clean.
         """
         lines: queue.Queue[str | None] = queue.Queue()
 
         def read() -> None:
-            for line in iter(stdin.readline, ""):
+            while line := stdin.readline(LINE_LIMIT):
+                rest = line
+                while rest and not rest.endswith("\n"):  # a line cut at the limit: skip the rest
+                    rest = stdin.readline(LINE_LIMIT)
                 lines.put(line)
             lines.put(None)
 
@@ -258,10 +263,10 @@ class GTPEngine:
                 return
             text = command.method(self, args)
         except GTPError as error:
-            write(_answer("?", id_, str(error)))
+            write(_answer("?", id_, _shorten(str(error))))
         except Exception as error:  # a failing player must not take the engine down
             traceback.print_exc(file=sys.stderr)
-            write(_answer("?", id_, f"internal error: {type(error).__name__}: {error}"))
+            write(_answer("?", id_, _shorten(f"internal error: {type(error).__name__}: {error}")))
         else:
             write(_answer("=", id_, text or ""))
 
@@ -695,6 +700,11 @@ def _answer(status: str, id_: str, text: str) -> str:
     head = f"{status}{id_}"
     lines = f"{head} {text}".rstrip().splitlines() if text else [head]
     return "\n".join(line for line in lines if line.strip()) + "\n\n"
+
+
+def _shorten(message: str, limit: int = 300) -> str:
+    """An error message cut to about ``limit`` characters (it may quote a huge argument)."""
+    return message if len(message) <= limit else f"{message[:limit]}... ({len(message)} characters)"
 
 
 def _arity(command: _Command) -> str:

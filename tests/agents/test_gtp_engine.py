@@ -543,7 +543,7 @@ class Wire:
         self.outbox: queue.Queue[str] = queue.Queue()
         self.partial = ""
 
-    def readline(self) -> str:  # the engine's stdin
+    def readline(self, limit: int = -1) -> str:  # the engine's stdin
         return self.inbox.get()
 
     def write(self, text: str) -> None:  # the engine's stdout
@@ -580,6 +580,19 @@ def test_lz_analyze_streams_until_the_next_command_arrives():
     assert [wire.receive(), wire.receive()] == ["=", ""]
     session.join(timeout=10)
     assert not session.is_alive()
+
+
+def test_an_enormous_command_line_is_cut_and_answered_once():
+    process = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cli", "gtp", "--agent", "random", "--size", "9"],
+        input="1 name\n2 play b " + "x" * 5_000_000 + "\n3 name\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    answers = process.stdout.split("\n\n")
+    assert answers[0] == answers[2].replace("3", "1") == "=1 random"
+    assert answers[1].startswith("?2 invalid vertex") and len(answers[1]) < 1000
 
 
 def test_run_stops_at_the_end_of_input():
