@@ -737,8 +737,10 @@ def _color(text: str) -> int:
 
 
 def _room(size: int) -> int:
-    """Moves the engine's game always has left before its move cap (see ``_new_game``)."""
-    return 4 * size * size
+    """Moves the engine's game always has left before its move cap (see ``_new_game``): a
+    whole game's worth under the default cap. More would cost searches that copy the state,
+    whose position set is sized to the cap."""
+    return 2 * size * size
 
 
 def _new_game(
