@@ -69,15 +69,15 @@ class _FirstCompile(event.Listener):
 
 
 def _game(size: int) -> Game:
-    """A game a few moves in, having run every ``Game`` kernel."""
+    """A game a few moves in, having run the ``Game`` kernels of every game: playing, legal
+    moves, observations, copies, undo and the score. Setup stones (handicap, SGF) and
+    ``area_owner`` (drawings) compile when first used, in a second or two."""
     game = Game(size, Rules(komi=0.5))
-    game.setup([0], [], to_play=1)
     for move in game.legal_moves()[:3]:
         game.play(int(move))
     game.copy().undo()
     game.observe()
     game.score()
-    game.area_owner()
     return game
 
 
