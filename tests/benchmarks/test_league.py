@@ -270,6 +270,21 @@ def test_a_corrupt_database_is_refused_not_overwritten(tmp_path):
     assert (tmp_path / LeagueStore.FILENAME).read_bytes().startswith(b"this is not sqlite")
 
 
+@pytest.mark.parametrize("damage", ["emptied", "missing"])
+def test_a_league_whose_database_is_lost_is_not_started_over_its_games(tmp_path, damage):
+    config = LeagueConfig(players={"random": "random", "random-2": "random"}, size=5, games_per_pair=1)
+    run_league(config, tmp_path, workers=1).close()
+    database = tmp_path / LeagueStore.FILENAME
+    if damage == "emptied":
+        database.write_bytes(b"")
+    else:
+        database.unlink()
+    sgf = next((tmp_path / "games").glob("*.sgf"))
+    with pytest.raises(LeagueStoreError, match="holds 1 games"):
+        run_league(config, tmp_path, workers=1)
+    assert database.exists() == (damage == "emptied") and list((tmp_path / "games").iterdir()) == [sgf]
+
+
 def test_a_league_killed_mid_way_resumes_and_plays_every_game_exactly_once(tmp_path):
     league_dir = tmp_path / "league"
     command = [
@@ -485,7 +500,7 @@ def test_command_line_json_and_the_table_of_a_finished_league(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out) == report
     main(["table", str(league_dir), "--plot", str(tmp_path / "ladder.png")])
     text = capsys.readouterr().out
-    assert "uct-20" in text and "Crosstable" in text and "Anchor: random = 0" in text
+    assert "uct-20" in text and "Points of the row player" in text and "Anchor: random = 0" in text
     assert (tmp_path / "ladder.png").exists()
     with pytest.raises(SystemExit, match="no league"):
         main(["table", str(tmp_path / "nowhere")])
@@ -550,10 +565,10 @@ def test_a_bad_option_value_reads_the_same_in_the_league_and_the_gtp_engine(tmp_
 
 
 def test_a_second_league_on_a_directory_stops_with_one_line_while_the_first_plays(tmp_path):
-    from benchmarks.league import main, open_league
+    from benchmarks.league import main
 
     config = LeagueConfig(players={"random": "random", "random-2": "random"}, size=5, games_per_pair=1)
-    store, _ = open_league(config, tmp_path)  # a league playing there now
+    store = LeagueStore(tmp_path)  # as a league playing there now holds it
     with pytest.raises(SystemExit, match=f"goarena league: {re.escape(str(tmp_path))} is in use"):
         main([*TWO_RANDOM, "--games-per-pair", "1", "--dir", str(tmp_path)])
     with pytest.raises(LeagueStoreError, match="is in use"):
