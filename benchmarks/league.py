@@ -363,6 +363,9 @@ def open_league(config: LeagueConfig, directory: Path) -> tuple[LeagueStore, lis
 def _bind(store: LeagueStore, config: LeagueConfig) -> list[ScheduledGame]:
     """Schedule the league and check its games so far; store ``config`` as the league's."""
     configs = [LeagueConfig.from_dict(options) for options in store.configs()]
+    restart = bool(configs) and not store.finished_ids()  # no game yet: the options decide
+    if restart:
+        configs = []
     grows = configs[-1:] != [config]
     refused = growth_refusals(configs[-1], config) if grows and configs else []
     if refused:
@@ -381,7 +384,7 @@ def _bind(store: LeagueStore, config: LeagueConfig) -> list[ScheduledGame]:
                 "or use a new directory"
             )
     if grows:
-        store.add_config(config.to_dict())
+        store.add_config(config.to_dict(), restart=restart)
     registered = store.players()
     for name, spec in config.players.items():
         if name not in registered:

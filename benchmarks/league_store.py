@@ -193,10 +193,10 @@ class LeagueStore:
             return []
         return [*json.loads(rows.get("grown_from", "[]")), json.loads(rows["config"])]
 
-    def add_config(self, config: dict[str, Any]) -> None:
+    def add_config(self, config: dict[str, Any], *, restart: bool = False) -> None:
         """Make ``config`` the league's configuration; the one it replaces (a league that
-        grows) is kept among those it grew from."""
-        earlier = self.configs()
+        grows) is kept among those it grew from, unless ``restart`` (no game played yet)."""
+        earlier = [] if restart else self.configs()
         with self._storage("write"), self.connection:
             self.connection.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('grown_from', ?)", (json.dumps(earlier),)

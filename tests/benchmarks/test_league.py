@@ -185,6 +185,17 @@ def test_a_directory_holding_another_league_is_refused(tmp_path, change, differs
         assert store.configs() == [config.to_dict()] and len(store.games()) == 2
 
 
+def test_a_league_that_played_no_game_yet_takes_the_new_options(tmp_path):
+    from benchmarks.league import open_league
+
+    config = LeagueConfig(players=FAST, size=5, games_per_pair=2)
+    store, _ = open_league(config, tmp_path)  # stopped before its first game
+    store.close()
+    corrected = LeagueConfig(**{**config.to_dict(), "komi": 3.5, "games_per_pair": 1})
+    with run_league(corrected, tmp_path, workers=1) as store:
+        assert store.configs() == [corrected.to_dict()] and len(store.games()) == 1
+
+
 def test_a_grown_schedule_keeps_the_games_it_grew_from_and_balances_the_colours():
     first = LeagueConfig(players={"a": "random", "b": "random", "c": "random"}, games_per_pair=2, seed=4)
     grown = LeagueConfig(
