@@ -45,7 +45,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -412,11 +412,15 @@ def play_league(
         run_ray(todo, ray_address, workers) if use_ray else run_local(todo, workers)
     )
     count = len(finished)
-    for played in results:
-        stored = store_game(store, played)
-        count += 1
-        if on_game is not None:
-            on_game(stored, count, len(games))
+    try:
+        for played in results:
+            stored = store_game(store, played)
+            count += 1
+            if on_game is not None:
+                on_game(stored, count, len(games))
+    finally:  # a game that cannot be stored stops the workers now, not when collected
+        if isinstance(results, Generator):
+            results.close()
 
 
 def run_league(
