@@ -57,6 +57,7 @@ from benchmarks.league_store import LeagueStore, LeagueStoreError, StoredGame
 from benchmarks.referee import SETTLE_MODES
 from go_env import Rules
 from go_env.game import COLOR_NAMES, MAX_SIZE, MIN_SIZE
+from search.warmup import warmup
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -447,13 +448,14 @@ def run_league(
 
 
 def warm_up(config: LeagueConfig) -> None:
-    """Compile the rules and search kernels here, once, so that the workers load them from
-    numba's cache instead of each compiling them; say so when it takes a while."""
-    try:
-        from search.warmup import warmup
-    except ImportError:
-        return
-    warmup(config.size, log=lambda message: print(message, file=sys.stderr, flush=True))
+    """Compile the kernels of the rules and of the built-in players here, once, so that the
+    workers load them from numba's cache rather than each compile them; a compile (about a
+    minute, on the first run only) is announced on stderr."""
+    warmup(
+        config.size,
+        log=lambda message: print(f"goarena league: {message}", file=sys.stderr, flush=True),
+        players={spec.split(":")[0] for spec in config.players.values()},
+    )
 
 
 # ---------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import types
 from collections import Counter
 
 import pytest
@@ -622,8 +621,7 @@ def test_an_unwritable_directory_or_a_full_disk_stops_the_league_with_one_line(t
 
 
 def test_a_resumed_league_shows_every_game_it_played_and_says_when_it_compiles(tmp_path, monkeypatch, capsys):
-    from benchmarks import standings
-    from benchmarks.league import main
+    from benchmarks import league, standings
 
     shown: list[dict] = []
 
@@ -636,17 +634,18 @@ def test_a_resumed_league_shows_every_game_it_played_and_says_when_it_compiles(t
             super().update(game, finished, total)
             shown[-1]["updates"].append(finished)
 
-    warmed: list[int] = []
+    warmed: list[tuple[int, set[str]]] = []
 
-    def warmup(board_size=9, log=None):
-        warmed.append(board_size)
-        log("Compiling the rules and search kernels (first run only, about a minute)...")
-        return 1.0
+    def warmup(board_size=9, log=None, players=()):  # as on a cold cache
+        warmed.append((board_size, set(players)))
+        log("compiling the kernels (first run only; this takes a while)...")
+        return 60.0
 
     monkeypatch.setattr(standings, "LiveProgress", Progress)
-    monkeypatch.setitem(sys.modules, "search.warmup", types.SimpleNamespace(warmup=warmup))
+    monkeypatch.setattr(league, "warmup", warmup)
     options = [*TWO_RANDOM, "--json", "--dir", str(tmp_path)]
-    main([*options, "--games-per-pair", "1"])
-    assert "Compiling the rules and search kernels" in capsys.readouterr().err and warmed == [5]
-    main([*options, "--games-per-pair", "3"])
+    league.main([*options, "--games-per-pair", "1"])
+    assert "goarena league: compiling the kernels" in capsys.readouterr().err
+    assert warmed == [(5, {"random"})]
+    league.main([*options, "--games-per-pair", "3"])
     assert shown[-1] == {"total": 3, "finished": [0], "updates": [2, 3]}
