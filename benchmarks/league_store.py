@@ -133,34 +133,41 @@ class LeagueStore:
             )
         connection = sqlite3.connect(self.path)
         try:
-            tables = {
-                row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            }
-        except sqlite3.DatabaseError as error:
+            self._check(connection, read_only, sgfs)
+        except BaseException:
             connection.close()
-            if isinstance(error, sqlite3.OperationalError):
-                raise  # the disk, not the file
+            raise
+        if not read_only:
+            for part in (self.directory / "games").glob("*.sgf.part"):
+                part.unlink()  # a game that was being stored when its league was killed
+        return connection
+
+    def _check(self, connection: sqlite3.Connection, read_only: bool, sgfs: int) -> None:
+        """Check that the database holds a league, or create one in an empty database
+        beside no games (a new league, or one killed before its configuration was stored)."""
+        try:
+            listed = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        except sqlite3.OperationalError:
+            raise  # the disk, not the file
+        except sqlite3.DatabaseError as error:
             raise LeagueStoreError(f"{self.path} is not a league database: {error}") from None
-        configured = (
-            "meta" in tables and connection.execute("SELECT 1 FROM meta WHERE key = 'config'").fetchone()
+        tables = {row[0] for row in listed}
+        configured = "meta" in tables and bool(
+            connection.execute("SELECT 1 FROM meta WHERE key = 'config'").fetchone()
         )
         missing = [table for table in TABLES if table not in tables]
         if configured and not missing:
-            return connection
+            return
         played = "games" in tables and connection.execute("SELECT count(*) FROM games").fetchone()[0]
         if read_only or configured or played or sgfs:
-            connection.close()
             damage = f"has no table {', '.join(missing)}" if configured else "holds no league configuration"
             where = f"; {self.directory / 'games'} holds {sgfs} games" if sgfs else ""
             raise LeagueStoreError(
                 f"{self.path} {damage}{where}: the league is not started over it; restore the "
                 "database, or use another directory"
             )
-        with connection:  # a new league (or one killed before its configuration was stored)
+        with connection:
             connection.executescript(SCHEMA)
-        for part in (self.directory / "games").glob("*.sgf.part"):
-            part.unlink()  # a game that was being stored when its league was killed
-        return connection
 
     def _unlock(self) -> None:
         if self._lock is not None:
