@@ -9,7 +9,7 @@ from go_env import _cache  # noqa: F401  (first: before any kernel is compiled o
 from go_env.aec import env, raw_env
 from go_env.batch import GameBatch
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
-from go_env.gym_env import GoEnv, register_envs
+from go_env.gym_env import GoEnv, OpponentError, register_envs
 from go_env.rules import RULES_PRESETS, Rules
 
 register_envs()
@@ -22,6 +22,7 @@ __all__ = [
     "GameBatch",
     "GoEnv",
     "IllegalMoveError",
+    "OpponentError",
     "RULES_PRESETS",
     "Rules",
     "env",

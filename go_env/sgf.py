@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import encodings
 import json
 import re
 import string
@@ -46,6 +47,15 @@ except PackageNotFoundError:
 _COLOR_LETTERS = {BLACK: "B", WHITE: "W"}
 _SGF_COLORS = {"B": BLACK, "W": WHITE}
 _ASCII = string.printable
+# Character sets a record may name: those that read ASCII as ASCII, by Python's codec names.
+# Checked before any codec lookup, which would import the module a record names (idna, rot13).
+_CHARSETS = frozenset(
+    ["ascii", "utf_8", "latin_1", "cp1250", "cp1251", "cp1252", "cp1253", "cp1254", "cp1255"]
+    + ["cp1256", "cp1257", "cp1258", "cp932", "cp949", "cp950", "gb2312", "gbk", "gb18030", "big5"]
+    + ["big5hkscs", "euc_jp", "euc_kr", "euc_jis_2004", "shift_jis", "shift_jis_2004", "koi8_r"]
+    + ["koi8_u", "tis_620"]
+    + [f"iso8859_{n}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16)]
+)
 _SIZES = {str(size).encode() for size in range(MIN_SIZE, MAX_SIZE + 1)}
 _RULES_PREFIX = "goarena rules: "
 _RULES_LINE = re.compile(rf"^{_RULES_PREFIX}(.*)$", re.MULTILINE)
@@ -242,6 +252,8 @@ def _read(data: bytes, encoding: str | None, rules: Rules | None) -> SgfRecord:
             f"expected a square size {MIN_SIZE} to {MAX_SIZE}"
         )
     ca = root_raw.get("CA", [b"ISO-8859-1"])[0].decode("latin-1")
+    if encoding is None and _codec_name(ca) not in _CHARSETS:
+        raise SgfError(f"unsupported character set CA[{_shorten(ca)}]")
     try:
         record = sgf.Sgf_game.from_coarse_game_tree(tree, override_encoding=encoding)
         ascii_compatible = _ASCII.encode(record.get_charset()) == _ASCII.encode()
@@ -250,6 +262,12 @@ def _read(data: bytes, encoding: str | None, rules: Rules | None) -> SgfRecord:
     if not ascii_compatible:  # SGF's syntax is ASCII: UTF-16, EBCDIC and the like cannot hold it
         raise SgfError(f"unsupported character set CA[{ca}]")
     return _replay(record, rules)
+
+
+def _codec_name(charset: str) -> str:
+    """Python's codec name for an SGF ``CA`` value (``UTF-8`` -> ``utf_8``), without a lookup."""
+    name = encodings.normalize_encoding(charset.strip()).lower()
+    return encodings.aliases.aliases.get(name, name)
 
 
 def load_sgf(path: str | Path, *, rules: Rules | None = None, max_bytes: int = MAX_SGF_BYTES) -> SgfRecord:

@@ -360,6 +360,21 @@ def test_reading_imports_and_runs_nothing(tmp_path, monkeypatch):
     assert record.comments == {0: "exec('import antigravity')"}
 
 
+@pytest.mark.parametrize("charset", ["idna", "rot13", "punycode", "hex", "antigravity", "os"])
+def test_a_character_set_is_never_looked_up_by_a_name_the_record_gives(charset):
+    modules = set(sys.modules)
+    with pytest.raises(SgfError, match="unsupported character set"):
+        read_sgf(f"(;CA[{charset}]SZ[9];B[ee])".encode())
+    assert set(sys.modules) == modules
+
+
+@pytest.mark.parametrize(
+    "charset", ["UTF-8", "utf8", "ISO-8859-1", "latin1", "GB2312", "Shift_JIS", "EUC-KR"]
+)
+def test_the_usual_character_sets_are_read(charset):
+    assert read_sgf(f"(;CA[{charset}]SZ[9]PB[x];B[ee])".encode()).black == "x"
+
+
 SEED_RECORDS = [
     write_sgf(
         random_game(5, Rules(komi=6.5, max_moves=30), moves=12, seed=4), black="a", comments={0: "x]y"}
