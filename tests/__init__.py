@@ -1,0 +1,1 @@
+"""The test suite: its shared helpers are ``tests.boards`` and ``conftest``."""

@@ -1,0 +1,53 @@
+"""ASCII test boards: positions drawn as diagrams, shared by the tests.
+
+Diagrams list the rows from the top (row N) down to row 1, columns A, B, C, ... (no I)
+left to right: ``X`` Black, ``O`` White, ``.`` empty. Moves are GTP vertices.
+"""
+
+from __future__ import annotations
+
+from go_env import BLACK, Game, Rules
+
+# White's two stones have one liberty left, C2: capture them before they run.
+CAPTURE = """
+. . X . .
+. X O X .
+. X O X .
+. . . . .
+. . . . .
+"""
+# Black to play, komi 0.5, the game capped 8 moves from here: exhaustive search shows that
+# D4, capturing E4, is the only winning move.
+ONLY_WIN = """
+. X O . X
+O X X . O
+X X . O X
+O . . O X
+O O O X .
+"""
+ONLY_WIN_RULES = Rules(komi=0.5, max_moves=8)
+HALF_POINT_KOMI = Rules(komi=0.5)
+
+
+def load_board(diagram: str) -> tuple[int, list[int], list[int]]:
+    """(size, black points, white points) of a diagram."""
+    rows = [line.split() for line in diagram.strip().splitlines()]
+    size = len(rows)
+    assert all(len(row) == size for row in rows), "a diagram must be square"
+    black, white = [], []
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            assert cell in "XO.", f"unknown point {cell!r}"
+            if cell == "X":
+                black.append(r * size + c)
+            elif cell == "O":
+                white.append(r * size + c)
+    return size, black, white
+
+
+def position(diagram: str, rules: Rules, to_play: int = BLACK) -> Game:
+    """The game set up with the diagram's stones and ``to_play`` to move."""
+    size, black, white = load_board(diagram)
+    game = Game(size, rules)
+    game.setup(black, white, to_play)
+    return game
