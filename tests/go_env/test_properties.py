@@ -1,5 +1,6 @@
 """Property tests: random move sequences on small boards, checked against a slow
-reference written here from the rules, and against the kernels' own invariants."""
+reference written here from the rules, and against the kernels' own invariants
+(``go_env.invariants``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from go_env import _kernels as K
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
+from go_env.invariants import check_state
 from go_env.rules import Rules
 
 KO_CODES = {"simple": K.KO_SIMPLE, "positional": K.KO_POSITIONAL, "situational": K.KO_SITUATIONAL}
@@ -51,17 +53,6 @@ def chain_at(board: list[int], point: int, size: int) -> tuple[set[int], set[int
                 chain.add(n)
                 todo.append(n)
     return chain, liberties
-
-
-def all_chains(board: list[int], size: int) -> list[set[int]]:
-    seen: set[int] = set()
-    chains = []
-    for p, color in enumerate(board):
-        if color != EMPTY and p not in seen:
-            chain, _ = chain_at(board, p, size)
-            seen |= chain
-            chains.append(chain)
-    return chains
 
 
 @dataclass
@@ -160,52 +151,6 @@ class Reference:
         self.history.add(self.position(self.board, self.to_play))
 
 
-# ---------------------------------------------------------------------------------------
-# Invariants of the kernel state, recomputed from the board
-# ---------------------------------------------------------------------------------------
-
-
-def check_bookkeeping(state: K.GoState, geometry: K.Geometry, history: bool = True) -> None:
-    """Chains, liberties, keys and the empty list agree with the stones on the board (and
-    the latest history board too, except after playouts, which skip it)."""
-    size = geometry.size
-    num_points = size * size
-    board = state.board[:num_points].tolist()
-    assert state.board[num_points] == K.WALL
-    for chain in all_chains(board, size):
-        color = board[next(iter(chain))]
-        heads = {int(state.chain_head[p]) for p in chain}
-        assert len(heads) == 1, f"chain {sorted(chain)} has heads {heads}"
-        head = heads.pop()
-        assert head in chain
-        assert state.chain_size[head] == len(chain)
-        pseudo_liberties = sum(board[n] == EMPTY for p in chain for n in neighbors(p, size))
-        assert state.chain_libs[head] == pseudo_liberties, f"chain {sorted(chain)}"
-        key = 0
-        for p in chain:
-            key ^= int(geometry.zobrist[color, p])
-        assert int(state.chain_key[head]) == key
-        ring, p = [head], int(state.chain_next[head])
-        while p != head and len(ring) <= num_points:
-            ring.append(p)
-            p = int(state.chain_next[p])
-        assert sorted(ring) == sorted(chain), "the chain's ring misses stones or loops elsewhere"
-
-    key = int(geometry.zobrist_turn[0])
-    for p, color in enumerate(board):
-        if color != EMPTY:
-            key ^= int(geometry.zobrist[color, p])
-    assert int(state.key[0]) == key
-
-    count = int(state.info[K.INFO_NUM_EMPTY])
-    empties = state.empties[:count].tolist()
-    assert sorted(empties) == [p for p in range(num_points) if board[p] == EMPTY]
-    assert all(state.empty_index[p] == i for i, p in enumerate(empties))
-    if history:
-        move_number = int(state.info[K.INFO_MOVE_NUMBER])
-        assert state.recent[move_number % K.HISTORY].tolist() == board
-
-
 def check_against_reference(game: Game, ref: Reference) -> None:
     state = game.state
     assert game.board.ravel().tolist() == ref.board
@@ -256,7 +201,7 @@ def run_against_reference(
     rules = Rules(komi=0.5, ko=ko, suicide=suicide, max_moves=max_moves)  # type: ignore[arg-type]
     game = Game(size, rules)
     ref = Reference(size, ko, suicide, rules.move_cap(size))
-    check_bookkeeping(game.state, game.geometry)
+    check_state(game.state, game.geometry)
     reasons: Counter[str | None] = Counter()
     for _ in range(MAX_PICKS):
         if ref.over and game.is_over:
@@ -276,7 +221,7 @@ def run_against_reference(
             continue
         game.play(move)
         ref.play(move)
-        check_bookkeeping(game.state, game.geometry)
+        check_state(game.state, game.geometry)
         check_against_reference(game, ref)
     return reasons
 
@@ -366,7 +311,7 @@ def test_batched_kernels_match_single_games(
         assert played[b] == K.random_playout(single, geometry, generator)
         same_state(K.state_item(states, b), single)
         assert single.info[K.INFO_OVER] != K.RUNNING
-        check_bookkeeping(single, geometry, history=False)
+        check_state(single, geometry, history=False)
         assert scores[b] == K.score(single, geometry, 7.5, ko == "simple")
 
 
@@ -387,13 +332,13 @@ def test_random_playout_keeps_the_bookkeeping(size: int, ko: str, suicide: bool,
         if move != size * size:  # it never fills its own eye
             assert not K.is_eye(state, geometry, move, state.info[K.INFO_TO_PLAY])
         assert K.play(state, geometry, move) == K.LEGAL
-        check_bookkeeping(state, geometry)
+        check_state(state, geometry)
     # The in-numba loop plays the same game from the same generator state.
     replay = K.new_state(size, KO_CODES[ko], suicide, 4 * size * size)
     played = K.random_playout(replay, geometry, np.array([seed], np.uint64))
     assert played == state.info[K.INFO_MOVE_NUMBER]
     np.testing.assert_array_equal(replay.board, state.board)
-    check_bookkeeping(replay, geometry, history=False)
+    check_state(replay, geometry, history=False)
 
 
 @settings(max_examples=20, deadline=None)
@@ -433,4 +378,4 @@ def test_big_board_playout_keeps_the_bookkeeping(size: int) -> None:
     state = K.new_state(size, K.KO_POSITIONAL, 0, 4 * size * size)
     K.random_playout(state, geometry, np.array([size], np.uint64))
     assert state.info[K.INFO_OVER] == K.ENDED_BY_PASSES
-    check_bookkeeping(state, geometry, history=False)
+    check_state(state, geometry, history=False)
