@@ -15,34 +15,12 @@ from go_env import _kernels as K
 from go_env import coords
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.rules import Rules
+from tests.boards import position
 
 SIMPLE = Rules(komi=0, ko="simple")
 POSITIONAL = Rules(komi=0, ko="positional")
 SITUATIONAL = Rules(komi=0, ko="situational")
 ALL_KO_RULES = [SIMPLE, POSITIONAL, SITUATIONAL]
-
-
-def load_board(diagram: str) -> tuple[int, list[int], list[int]]:
-    """(size, black points, white points) of a diagram."""
-    rows = [line.split() for line in diagram.strip().splitlines()]
-    size = len(rows)
-    assert all(len(row) == size for row in rows), "a diagram must be square"
-    black, white = [], []
-    for r, row in enumerate(rows):
-        for c, cell in enumerate(row):
-            assert cell in "XO.", f"unknown point {cell!r}"
-            if cell == "X":
-                black.append(r * size + c)
-            elif cell == "O":
-                white.append(r * size + c)
-    return size, black, white
-
-
-def position(diagram: str, rules: Rules = POSITIONAL, to_play: int = BLACK) -> Game:
-    size, black, white = load_board(diagram)
-    game = Game(size, rules)
-    game.setup(black, white, to_play)
-    return game
 
 
 def play(game: Game, *moves: str) -> None:
@@ -84,7 +62,8 @@ def test_load_board_reads_rows_from_the_top() -> None:
         X . .
         . . .
         . . O
-        """
+        """,
+        POSITIONAL,
     )
     assert at(game, "A3") == BLACK and at(game, "C1") == WHITE
     assert int((game.board != EMPTY).sum()) == 2
@@ -290,7 +269,7 @@ EYES = {
 @pytest.mark.parametrize("name", EYES)
 def test_one_point_eyes(name: str) -> None:
     vertex, expected, diagram = EYES[name]
-    game = position(diagram)
+    game = position(diagram, POSITIONAL)
     point = coords.from_gtp(vertex, 5)
     assert K.is_eye(game.state, game.geometry, point, BLACK) == expected
     assert not K.is_eye(game.state, game.geometry, point, WHITE)

@@ -1,7 +1,4 @@
-"""UCT: the tree's invariants, tactics with and without RAVE, budgets, and tree reuse.
-
-Diagrams list the rows from the top; ``X`` Black, ``O`` White, ``.`` empty.
-"""
+"""UCT: the tree's invariants, tactics with and without RAVE, budgets, and tree reuse."""
 
 from __future__ import annotations
 
@@ -10,57 +7,12 @@ import time
 import numpy as np
 import pytest
 
-from go_env import BLACK, Game, Rules, coords
+from go_env import Game, Rules, coords
 from go_env import _kernels as K
-from search import NO_PARENT, PUCT, UCT, TreeSearch
+from search import PUCT, UCT
 from search.evaluator import new_scratch, score_margin
-
-# White's two stones have one liberty left, C2: capture them before they run.
-CAPTURE = """
-. . X . .
-. X O X .
-. X O X .
-. . . . .
-. . . . .
-"""
-# Black to play, komi 0.5, the game capped 8 moves from here: exhaustive search shows that
-# D4, capturing E4, is the only winning move.
-ONLY_WIN = """
-. X O . X
-O X X . O
-X X . O X
-O . . O X
-O O O X .
-"""
-ONLY_WIN_RULES = Rules(komi=0.5, max_moves=8)
-HALF_POINT_KOMI = Rules(komi=0.5)
-
-
-def position(diagram: str, rules: Rules = HALF_POINT_KOMI, to_play: int = BLACK) -> Game:
-    rows = [line.split() for line in diagram.strip().splitlines()]
-    size = len(rows)
-    points = [(r * size + c, cell) for r, row in enumerate(rows) for c, cell in enumerate(row)]
-    game = Game(size, rules)
-    game.setup([p for p, cell in points if cell == "X"], [p for p, cell in points if cell == "O"], to_play)
-    return game
-
-
-def check_tree(searcher: TreeSearch) -> None:
-    """The tree's invariants after a search."""
-    tree = searcher.tree
-    assert tree is not None
-    used = int(tree.num_nodes[0])
-    visits, parents = tree.visits[:used], tree.parent[:used]
-    assert parents[0] == NO_PARENT
-    assert np.all(parents[1:] < np.arange(1, used)), "a node is created after its parent"
-    assert np.all(tree.children[parents[1:], tree.action[1:used]] == np.arange(1, used))
-    below = np.zeros(used, np.int64)
-    np.add.at(below, parents[1:], visits[1:])
-    inner = below > 0
-    assert np.all(visits[inner] == 1 + below[inner]), "an inner node's visits: its own + its children's"
-    assert np.all(visits >= 1)
-    assert np.all(tree.virtual_loss[:used] == 0), "no virtual loss left pending"
-    assert np.all(np.abs(tree.value_sum[:used]) <= visits), "mean values in [-1, 1]"
+from search.invariants import check_tree
+from tests.boards import CAPTURE, HALF_POINT_KOMI, ONLY_WIN, ONLY_WIN_RULES, position
 
 
 def test_scoring_matches_the_rules_core():
@@ -91,7 +43,7 @@ def test_tree_invariants(rave):
 
 @pytest.mark.parametrize("rave", [False, True])
 def test_captures_the_group_in_atari(rave):
-    game = position(CAPTURE)
+    game = position(CAPTURE, HALF_POINT_KOMI)
     for seed in range(3):
         assert coords.to_gtp(UCT(rave=rave, seed=seed).search(game, simulations=1000), 5) == "C2"
 
