@@ -8,6 +8,7 @@ package imports nothing of ``agents`` and never imports torch.
 
 from search.evaluator import (
     Evaluator,
+    EvaluatorError,
     Leaves,
     MixedEvaluator,
     RolloutEvaluator,
@@ -27,6 +28,7 @@ __all__ = [
     "UNVISITED",
     "Candidate",
     "Evaluator",
+    "EvaluatorError",
     "Leaves",
     "MixedEvaluator",
     "RolloutEvaluator",

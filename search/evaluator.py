@@ -8,10 +8,15 @@ A search hands its leaves to an evaluator in one batched call::
 leading axis ``B``), their legal-move masks, the board geometry and the scoring rule. The
 evaluator returns
 
-- ``priors``: float[B, A] (``A = N*N + 1``, pass last), a move distribution for each leaf;
-  it need not be masked or normalised, the search keeps the legal moves and renormalises;
+- ``priors``: float[B, A] (``A = N*N + 1``, pass last), a move distribution for each leaf:
+  probabilities (a softmax), not logits. They need not be masked or normalised: the search
+  keeps the legal moves and renormalises, so weights >= 0 with some mass on a legal move do;
 - ``values``: float[B] in [-1, 1], how good each leaf is for its side to move
   (+1 a sure win, -1 a sure loss).
+
+Searches check what they get (``check_evaluation``) and raise ``EvaluatorError`` on wrong
+shapes, non-finite numbers, negative priors (logits), priors with no mass on a legal move,
+or values outside [-1, 1].
 
 Leaf states keep their history boards, so an evaluator can build network inputs from them
 with ``go_env.features``. Any callable ``f(leaves) -> (priors, values)`` is an evaluator too
@@ -203,6 +208,58 @@ def as_evaluator(obj: Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarra
     if callable(obj):
         return _CallableEvaluator(obj)
     raise TypeError(f"not an evaluator: {obj!r} (expected evaluate(leaves) or a callable)")
+
+
+class EvaluatorError(ValueError):
+    """An evaluator broke its contract: its output is not priors and values as ``Evaluator`` says."""
+
+
+VALUE_TOLERANCE = 1e-4  # values may overshoot [-1, 1] by rounding; they are clipped
+
+
+def check_evaluation(legal: np.ndarray, priors: object, values: object) -> tuple[np.ndarray, np.ndarray]:
+    """An evaluator's output for leaves with legal-move masks ``legal`` (int8[B, A]), checked.
+
+    Returns:
+        (priors float32[B, A], values float64[B]), contiguous, for the search's kernels.
+
+    Raises:
+        EvaluatorError: naming the first offending leaf and what is wrong with it.
+    """
+    count, num_actions = legal.shape
+    priors = np.ascontiguousarray(priors, np.float32)
+    values = np.ascontiguousarray(values, np.float64)
+    if priors.shape != (count, num_actions) or values.shape != (count,):
+        raise EvaluatorError(
+            f"for {count} leaves the evaluator must return priors of shape {(count, num_actions)} "
+            f"and values of shape {(count,)}, got {priors.shape} and {values.shape}"
+        )
+    if not np.isfinite(priors).all():
+        leaf = int(np.flatnonzero(~np.isfinite(priors).all(axis=1))[0])
+        raise EvaluatorError(f"priors of leaf {leaf} are not all finite (NaN or inf)")
+    if (priors < 0).any():
+        leaf = int(np.flatnonzero((priors < 0).any(axis=1))[0])
+        raise EvaluatorError(
+            f"priors of leaf {leaf} have negative entries (down to {priors[leaf].min():.3g}): "
+            "pass probabilities (softmax), not logits"
+        )
+    legal_mass = np.where(legal != 0, priors, 0.0).sum(axis=1)
+    if (legal_mass <= 0).any():
+        leaf = int(np.flatnonzero(legal_mass <= 0)[0])
+        raise EvaluatorError(
+            f"priors of leaf {leaf} put no mass on its {int(legal[leaf].sum())} legal moves "
+            f"(total {priors[leaf].sum():.3g}, all on illegal moves)"
+        )
+    if not np.isfinite(values).all():
+        leaf = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise EvaluatorError(f"value of leaf {leaf} is {values[leaf]}, not a finite number")
+    if (np.abs(values) > 1.0 + VALUE_TOLERANCE).any():
+        leaf = int(np.flatnonzero(np.abs(values) > 1.0 + VALUE_TOLERANCE)[0])
+        raise EvaluatorError(
+            f"value of leaf {leaf} is {values[leaf]:.4g}, outside [-1, 1]: pass the expected outcome "
+            "for the side to move (e.g. tanh of the value head), not a raw score"
+        )
+    return priors, values
 
 
 def uniform_priors(legal: np.ndarray) -> np.ndarray:

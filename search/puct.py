@@ -10,6 +10,13 @@ evaluated and its value backed up. Leaves are gathered in batches: each leaf col
 puts a virtual loss on its path (one more visit, valued as a loss) so that the next
 selection of the batch goes elsewhere; the batch is evaluated in one call and expanded
 and backed up in numba. A selection that reaches a leaf already in the batch is dropped.
+The selection rule (AlphaZero's above, AlphaGo's, UCB1), the first-play value and the size
+of a virtual loss are parameters (``search.selection``).
+
+The loop is split for callers that evaluate leaves themselves: ``ask`` collects a batch of
+leaves, ``tell`` expands them with the evaluator's priors and backs their values up.
+``search`` is that loop with the search's own evaluator; ``BatchedPUCT`` runs it over many
+games at once.
 
 For self-play, Dirichlet noise ``(1 - ε) P + ε Dir(α)`` perturbs the root's priors, and
 ``choose_move(temperature)`` samples a move in proportion to ``N^(1/τ)``.
@@ -24,37 +31,22 @@ import numpy as np
 
 from go_env import Game
 from go_env import _kernels as K
-from go_env._kernels import GoState, inline_kernel, kernel
-from search.evaluator import Evaluator, Leaves, UniformEvaluator, as_evaluator, outcome, shapes
+from go_env._kernels import GoState, kernel
+from search.evaluator import (
+    Evaluator,
+    Leaves,
+    UniformEvaluator,
+    as_evaluator,
+    check_evaluation,
+    outcome,
+    shapes,
+)
+from search.selection import make_selection, select
 from search.tree import ILLEGAL, ROOT, UNVISITED, TreeSearch, add_node, add_virtual_loss, backup, expand
 
 
-@inline_kernel
-def _select(tree, node, c_puct):
-    """The move to play from the expanded ``node``, counting virtual losses."""
-    scale = c_puct * np.sqrt(tree.visits[node] + tree.virtual_loss[node])
-    best = -np.inf
-    best_move = -1
-    for a in range(tree.children.shape[1]):
-        child = tree.children[node, a]
-        if child == ILLEGAL:
-            continue
-        n = 0
-        q = 0.0
-        if child != UNVISITED:
-            pending = tree.virtual_loss[child]
-            n = tree.visits[child] + pending
-            if n > 0:
-                q = (tree.value_sum[child] - pending) / n
-        score = q + scale * tree.prior[node, a] / (1 + n)
-        if score > best:
-            best = score
-            best_move = a
-    return best_move
-
-
 @kernel
-def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, c_puct, komi, territory):
+def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, selection, komi, territory):
     """Select up to ``count`` new leaves from the position ``root`` (left unchanged).
 
     Leaf ``b`` goes to ``leaves`` (batched states), its node to ``leaf_nodes[b]`` and its
@@ -74,7 +66,7 @@ def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, c_p
         K.copy_into(state, root)
         node = ROOT
         while tree.expanded[node] and state.info[K.INFO_OVER] == K.RUNNING:
-            move = _select(tree, node, c_puct)
+            move = select(tree, node, selection)
             K._apply(state, geometry, move, True)
             child = tree.children[node, move]
             node = add_node(tree, node, move) if child == UNVISITED else child
@@ -95,24 +87,17 @@ def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, c_p
 
 @kernel
 def expand_backup(tree, leaf_nodes, legal, priors, values, scratch):
-    """Expand each collected leaf with its priors (kept on legal moves, renormalised; uniform
-    if none is positive) and back its value up, taking its virtual loss back."""
+    """Expand each collected leaf with its priors (checked: >= 0, some mass on a legal move;
+    kept on legal moves and renormalised) and back its value up, taking its virtual loss back."""
     for b in range(leaf_nodes.shape[0]):
         node = leaf_nodes[b]
         expand(tree, node, legal[b])
         total = 0.0
-        num_legal = 0
         for a in range(legal.shape[1]):
             if legal[b, a]:
-                total += max(priors[b, a], 0.0)
-                num_legal += 1
+                total += priors[b, a]
         for a in range(legal.shape[1]):
-            if not legal[b, a]:
-                tree.prior[node, a] = 0.0
-            elif total > 0.0:
-                tree.prior[node, a] = max(priors[b, a], 0.0) / total
-            else:
-                tree.prior[node, a] = 1.0 / num_legal
+            tree.prior[node, a] = priors[b, a] / total if legal[b, a] else 0.0
         value = min(max(values[b], -1.0), 1.0)
         backup(tree, node, value, 1, False, scratch, 0, 0)
 
@@ -131,6 +116,11 @@ class PUCT(TreeSearch):
             (default: ``UniformEvaluator``).
         c_puct: exploration constant.
         batch: leaves evaluated per evaluator call.
+        selection: the selection rule, ``"alphazero"``, ``"alphago"`` or ``"ucb1"``
+            (``search.selection``).
+        fpu: first-play value: the value of a move not tried yet, in [-1, 1].
+        virtual_loss: visits, each valued as a loss, that a leaf waiting for evaluation
+            puts on its path.
         noise: ε, the weight of Dirichlet noise in the root's priors (0: none).
         dirichlet_alpha: α of the noise; ``None`` scales it to the position as AlphaZero
             did (0.03 on 19x19): ``10 / number of legal moves``.
@@ -156,16 +146,21 @@ class PUCT(TreeSearch):
         reuse: bool = True,
         seed: int | None = None,
         capacity: int = 1024,
+        selection: str = "alphazero",
+        fpu: float = 0.0,
+        virtual_loss: float = 1.0,
     ):
         super().__init__(priors=True, amaf=False, reuse=reuse, seed=seed, capacity=capacity)
         if batch < 1 or c_puct < 0 or not 0.0 <= noise <= 1.0:
             raise ValueError("batch must be >= 1, c_puct >= 0 and noise in [0, 1]")
         self.evaluator = as_evaluator(evaluator if evaluator is not None else UniformEvaluator())
         self.c_puct = float(c_puct)
+        self.selection = make_selection(selection, c_puct, fpu, virtual_loss)
         self.batch = batch
         self.noise = noise
         self.dirichlet_alpha = dirichlet_alpha
         self._buffers: _LeafBuffers | None = None
+        self._pending: np.ndarray | None = None  # nodes of the leaves asked for, not told yet
         self._noised_root = -1  # ``root_version`` whose priors carry noise
 
     def _prepare(self, game: Game) -> int:
@@ -190,28 +185,57 @@ class PUCT(TreeSearch):
             buffers = self._buffers = _LeafBuffers(states, np.zeros(self.batch, np.int32), legal)
         return buffers
 
-    def _simulate(self, game: Game, count: int) -> int:
+    def ask(self, game: Game, count: int | None = None) -> Leaves:
+        """Collect up to ``count`` (default ``batch``) new leaves below ``game``'s position,
+        each with a virtual loss on its path, for one evaluator call; answer with ``tell``.
+
+        Simulations that end in a finished game are scored by the rules and backed up at
+        once, so fewer leaves may come back (none when the tree is full). The leaves are
+        views into buffers that the next ``ask`` overwrites.
+        """
+        self.sync(game)
+        return self._ask(game, self._reserve(self.batch if count is None else count))[0]
+
+    def tell(self, leaves: Leaves, priors: np.ndarray, values: np.ndarray) -> None:
+        """Expand the leaves of the last ``ask`` with ``priors`` (float[B, A]) and back
+        ``values`` (float[B], for each leaf's side to move) up, as an evaluator gives them.
+
+        Raises:
+            EvaluatorError: if they break the evaluator's contract (``Evaluator``).
+        """
+        nodes = self._pending
+        if not len(leaves):
+            return
+        if nodes is None or len(nodes) != len(leaves):
+            raise ValueError("tell answers the leaves of the last ask, once")
+        priors, values = check_evaluation(leaves.legal, priors, values)
+        expand_backup(self.tree, nodes, leaves.legal, priors, values, self._scratch)
+        self._pending = None
+
+    def _ask(self, game: Game, count: int) -> tuple[Leaves, int]:
+        """``ask`` on a synced tree with room for ``count`` nodes: (leaves, simulations
+        finished in a finished game)."""
+        if self._pending is not None:
+            raise ValueError("tell the leaves of the last ask before asking again")
         buffers = self._leaf_buffers(game)
         komi = float(game.rules.komi)
         territory = game.rules.scoring == "territory"
+        collected, finished = collect(
+            self.tree, game.state, game.geometry, self._scratch, buffers.states, buffers.nodes,
+            buffers.legal, min(self.batch, count), self.selection, komi, territory,
+        )  # fmt: skip
+        states = GoState(*(field[:collected] for field in buffers.states))
+        self._pending = buffers.nodes[:collected] if collected else None
+        return Leaves(states, buffers.legal[:collected], game.geometry, komi, territory), finished
+
+    def _simulate(self, game: Game, count: int) -> int:
         done = 0
         while done < count:
-            collected, finished = collect(
-                self.tree, game.state, game.geometry, self._scratch, buffers.states, buffers.nodes,
-                buffers.legal, min(self.batch, count - done), self.c_puct, komi, territory,
-            )  # fmt: skip
+            leaves, finished = self._ask(game, count - done)
             done += finished
-            if collected:
-                legal = buffers.legal[:collected]
-                states = GoState(*(field[:collected] for field in buffers.states))
-                leaves = Leaves(states, legal, game.geometry, komi, territory)
-                priors, values = self.evaluator.evaluate(leaves)
-                expand_backup(
-                    self.tree, buffers.nodes[:collected], legal,
-                    np.ascontiguousarray(priors, np.float32), np.ascontiguousarray(values, np.float64),
-                    self._scratch,
-                )  # fmt: skip
-                done += collected
+            if len(leaves):
+                self.tell(leaves, *self.evaluator.evaluate(leaves))
+                done += len(leaves)
             elif not finished:
                 break
         return done

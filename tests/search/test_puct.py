@@ -13,6 +13,7 @@ from search import (
     ILLEGAL,
     NO_PARENT,
     PUCT,
+    EvaluatorError,
     Leaves,
     MixedEvaluator,
     RolloutEvaluator,
@@ -218,3 +219,84 @@ def test_tree_reuse_keeps_the_subtree():
     puct.search(game, simulations=500)
     check_tree(puct)
     assert puct.tree is not None and puct.tree.visits[0] == kept + 500
+
+
+def _keyed(leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+    """Deterministic priors and values that differ from leaf to leaf."""
+    keys = leaves.states.key[:, 0]
+    weights = (
+        1.0
+        + (np.arange(leaves.legal.shape[1])[None, :] + (keys % np.uint64(5)).astype(np.int64)[:, None]) % 3
+    )
+    priors = np.where(leaves.legal != 0, weights, 0.0)
+    values = np.tanh(((keys % np.uint64(7)).astype(np.float64) - 3.0) / 4.0)
+    return priors / priors.sum(axis=1, keepdims=True), values
+
+
+def _returning(priors_of, values_of):
+    def evaluate(leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        priors, values = UniformEvaluator().evaluate(leaves)
+        return priors_of(priors), values_of(values)
+
+    return evaluate
+
+
+@pytest.mark.parametrize(
+    ("evaluator", "message"),
+    [
+        (_returning(lambda p: np.log(p + 1e-9), lambda v: v), r"leaf 0 have negative .* not logits"),
+        (
+            _returning(lambda p: np.where(p > 0, 0.0, 1.0), lambda v: v),
+            r"leaf 0 put no mass on its \d+ legal",
+        ),
+        (_returning(lambda p: p * np.nan, lambda v: v), r"priors of leaf 0 are not all finite"),
+        (_returning(lambda p: p, lambda v: v + 1.5), r"value of leaf 0 is 1.5, outside \[-1, 1\]"),
+        (_returning(lambda p: p, lambda v: v * np.nan), r"value of leaf 0 is nan"),
+        (_returning(lambda p: p[:, :-1], lambda v: v), r"priors of shape \(1, 26\)"),
+        (_returning(lambda p: p, lambda v: v[:, None]), r"values of shape \(1,\)"),
+    ],
+    ids=["logits", "illegal-mass", "nan-priors", "value-range", "nan-value", "priors-shape", "values-shape"],
+)
+def test_an_evaluator_that_breaks_the_contract_is_named(evaluator, message):
+    with pytest.raises(EvaluatorError, match=message):
+        PUCT(evaluator, seed=0).search(Game(5), simulations=10)
+    assert issubclass(EvaluatorError, ValueError)
+
+
+def test_values_a_rounding_error_outside_the_range_are_clipped():
+    puct = PUCT(_returning(lambda p: p, lambda v: v + 1.0 + 1e-6), seed=0)
+    puct.search(Game(5), simulations=50)
+    check_tree(puct)
+
+
+def test_ask_and_tell_grow_the_tree_that_search_grows():
+    game = position(CAPTURE)
+    searched = PUCT(_keyed, batch=8, seed=0)
+    searched.search(game, simulations=300)
+    asked = PUCT(batch=8, seed=0)  # its own evaluator is never called
+    tree = None
+    while tree is None or tree.visits[0] < 300:
+        count = 1 if tree is None else 300 - int(tree.visits[0])
+        leaves = asked.ask(game, count)
+        assert len(leaves) <= min(8, count)
+        asked.tell(leaves, *_keyed(leaves))
+        tree = asked.tree
+        assert tree is not None
+    check_tree(asked)
+    np.testing.assert_array_equal(asked.visit_counts(), searched.visit_counts())
+    np.testing.assert_allclose(asked.values(), searched.values(), atol=1e-12)
+
+
+def test_tell_answers_the_last_ask_once():
+    game = Game(5)
+    puct = PUCT(batch=4, seed=0)
+    leaves = puct.ask(game)
+    puct.tell(leaves, *_keyed(leaves))  # the root, expanded
+    leaves = puct.ask(game)
+    assert len(leaves) == 4
+    with pytest.raises(ValueError, match="before asking again"):
+        puct.ask(game)
+    puct.tell(leaves, *_keyed(leaves))
+    with pytest.raises(ValueError, match="the last ask, once"):
+        puct.tell(leaves, *_keyed(leaves))
+    check_tree(puct)
