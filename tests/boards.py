@@ -45,7 +45,7 @@ def load_board(diagram: str) -> tuple[int, list[int], list[int]]:
     return size, black, white
 
 
-def position(diagram: str, rules: Rules, to_play: int = BLACK) -> Game:
+def position(diagram: str, rules: Rules = HALF_POINT_KOMI, to_play: int = BLACK) -> Game:
     """The game set up with the diagram's stones and ``to_play`` to move."""
     size, black, white = load_board(diagram)
     game = Game(size, rules)

@@ -1,73 +1,22 @@
-"""PUCT: batched evaluation with virtual loss, evaluators, noise, temperature, tactics, reuse.
-
-Diagrams list the rows from the top; ``X`` Black, ``O`` White, ``.`` empty.
-"""
+"""PUCT: batched evaluation with virtual loss, evaluators, noise, temperature, tactics, reuse."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from go_env import BLACK, Game, Rules, coords
+from go_env import Game, coords
 from search import (
     ILLEGAL,
-    NO_PARENT,
     PUCT,
     EvaluatorError,
     Leaves,
     MixedEvaluator,
     RolloutEvaluator,
-    TreeSearch,
     UniformEvaluator,
 )
-
-# White's two stones have one liberty left, C2: capture them before they run.
-CAPTURE = """
-. . X . .
-. X O X .
-. X O X .
-. . . . .
-. . . . .
-"""
-# Black to play, komi 0.5, the game capped 8 moves from here: exhaustive search shows that
-# D4, capturing E4, is the only winning move.
-ONLY_WIN = """
-. X O . X
-O X X . O
-X X . O X
-O . . O X
-O O O X .
-"""
-ONLY_WIN_RULES = Rules(komi=0.5, max_moves=8)
-HALF_POINT_KOMI = Rules(komi=0.5)
-
-
-def position(diagram: str, rules: Rules = HALF_POINT_KOMI) -> Game:
-    rows = [line.split() for line in diagram.strip().splitlines()]
-    size = len(rows)
-    points = [(r * size + c, cell) for r, row in enumerate(rows) for c, cell in enumerate(row)]
-    game = Game(size, rules)
-    game.setup([p for p, cell in points if cell == "X"], [p for p, cell in points if cell == "O"], BLACK)
-    return game
-
-
-def check_tree(searcher: TreeSearch) -> None:
-    """Visits add up, no virtual loss is left, values stay in [-1, 1], priors are distributions."""
-    tree = searcher.tree
-    assert tree is not None
-    used = int(tree.num_nodes[0])
-    visits, parents = tree.visits[:used], tree.parent[:used]
-    assert parents[0] == NO_PARENT
-    below = np.zeros(used, np.int64)
-    np.add.at(below, parents[1:], visits[1:])
-    inner = below > 0
-    assert np.all(visits[inner] == 1 + below[inner])
-    assert np.all(tree.virtual_loss[:used] == 0)
-    assert np.all(np.abs(tree.value_sum[:used]) <= visits)
-    expanded = tree.expanded[:used].astype(bool)
-    priors = tree.prior[:used][expanded]
-    assert np.allclose(priors.sum(axis=1), 1.0, atol=1e-5)
-    assert np.all(priors[tree.children[:used][expanded] == ILLEGAL] == 0)
+from search.invariants import check_tree
+from tests.boards import CAPTURE, HALF_POINT_KOMI, ONLY_WIN, ONLY_WIN_RULES, position
 
 
 @pytest.mark.parametrize("batch", [1, 8, 64])

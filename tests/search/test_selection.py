@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_puct import check_tree
 
 from go_env import Game
 from search import PUCT, Leaves, UniformEvaluator
+from search.invariants import check_tree
 
 
 class _Counting(UniformEvaluator):
