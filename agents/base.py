@@ -1,9 +1,22 @@
 """The one interface every player implements, and building players from spec strings.
 
-A player is anything with a ``name``, ``reset(rules)`` and ``select_move(game) -> int``
-(the ``Agent`` protocol). Two optional capabilities are protocols of their own, checked
-with ``isinstance``: ``PolicyAgent`` (``policy(game)``, a move distribution) and
-``MoveObserver`` (``observe_move(game, move)``, told of every move played, both sides).
+A player is anything with a ``name``, ``reset(context)`` and ``select_move(game) -> int``
+(the ``Agent`` protocol). ``reset`` starts a game; its ``GameContext`` says which (board
+size, rules, the player's colour), the seed the player's random generator restarts from,
+and where a network player runs (``device``) and may write (``run_dir``). A player refuses
+a game it cannot play (a network trained for 9x9 asked for 19x19) by raising
+``UnsupportedGame`` there.
+
+Players written before contexts implement ``reset(rules)`` and keep working: callers start
+a game with ``reset_player(player, context)``, which hands the context to players that set
+``takes_context = True`` and ``context.rules`` to the others. The built-in players take a
+context, and a bare ``Rules`` too (then they keep their random generator running).
+
+Optional capabilities are protocols of their own, checked with ``isinstance``:
+``PolicyAgent`` (``policy(game)``, a move distribution), ``Actor`` (``act(game)``, the move
+with the policy and value behind it), ``MoveObserver`` (``observe_move(game, move)``, told
+of every move played, both sides) and ``WeightedAgent`` (``weights_digest()``, the sha256
+of its weights, which leagues record beside its spec).
 Players that hold resources (an engine subprocess) also have ``close()`` (``Closeable``);
 engines that pass with dead stones on the board capture them on request (``CleanupPlayer``)
 and name them (``StatusReporter``);
@@ -21,16 +34,23 @@ spec                                        player
 ``mypackage.players:make_player:depth=3``   ... and options after a second colon
 ``myplayer``                                a ``goarena.agents`` entry point's factory
 ==========================================  ==============================================
+
+``check_spec`` checks a spec without loading a network's weights: a factory with a
+``check_options(context, **options)`` function (a static or class method) is asked through
+it; any other plug-in factory has its options matched against its signature; the cheap
+built-ins are built (and GTP engines started) once.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -43,15 +63,91 @@ ENTRY_POINT_GROUP = "goarena.agents"
 RESIGN = -1
 
 
+class UnsupportedGame(ValueError):
+    """A player cannot play the game it is asked to (its board size or rules)."""
+
+
+@dataclass(frozen=True)
+class GameContext:
+    """What a player learns at ``reset``: the game it is about to play, and how to play it.
+
+    Attributes:
+        size: board size.
+        rules: the rules.
+        seed: the seed to restart the player's random generator from (players built with a
+            seed of their own keep to it); None keeps the generator running.
+        color: the player's colour (BLACK or WHITE), None when it plays both or is unknown.
+        device: where a network runs (``"cpu"``, ``"cuda"``, ``"cuda:1"``).
+        run_dir: a directory the player may write to (logs, caches), if any.
+    """
+
+    size: int
+    rules: Rules
+    seed: int | None = None
+    color: int | None = None
+    device: str = "cpu"
+    run_dir: Path | None = None
+
+
 @runtime_checkable
 class Agent(Protocol):
     """A player. ``select_move`` must not change ``game``; it returns a legal move or RESIGN."""
 
     name: str
 
-    def reset(self, rules: Rules) -> None: ...
+    def reset(self, context: GameContext) -> None: ...
 
     def select_move(self, game: Game) -> int: ...
+
+
+def reset_player(player: Agent, context: GameContext) -> None:
+    """Start a game: ``reset(context)`` for players that take a context (``takes_context``),
+    ``reset(context.rules)`` for players written before contexts."""
+    if getattr(player, "takes_context", False):
+        player.reset(context)
+    else:
+        player.reset(context.rules)  # type: ignore[arg-type]  # a reset(rules) player
+
+
+def restart_seed(own: int | None, context: GameContext | Rules) -> int | None:
+    """The seed a player restarts its random generator from at ``reset``: its own, else the
+    context's; None (a bare ``Rules``, or no seed anywhere) keeps the generator running."""
+    if not isinstance(context, GameContext):
+        return None
+    return own if own is not None else context.seed
+
+
+@dataclass(frozen=True)
+class Action:
+    """A move with what the player based it on: for analysis, training targets, the web board."""
+
+    move: int  # a point, N*N (pass) or RESIGN
+    policy: np.ndarray | None = None  # float[N*N+1], the move distribution (sums to 1)
+    value: float | None = None  # the position's value for the side to move, in [-1, 1]
+
+
+@runtime_checkable
+class Actor(Protocol):
+    def act(self, game: Game) -> Action:
+        """What ``select_move(game)`` would do (and counts as that call), with its reasons."""
+        ...
+
+
+@runtime_checkable
+class WeightedAgent(Protocol):
+    def weights_digest(self) -> str | None:
+        """The sha256 (hex) of the player's weights, None when it has none."""
+        ...
+
+
+def weights_digest(paths: Iterable[Path | str]) -> str:
+    """The sha256 (hex) of the files at ``paths``, in order: a player's weights digest."""
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as file:
+            for block in iter(lambda: file.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 @runtime_checkable
@@ -190,10 +286,38 @@ def _build(
 
 
 def _takes_seed(factory: Callable[..., Agent]) -> bool:
+    return "seed" in _signature(factory).parameters
+
+
+def _signature(factory: Callable[..., Agent]) -> inspect.Signature:
+    """The factory's signature; one that takes anything when it has none Python can read."""
     try:
-        return "seed" in inspect.signature(factory).parameters
+        return inspect.signature(factory)
     except (TypeError, ValueError):
-        return False
+        anything = [
+            inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+            inspect.Parameter("options", inspect.Parameter.VAR_KEYWORD),
+        ]
+        return inspect.Signature(anything)
+
+
+def _resolve(spec: str) -> tuple[Callable[..., Agent], tuple[Any, ...], dict[str, Any]]:
+    """A spec's factory, with its positional arguments and its options."""
+    name, _, rest = spec.partition(":")
+    if name == "gtp":
+        if not rest.strip():
+            raise AgentSpecError("gtp needs the engine's command: gtp:gnugo --mode gtp")
+        return _load(BUILTIN_AGENTS["gtp"]), (rest.strip(),), {}
+    if name in BUILTIN_AGENTS:
+        return _load(BUILTIN_AGENTS[name]), (), parse_options(rest)
+    plugins = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    if name in plugins:
+        return plugins[name].load(), (), parse_options(rest)
+    if rest:
+        attribute, _, options = rest.partition(":")
+        return _load(f"{name}:{attribute}"), (), parse_options(options)
+    known = sorted(BUILTIN_AGENTS) + sorted(plugins)
+    raise AgentSpecError(f"unknown player {spec!r}; built-in and plugged-in players: {', '.join(known)}")
 
 
 def make_agent(spec: str, *, seed: int | None = None) -> Agent:
@@ -203,18 +327,36 @@ def make_agent(spec: str, *, seed: int | None = None) -> Agent:
     so that a league can make its games reproducible.
     """
     spec = spec.strip()
-    name, _, rest = spec.partition(":")
-    if name == "gtp":
-        if not rest.strip():
-            raise AgentSpecError("gtp needs the engine's command: gtp:gnugo --mode gtp")
-        return _build(_load(BUILTIN_AGENTS["gtp"]), spec, rest.strip())
-    if name in BUILTIN_AGENTS:
-        return _build(_load(BUILTIN_AGENTS[name]), spec, options=parse_options(rest), seed=seed)
-    plugins = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-    if name in plugins:
-        return _build(plugins[name].load(), spec, options=parse_options(rest), seed=seed)
-    if rest:
-        attribute, _, options = rest.partition(":")
-        return _build(_load(f"{name}:{attribute}"), spec, options=parse_options(options), seed=seed)
-    known = sorted(BUILTIN_AGENTS) + sorted(plugins)
-    raise AgentSpecError(f"unknown player {spec!r}; built-in and plugged-in players: {', '.join(known)}")
+    factory, args, options = _resolve(spec)
+    return _build(factory, spec, *args, options=options, seed=seed if not args else None)
+
+
+def check_spec(spec: str, context: GameContext | None = None) -> None:
+    """Check that ``spec`` names a player with options it takes (and, given a ``context``,
+    that it plays that game) without loading a network's weights: see the module
+    documentation. Raises AgentSpecError saying what is wrong."""
+    spec = spec.strip()
+    factory, args, options = _resolve(spec)
+    check = getattr(factory, "check_options", None)
+    try:
+        if callable(check):
+            check(context, **options)
+            return
+        if spec.partition(":")[0] not in BUILTIN_AGENTS:  # a plug-in: its signature alone
+            _signature(factory).bind(*args, **options)
+            return
+    except AgentSpecError:
+        raise
+    except UnsupportedGame as error:
+        raise AgentSpecError(f"{spec!r} cannot play this game: {error}") from error
+    except (TypeError, ValueError) as error:
+        raise AgentSpecError(f"bad options for {spec!r}: {error}") from error
+    agent = _build(factory, spec, *args, options=options)
+    try:
+        if context is not None:
+            reset_player(agent, context)
+    except UnsupportedGame as error:
+        raise AgentSpecError(f"{spec!r} cannot play this game: {error}") from error
+    finally:
+        if isinstance(agent, Closeable):
+            agent.close()

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import IO
 
-from agents.base import RESIGN
+from agents.base import RESIGN, GameContext
 from agents.gtp_engine import kata_rules
 from go_env import coords
 from go_env.game import BLACK, WHITE, Game
@@ -120,9 +120,12 @@ class GTPAgent:
 
     # -- the Agent protocol --------------------------------------------------------------
 
-    def reset(self, rules: Rules) -> None:
-        """A new game under ``rules``: the engine clears its board (boardsize comes with the
-        first position it is shown)."""
+    takes_context = True
+
+    def reset(self, context: GameContext | Rules) -> None:
+        """A new game (under ``context.rules``, or ``context`` given as bare rules): the
+        engine clears its board (boardsize comes with the first position it is shown)."""
+        rules = context.rules if isinstance(context, GameContext) else context
         if self._size is not None:
             self._new_game(self._size, rules)
 

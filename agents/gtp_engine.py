@@ -77,7 +77,7 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 
 import numpy as np
 
-from agents.base import RESIGN, Agent, AnalysisAgent, MoveInfo, MoveObserver
+from agents.base import RESIGN, Agent, AnalysisAgent, GameContext, MoveInfo, MoveObserver, reset_player
 from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError
 from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
@@ -535,7 +535,7 @@ class GTPEngine:
         if self._ready is not None:
             self._ready.wait()
         if self._agent_stale:
-            self.agent.reset(self.rules)
+            reset_player(self.agent, GameContext(self.size, self.rules))
             self._agent_stale = False
         return self.agent
 

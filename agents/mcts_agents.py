@@ -1,11 +1,13 @@
 """Tree-search players: ``UCTAgent`` (random playouts) and ``PUCTAgent`` (an evaluator's priors).
 
-Both are ``Agent``, ``PolicyAgent`` (the root's visit distribution), ``MoveObserver`` (the
-search tree follows the moves played, for reuse) and ``AnalysisAgent`` (live candidates for
-GTP ``lz-analyze``). Their options are plain keywords, so spec strings reach them all::
+Both are ``Agent``, ``PolicyAgent`` (the root's visit distribution), ``Actor`` (the move
+with that distribution and the root's value), ``MoveObserver`` (the search tree follows the
+moves played, for reuse) and ``AnalysisAgent`` (live candidates for GTP ``lz-analyze``).
+Their options are plain keywords, so spec strings reach them all::
 
     uct:playouts=2000,c=1.4,rave=true
     uct:seconds=1.5,reuse=false
+    uct:playouts=3000,resign_threshold=0.05,resign_moves=3    # resigns lost games
     puct:simulations=800,evaluator=rollout,batch=16
     puct:noise=0.25,temperature=1.0,temperature_moves=30,seed=7     # self-play
 
@@ -20,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.base import RESIGN, MoveInfo
+from agents.base import RESIGN, Action, GameContext, MoveInfo, restart_seed
 from go_env import Game, Rules
 from search import PUCT, UCT, Candidate, Evaluator, Leaves, RolloutEvaluator, TreeSearch, UniformEvaluator
 
@@ -45,25 +47,40 @@ def move_info(candidate: Candidate) -> MoveInfo:
 
 
 class _SearchAgent:
-    """What the search players share: budgets, one search per position, analysis, resigning."""
+    """What the search players share: budgets, one search per position, analysis, resigning.
+
+    The searcher is made by ``make_searcher(seed)``, again at each ``reset`` that restarts
+    the random generators (see ``agents.base.restart_seed``).
+    """
 
     name: str
+    takes_context = True
 
     def __init__(
         self,
-        searcher: TreeSearch,
+        make_searcher: Callable[[int | None], TreeSearch],
+        seed: int | None,
         simulations: int | None,
         seconds: float | None,
         resign_threshold: float | None,
+        resign_moves: int,
     ):
         if simulations is not None and simulations < 1:
             raise ValueError(f"the simulation budget must be positive, got {simulations}")
         if seconds is not None and seconds <= 0:
             raise ValueError(f"seconds must be positive, got {seconds}")
-        self.searcher = searcher
+        if resign_threshold is not None and not 0.0 < resign_threshold < 1.0:
+            raise ValueError(f"resign_threshold is a win rate in (0, 1), got {resign_threshold}")
+        if resign_moves < 1:
+            raise ValueError(f"resign_moves must be at least 1, got {resign_moves}")
+        self._make_searcher = make_searcher
+        self.seed = seed
+        self.searcher = make_searcher(seed)
         self.simulations = simulations
         self.seconds = seconds
         self.resign_threshold = resign_threshold
+        self.resign_moves = resign_moves
+        self._losing = 0  # consecutive moves whose best win rate was below the threshold
         self._searched: tuple | None = None  # the position of the last search
 
     @staticmethod
@@ -79,17 +96,33 @@ class _SearchAgent:
     def _temperature(self, game: Game) -> float:
         return 0.0
 
-    def reset(self, rules: Rules) -> None:
-        self.searcher.reset()
+    def reset(self, context: GameContext | Rules) -> None:
+        """A new game; the search restarts from the context's seed (or its own), if any."""
+        seed = restart_seed(self.seed, context)
+        if seed is None:
+            self.searcher.reset()
+        else:
+            self.searcher = self._make_searcher(seed)
         self._searched = None
+        self._losing = 0
 
     def select_move(self, game: Game) -> int:
         self._search(game)
         if self.resign_threshold is not None:
             best = self.searcher.best_move()
-            if (self.searcher.values()[best] + 1.0) / 2.0 < self.resign_threshold:
+            losing = (self.searcher.values()[best] + 1.0) / 2.0 < self.resign_threshold
+            self._losing = self._losing + 1 if losing else 0
+            if self._losing >= self.resign_moves:
                 return RESIGN
         return self.searcher.choose_move(self._temperature(game))
+
+    def act(self, game: Game) -> Action:
+        """The move, the root's visit distribution, and the root's value for the side to
+        move (its moves' values weighted by their visits)."""
+        move = self.select_move(game)
+        visits = self.searcher.visit_counts()
+        value = float(visits @ self.searcher.values() / max(int(visits.sum()), 1))
+        return Action(move, self.searcher.visit_distribution(), value)
 
     def policy(self, game: Game) -> np.ndarray:
         """float64[N*N+1]: the root's visit distribution (the training target of self-play)."""
@@ -131,7 +164,8 @@ class UCTAgent(_SearchAgent):
         rave: blend in all-moves-as-first values (MC-RAVE).
         rave_equivalence: RAVE's ``k``, the visits at which a move's own and AMAF values weigh the same.
         reuse: keep the search tree of the moves played between searches.
-        resign_threshold: resign when the best move's win rate falls below it (None: never).
+        resign_threshold: resign when the best move's win rate stays below it (None: never).
+        resign_moves: ... for this many of the player's moves in a row.
         seed: seed of the search's random generator.
     """
 
@@ -144,12 +178,16 @@ class UCTAgent(_SearchAgent):
         rave_equivalence: float = 1000.0,
         reuse: bool = True,
         resign_threshold: float | None = None,
+        resign_moves: int = 3,
         seed: int | None = None,
     ):
         if playouts is None and seconds is None:
             playouts = 1000
-        searcher = UCT(c=c, rave=rave, rave_equivalence=rave_equivalence, reuse=reuse, seed=seed)
-        super().__init__(searcher, playouts, seconds, resign_threshold)
+
+        def make_searcher(seed: int | None) -> TreeSearch:
+            return UCT(c=c, rave=rave, rave_equivalence=rave_equivalence, reuse=reuse, seed=seed)
+
+        super().__init__(make_searcher, seed, playouts, seconds, resign_threshold, resign_moves)
         self.name = "uct"
 
 
@@ -172,7 +210,8 @@ class PUCTAgent(_SearchAgent):
         temperature_moves: play with ``temperature`` for this many moves of the game, then
             the most visited move (None: the whole game).
         reuse: keep the search tree of the moves played between searches.
-        resign_threshold: resign when the best move's win rate falls below it (None: never).
+        resign_threshold: resign when the best move's win rate stays below it (None: never).
+        resign_moves: ... for this many of the player's moves in a row.
         seed: seed of the noise, the move choice and the rollouts.
     """
 
@@ -190,28 +229,33 @@ class PUCTAgent(_SearchAgent):
         temperature_moves: int | None = None,
         reuse: bool = True,
         resign_threshold: float | None = None,
+        resign_moves: int = 3,
         seed: int | None = None,
     ):
         if simulations is None and seconds is None:
             simulations = 800
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
-        if evaluator == "uniform":
-            evaluator = UniformEvaluator()
-        elif evaluator == "rollout":
-            evaluator = RolloutEvaluator(rollouts, seed=seed)
-        elif isinstance(evaluator, str):
+        if isinstance(evaluator, str) and evaluator not in ("uniform", "rollout"):
             raise ValueError(f"unknown evaluator {evaluator!r}: 'uniform', 'rollout', or an Evaluator")
-        searcher = PUCT(
-            evaluator,
-            c_puct=c_puct,
-            batch=batch,
-            noise=noise,
-            dirichlet_alpha=dirichlet_alpha,
-            reuse=reuse,
-            seed=seed,
-        )
-        super().__init__(searcher, simulations, seconds, resign_threshold)
+
+        def make_searcher(seed: int | None) -> TreeSearch:
+            leaves: EvaluatorSpec = evaluator
+            if evaluator == "uniform":
+                leaves = UniformEvaluator()
+            elif evaluator == "rollout":
+                leaves = RolloutEvaluator(rollouts, seed=seed)
+            return PUCT(
+                leaves,  # type: ignore[arg-type]  # an Evaluator or a callable, as PUCT takes
+                c_puct=c_puct,
+                batch=batch,
+                noise=noise,
+                dirichlet_alpha=dirichlet_alpha,
+                reuse=reuse,
+                seed=seed,
+            )
+
+        super().__init__(make_searcher, seed, simulations, seconds, resign_threshold, resign_moves)
         self.temperature = temperature
         self.temperature_moves = temperature_moves
         self.name = "puct"

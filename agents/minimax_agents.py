@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from agents.base import AgentSpecError, PolicyAgent, make_agent
+from agents.base import AgentSpecError, GameContext, PolicyAgent, make_agent
 from go_env import Game, Rules
 from search.expectimax import OpponentModel, expectimax
 from search.minimax import Heuristic, Minimax, area_heuristic
@@ -53,6 +53,8 @@ class MinimaxAgent:
         tt_size: transposition-table entries.
     """
 
+    takes_context = True
+
     def __init__(
         self,
         depth: int | None = 4,
@@ -67,7 +69,7 @@ class MinimaxAgent:
         self.seconds = seconds
         self.searcher = Minimax(_heuristic(heuristic), tt_size=tt_size)
 
-    def reset(self, rules: Rules) -> None:
+    def reset(self, context: GameContext | Rules) -> None:
         self.searcher.clear()
 
     def select_move(self, game: Game) -> int:
@@ -84,6 +86,8 @@ class ExpectimaxAgent:
         heuristic: the leaf estimate, as for ``MinimaxAgent``.
     """
 
+    takes_context = True
+
     def __init__(
         self,
         depth: int = 2,
@@ -97,7 +101,7 @@ class ExpectimaxAgent:
         self.opponent = _opponent(opponent)
         self.heuristic = _heuristic(heuristic)
 
-    def reset(self, rules: Rules) -> None:
+    def reset(self, context: GameContext | Rules) -> None:
         pass
 
     def select_move(self, game: Game) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.base import Action, GameContext, restart_seed
 from go_env import Game, Rules
 
 
@@ -16,14 +17,18 @@ class RandomAgent:
             (games then end by the move cap or when the board fills with eyes).
     """
 
+    takes_context = True
+
     def __init__(self, seed: int | None = None, pass_only_when_forced: bool = False):
         self.name = "random"
         self.seed = seed
         self.pass_only_when_forced = pass_only_when_forced
         self.rng = np.random.default_rng(seed)
 
-    def reset(self, rules: Rules) -> None:
-        pass
+    def reset(self, context: GameContext | Rules) -> None:
+        seed = restart_seed(self.seed, context)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
 
     def policy(self, game: Game) -> np.ndarray:
         mask = game.legal_mask().astype(np.float64)
@@ -36,3 +41,7 @@ class RandomAgent:
         if self.pass_only_when_forced and len(legal) > 1:
             legal = legal[:-1]  # pass is the last move index
         return int(legal[self.rng.integers(len(legal))])
+
+    def act(self, game: Game) -> Action:
+        """The move, with the uniform policy it was drawn from (and no value)."""
+        return Action(self.select_move(game), self.policy(game))

@@ -34,7 +34,16 @@ from typing import TypeVar
 
 import numpy as np
 
-from agents.base import RESIGN, Agent, CleanupPlayer, MoveObserver, StatusReporter
+from agents.base import (
+    RESIGN,
+    Agent,
+    CleanupPlayer,
+    GameContext,
+    MoveObserver,
+    StatusReporter,
+    UnsupportedGame,
+    reset_player,
+)
 from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError, result_string
 from go_env.rules import Rules
@@ -65,7 +74,7 @@ class GameRecord:
             (two passes or the move cap), else ``None``.
         reason: why it ended: ``two passes``, ``two passes after clean-up``, ``two passes,
             dead stones ...`` (how they were settled), ``move cap``, ``resign``,
-            ``illegal move: ...``, ``crash: ...`` or ``time: ...``.
+            ``illegal move: ...``, ``crash: ...``, ``unsupported game: ...`` or ``time: ...``.
         cleanup_from: the number of moves played when both first passed and the clean-up
             phase began (those two passes are not in ``moves``), or ``None``.
         black_seconds: the seconds Black took for each of its moves.
@@ -133,6 +142,7 @@ def play_game(
     arbiter: StatusReporter | None = None,
     names: tuple[str, str] | None = None,
     on_turn: Callable[[Turn | None], None] | None = None,
+    seeds: tuple[int | None, int | None] = (None, None),
 ) -> GameRecord:
     """Play one game and return its record.
 
@@ -140,7 +150,8 @@ def play_game(
         black: the player of Black.
         white: the player of White (may be ``black`` itself, for self-play).
         size: board size.
-        rules: the rules; the players are reset with them first.
+        rules: the rules; the players are reset first, each with a ``GameContext`` (a player
+            that raises ``UnsupportedGame`` there loses by forfeit, ``unsupported game: ...``).
         handicap: fixed handicap stones for Black (White then moves first).
         max_seconds_per_move: a move that took longer loses the game on time (so does a
             move that failed after that long: an engine stopped by its own ``timeout``).
@@ -156,6 +167,7 @@ def play_game(
         names: Black's and White's names for the record (default: the players' own).
         on_turn: told of every call to a player before it is made (a ``Turn``), and
             ``None`` once no player is being called (before the arbiter, and at the end).
+        seeds: Black's and White's seeds, handed to them in their contexts.
 
     Returns:
         The record. Players' failures are results, not exceptions.
@@ -212,7 +224,7 @@ def play_game(
         for color, player in players.items():
             turn(color, "reset")
             with _Blame(color):
-                player.reset(rules)
+                reset_player(player, GameContext(size, rules, seeds[color - 1], color))
                 if isinstance(player, CleanupPlayer):
                     cleaners.add(color)
                 if isinstance(player, MoveObserver) and (color, player) in seats:
@@ -386,7 +398,8 @@ class _Blame:
 
 
 def crash_reason(error: BaseException) -> str | None:
-    """Why a player that raised ``error`` loses its game: ``crash: Type: message``. Anything
+    """Why a player that raised ``error`` loses its game: ``crash: Type: message`` (or
+    ``unsupported game: message`` for an ``UnsupportedGame``). Anything
     a player raises loses (``SystemExit`` too) but ``GeneratorExit``, and a
     ``KeyboardInterrupt`` where Ctrl-C raises one (a league's workers ignore Ctrl-C, so
     there one can only come from a player): None, to be raised on."""
@@ -394,7 +407,7 @@ def crash_reason(error: BaseException) -> str | None:
         return None
     if isinstance(error, KeyboardInterrupt) and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         return None
-    text = f"crash: {type(error).__name__}"
+    text = "unsupported game" if isinstance(error, UnsupportedGame) else f"crash: {type(error).__name__}"
     try:
         message = str(error)
     except Exception:  # an error that cannot say what it is

@@ -1,9 +1,53 @@
+import hashlib
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
-from agents.base import AgentSpecError, PolicyAgent, make_agent, parse_options
+from agents.base import (
+    Actor,
+    AgentSpecError,
+    GameContext,
+    PolicyAgent,
+    check_spec,
+    make_agent,
+    parse_options,
+    reset_player,
+    weights_digest,
+)
 from agents.random_agent import RandomAgent
-from go_env import Game, Rules
+from go_env import BLACK, Game, Rules
+
+NET_PLAYERS = """
+from agents.base import UnsupportedGame
+
+BUILT = []
+
+
+class NetPlayer:  # stands for a network player: building it would load its weights
+    takes_context = True
+    name = "net"
+
+    def __init__(self, weights: str, size: int = 9):
+        BUILT.append(weights)
+
+    @staticmethod
+    def check_options(context, weights: str, size: int = 9):
+        if context is not None and context.size != size:
+            raise UnsupportedGame(f"trained for {size}x{size}, not {context.size}x{context.size}")
+
+    def reset(self, context):
+        pass
+
+    def select_move(self, game):
+        return game.pass_move
+
+
+def plain_player(depth: int = 1):
+    BUILT.append(depth)
+    return NetPlayer("plain")
+"""
 
 
 def test_parse_options_reads_literals_and_plain_strings():
@@ -74,3 +118,66 @@ def test_random_agent_passes_only_when_forced():
         move = agent.select_move(game)
         assert move != game.pass_move or len(game.legal_moves()) == 1
         game.play(move)
+
+
+@pytest.fixture
+def net_players(tmp_path, monkeypatch):
+    (tmp_path / "net_players.py").write_text(textwrap.dedent(NET_PLAYERS))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield __import__("net_players")
+    sys.modules.pop("net_players", None)
+
+
+def test_check_spec_checks_plugins_without_building_them(net_players):
+    nine, big = GameContext(9, Rules()), GameContext(19, Rules())
+    check_spec("net_players:NetPlayer:weights='a.pt'", nine)
+    check_spec("net_players:plain_player:depth=3", big)  # its signature alone: no check_options
+    with pytest.raises(AgentSpecError, match="cannot play this game: trained for 9x9, not 19x19"):
+        check_spec("net_players:NetPlayer:weights='a.pt'", big)
+    with pytest.raises(AgentSpecError, match="bad options for 'net_players:plain_player:width=3'"):
+        check_spec("net_players:plain_player:width=3")
+    with pytest.raises(AgentSpecError, match="bad options for 'net_players:NetPlayer'"):
+        check_spec("net_players:NetPlayer")  # no weights
+    assert net_players.BUILT == []
+    with pytest.raises(AgentSpecError, match="unknown evaluator 'net'"):
+        check_spec("puct:evaluator=net")  # built-ins are built: their values are checked too
+    with pytest.raises(AgentSpecError, match="unknown player"):
+        check_spec("nonesuch")
+
+
+class OldStylePlayer:
+    name = "old"
+
+    def reset(self, rules: Rules) -> None:
+        self.rules = rules
+
+    def select_move(self, game: Game) -> int:
+        return game.pass_move
+
+
+def test_players_get_a_context_at_reset_and_old_style_players_their_rules():
+    context = GameContext(5, Rules(komi=0.5), seed=3, color=BLACK)
+    old = OldStylePlayer()
+    reset_player(old, context)
+    assert old.rules == context.rules
+    seeded = RandomAgent()
+    reset_player(seeded, context)
+    game = Game(5, context.rules)
+    moves = [seeded.select_move(game) for _ in range(5)]
+    reset_player(seeded, context)  # the context's seed restarts the same moves
+    assert [seeded.select_move(game) for _ in range(5)] == moves
+
+
+def test_random_act_gives_the_uniform_policy_it_drew_from():
+    game = Game(5, Rules())
+    agent = RandomAgent(seed=0)
+    assert isinstance(agent, Actor)
+    action = agent.act(game)
+    assert action.policy is not None and action.value is None
+    assert action.policy[action.move] > 0 and np.allclose(action.policy, agent.policy(game))
+
+
+def test_weights_digest_is_the_sha256_of_the_files_in_order(tmp_path):
+    (tmp_path / "a").write_bytes(b"first")
+    (tmp_path / "b").write_bytes(b"second")
+    assert weights_digest([tmp_path / "a", tmp_path / "b"]) == hashlib.sha256(b"firstsecond").hexdigest()

@@ -10,7 +10,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import RESIGN, Agent, AnalysisAgent, MoveInfo, MoveObserver, PolicyAgent, make_agent
+from agents.base import (
+    RESIGN,
+    Actor,
+    Agent,
+    AnalysisAgent,
+    GameContext,
+    MoveInfo,
+    MoveObserver,
+    PolicyAgent,
+    make_agent,
+    reset_player,
+)
 from agents.mcts_agents import PUCTAgent, UCTAgent
 from go_env import BLACK, WHITE, Game, Rules
 from search import RolloutEvaluator
@@ -22,7 +33,7 @@ def play_game(black: Agent, white: Agent, size: int = 9) -> int:
     rules = game.rules
     players = {BLACK: black, WHITE: white}
     for player in players.values():
-        player.reset(rules)
+        reset_player(player, GameContext(size, rules))
     while not game.is_over:
         move = players[game.to_play].select_move(game)
         if move == RESIGN:
@@ -136,8 +147,59 @@ def test_resigns_a_lost_game_only_when_asked():
     # . . . . .
     game = Game(5, Rules(komi=0.5))
     game.setup([], [1, 3, 5, 6, 7, 8, 9, 10, 12, 14, 15, 16, 17, 18, 19], BLACK)
-    assert make_agent("uct:playouts=500,resign_threshold=0.1,seed=0").select_move(game) == RESIGN
+    resigning = make_agent("uct:playouts=500,resign_threshold=0.1,resign_moves=1,seed=0")
+    assert resigning.select_move(game) == RESIGN
     assert make_agent("uct:playouts=500,seed=0").select_move(game) != RESIGN
+
+
+def hopeless(player: Agent, moves: int) -> list[int]:
+    """Black's answers, ``player`` playing Black in the lost position above with White
+    passing, for up to ``moves`` moves or until it resigns."""
+    game = Game(5, Rules(komi=0.5))
+    game.setup([], [1, 3, 5, 6, 7, 8, 9, 10, 12, 14, 15, 16, 17, 18, 19], BLACK)
+    player.reset(GameContext(5, game.rules, seed=0, color=BLACK))
+    answers: list[int] = []
+    while len(answers) < moves and not game.is_over:
+        answers.append(player.select_move(game))
+        if answers[-1] == RESIGN:
+            break
+        game.play(answers[-1])
+        if not game.is_over:
+            game.play(game.pass_move)
+    return answers
+
+
+@pytest.mark.parametrize("spec", ["uct:playouts=300", "puct:simulations=300,evaluator=rollout"])
+def test_resigns_once_the_game_stays_lost_for_resign_moves(spec):
+    answers = hopeless(make_agent(f"{spec},resign_threshold=0.1,resign_moves=3"), 5)
+    assert len(answers) == 3 and answers[-1] == RESIGN and RESIGN not in answers[:-1]
+    assert RESIGN not in hopeless(make_agent(spec), 5)  # resigning is off unless asked
+
+
+def test_a_context_seed_makes_a_reused_player_replay_its_game():
+    player = make_agent("puct:simulations=50,evaluator=rollout,temperature=1.0")
+    game = Game(5)
+    first = []
+    for _ in range(2):
+        player.reset(GameContext(5, game.rules, seed=7))
+        first.append(player.select_move(game))
+    again = make_agent("puct:simulations=50,evaluator=rollout,temperature=1.0,seed=7")
+    again.reset(GameContext(5, game.rules, seed=8))  # its own seed wins
+    assert first[0] == first[1] == again.select_move(game)
+
+
+@pytest.mark.parametrize("spec", ["uct:playouts=200,seed=0", "puct:simulations=100,evaluator=rollout,seed=0"])
+def test_act_gives_the_move_with_the_visit_distribution_and_root_value(spec):
+    player = make_agent(spec)
+    assert isinstance(player, Actor)
+    game = Game(5)
+    game.replay([12, 6, 18])
+    player.reset(GameContext(5, game.rules))
+    action = player.act(game)
+    assert action.policy is not None and action.value is not None
+    assert np.isclose(action.policy.sum(), 1.0) and action.policy[action.move] == action.policy.max()
+    assert -1.0 <= action.value <= 1.0
+    assert action.move == player.select_move(game)  # the same search
 
 
 def test_uct_beats_random():
