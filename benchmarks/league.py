@@ -39,24 +39,21 @@ recorded, and the league goes on.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
-import itertools
 import json
-import math
 import os
 import sys
-from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
-from agents.base import AgentSpecError, Closeable, StatusReporter, make_agent
+from agents.base import AgentSpecError, Closeable, GameContext, StatusReporter, check_spec, make_agent
 from agents.gtp import GTPEngineError, find_engine
+from benchmarks.league_config import SCHEDULES, LeagueConfig, LeagueConfigError, schedule
 from benchmarks.league_runner import LeagueRunError, PlayedGame, ScheduledGame, run_local, run_ray
 from benchmarks.league_store import LeagueStore, LeagueStoreError, StoredGame
 from benchmarks.referee import SETTLE_MODES
-from go_env import Rules
-from go_env.game import COLOR_NAMES, MAX_SIZE, MIN_SIZE
+from go_env.game import COLOR_NAMES
 from search.warmup import warmup
 
 if sys.version_info >= (3, 11):
@@ -64,130 +61,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-SCHEDULES = ("round-robin", "gauntlet")
 GNUGO_RULES = "--chinese-rules --positional-superko"  # GNU Go's options for the goarena preset
-MAX_GAMES_PER_PAIR = 10_000
-MAX_GAMES = 100_000  # in all: more than a day's play at a game a second
-MAX_SEED = 2**31 - 1  # game seeds (seed * 1_000_003 + game) stay well inside 64 bits
-
-
-class LeagueConfigError(ValueError):
-    """A league configuration that cannot be played."""
-
-
-@dataclass(frozen=True)
-class LeagueConfig:
-    """What a league is: who plays, under which rules, how often."""
-
-    players: dict[str, str]  # name -> agent spec
-    name: str = "league"
-    size: int = 9
-    rules: str = "goarena"
-    komi: float | None = 7.0  # None: the preset's
-    games_per_pair: int = 4
-    schedule: str = "round-robin"
-    challenger: str | None = None
-    seconds_per_move: float | None = None
-    seed: int = 0
-    anchor: str | None = None
-    anchor_elo: float | None = None
-    settle: str | None = None  # see benchmarks.referee: count, cleanup, status; None: by the players
-    arbiter: str | None = None  # with settle = "status": an engine spec that names disputed dead stones
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise LeagueConfigError(f"the league's name must be a non-empty string, got {self.name!r}")
-        if len(self.players) < 2:
-            raise LeagueConfigError("a league needs at least two players")
-        if not all(name.strip() and spec.strip() for name, spec in self.players.items()):
-            raise LeagueConfigError("every player needs a name and a spec")
-        for option in ("rules", "schedule", "challenger", "anchor", "settle", "arbiter"):
-            value = getattr(self, option)
-            if not isinstance(value, str) and (value is not None or option in ("rules", "schedule")):
-                raise LeagueConfigError(f"{option} must be text, got {value!r}")
-        _check_whole("size", self.size, MIN_SIZE, MAX_SIZE)
-        _check_whole("games_per_pair", self.games_per_pair, 1, MAX_GAMES_PER_PAIR)
-        _check_whole("seed", self.seed, 0, MAX_SEED)
-        if self.seconds_per_move is not None and not (
-            _is_finite(self.seconds_per_move) and self.seconds_per_move > 0
-        ):
-            raise LeagueConfigError(
-                f"seconds_per_move must be a number of seconds above 0, got {self.seconds_per_move!r}"
-            )
-        for option in ("komi", "anchor_elo"):
-            value = getattr(self, option)
-            if value is not None and not _is_finite(value):
-                raise LeagueConfigError(f"{option} must be a finite number, got {value!r}")
-        if self.schedule not in SCHEDULES:
-            raise LeagueConfigError(f"unknown schedule {self.schedule!r}; known: {', '.join(SCHEDULES)}")
-        if self.schedule == "gauntlet" and self.challenger not in self.players:
-            raise LeagueConfigError(
-                f"a gauntlet needs a challenger among the players, got {self.challenger!r}"
-            )
-        games = len(_pairs(self, list(self.players))) * self.games_per_pair
-        if games > MAX_GAMES:
-            raise LeagueConfigError(f"{games} games are more than a league plays (at most {MAX_GAMES})")
-        if self.anchor is not None and self.anchor not in self.players:
-            raise LeagueConfigError(f"the anchor {self.anchor!r} is not a player")
-        rules = self.game_rules()  # raises on an unknown preset or a bad komi
-        if self.settle is not None and self.settle not in SETTLE_MODES:
-            raise LeagueConfigError(f"unknown settle mode {self.settle!r}; known: {', '.join(SETTLE_MODES)}")
-        if self.settle == "status" and rules.scoring != "area":
-            raise LeagueConfigError('settle = "status" needs area scoring')
-        if self.arbiter is not None and self.settle != "status":
-            raise LeagueConfigError('an arbiter takes part only with settle = "status"')
-
-    def game_rules(self) -> Rules:
-        try:
-            if self.komi is None:
-                return Rules.preset(self.rules)
-            return Rules.preset(self.rules, komi=self.komi)
-        except (ValueError, TypeError) as error:
-            raise LeagueConfigError(str(error)) from None
-
-    def rated_anchor(self) -> tuple[str, float]:
-        """The anchored player and its rating: as configured, else GNU Go level 10 = 1000,
-        else random = 0, else the player whose name sorts first = 0: names decide, never
-        the order in which the players are listed."""
-        if self.anchor is not None:
-            return self.anchor, self.anchor_elo if self.anchor_elo is not None else 0.0
-        names = sorted(self.players)
-        for name in names:
-            spec = self.players[name]
-            if spec.startswith("gtp:") and "gnugo" in spec and "--level 10" in spec:
-                return name, 1000.0
-        for name in names:
-            if self.players[name].split(":")[0] == "random":
-                return name, 0.0
-        return names[0], 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> LeagueConfig:
-        known = {f for f in cls.__dataclass_fields__}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise LeagueConfigError(f"unknown league option(s): {', '.join(unknown)}")
-        players = data.get("players")
-        if isinstance(players, list):  # a list of specs: each names itself
-            players = {str(spec): str(spec) for spec in players}
-        if not isinstance(players, dict):
-            raise LeagueConfigError("players must be a table of name = spec (or a list of specs)")
-        try:
-            return cls(**{**data, "players": {str(k): str(v) for k, v in players.items()}})
-        except TypeError as error:
-            raise LeagueConfigError(f"bad league option: {error}") from None
-
-
-def _is_finite(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _check_whole(option: str, value: object, low: int, high: int) -> None:
-    if not (isinstance(value, int) and not isinstance(value, bool) and low <= value <= high):
-        raise LeagueConfigError(f"{option} must be a whole number from {low} to {high}, got {value!r}")
 
 
 def default_config() -> LeagueConfig:
@@ -211,58 +85,6 @@ def load_config(path: Path) -> LeagueConfig:
     except (OSError, ValueError) as error:  # unreadable, not text, not TOML
         raise LeagueConfigError(f"cannot read league file {path}: {error}") from None
     return LeagueConfig.from_dict(data)
-
-
-# ---------------------------------------------------------------------------------------
-# The schedule
-# ---------------------------------------------------------------------------------------
-
-
-def _pairs(config: LeagueConfig, names: list[str]) -> list[tuple[str, str]]:
-    """Every pair of ``names`` (round robin), or the challenger and each other name
-    (gauntlet); the first of a pair plays Black in the even rounds."""
-    if config.schedule == "round-robin":
-        return list(itertools.combinations(names, 2))
-    challenger = str(config.challenger)
-    return [(challenger, other) for other in names if other != challenger]
-
-
-def schedule(config: LeagueConfig, grown_from: Sequence[LeagueConfig] = ()) -> list[ScheduledGame]:
-    """Every game of the league, in the order they are started.
-
-    Within a pairing colours alternate; the games go round by round, so a league stopped
-    half way has played every pairing about equally. A league that grew keeps the games of
-    the configurations it grew from (``grown_from``, the first first), with their numbers
-    and colours; the games it gained follow them. The players' order is ``config``'s.
-    """
-    games: list[ScheduledGame] = []
-    planned: set[tuple[int, frozenset[str]]] = set()  # (round, pair) of the games so far
-    rules = config.game_rules()
-    for stage in (*grown_from, config):
-        names = [name for name in config.players if name in stage.players]
-        for round_ in range(stage.games_per_pair):
-            for first, second in _pairs(stage, names):
-                if (round_, frozenset((first, second))) in planned:
-                    continue
-                planned.add((round_, frozenset((first, second))))
-                black, white = (first, second) if round_ % 2 == 0 else (second, first)
-                game_id = len(games)
-                games.append(
-                    ScheduledGame(
-                        id=game_id,
-                        black=black,
-                        white=white,
-                        black_spec=config.players[black],
-                        white_spec=config.players[white],
-                        size=config.size,
-                        rules=rules,
-                        seed=config.seed * 1_000_003 + game_id,
-                        seconds_per_move=config.seconds_per_move,
-                        settle=config.settle,
-                        arbiter=config.arbiter,
-                    )
-                )
-    return games
 
 
 def growth_refusals(old: LeagueConfig, new: LeagueConfig) -> list[str]:
@@ -311,31 +133,42 @@ def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
         finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )
     for name, version in played.versions.items():
-        store.add_player(name, (game.black_spec if name == game.black else game.white_spec), version)
+        spec = game.black_spec if name == game.black else game.white_spec
+        store.add_player(name, spec, version, played.digests.get(name))
     store.add_game(stored, record.sgf or "")
     return stored
 
 
 def check_players(config: LeagueConfig) -> None:
-    """Build every player (and the arbiter) once, external engines included, so that a
-    misspelt spec or an engine that will not start stops the league before its first game,
-    rather than forfeiting all of its games."""
-    roles = [(f"player {name!r}: " if name != spec else "", spec) for name, spec in config.players.items()]
+    """Check every player's spec for the league's board and rules (``check_spec``: plug-ins
+    without loading their weights; built-ins built, external engines started once) and
+    build the arbiter, so that a misspelt spec, an engine that will not start or a network
+    trained for another board stops the league before its first game, rather than
+    forfeiting all of its games."""
+    context = GameContext(config.size, config.game_rules())
+    for name, spec in config.players.items():
+        with _refused(f"player {name!r}: " if name != spec else "", spec):
+            check_spec(spec, context)
     if config.arbiter is not None:
-        roles.append(("the arbiter: ", config.arbiter))
-    for role, spec in roles:
+        with _refused("the arbiter: ", config.arbiter):
+            arbiter = make_agent(config.arbiter)
         try:
-            agent = make_agent(spec)
-        except (AgentSpecError, GTPEngineError) as error:
-            raise LeagueConfigError(f"{role}{error}") from None
-        except Exception as error:  # a plug-in's own failure
-            raise LeagueConfigError(f"{role}cannot build {spec!r}: {type(error).__name__}: {error}") from None
-        try:
-            if role == "the arbiter: " and not isinstance(agent, StatusReporter):
-                raise LeagueConfigError(f"the arbiter {spec!r} cannot name dead stones")
+            if not isinstance(arbiter, StatusReporter):
+                raise LeagueConfigError(f"the arbiter {config.arbiter!r} cannot name dead stones")
         finally:
-            if isinstance(agent, Closeable):
-                agent.close()
+            if isinstance(arbiter, Closeable):
+                arbiter.close()
+
+
+@contextlib.contextmanager
+def _refused(role: str, spec: str) -> Iterator[None]:
+    """A failure to check or build ``spec`` as a ``LeagueConfigError`` naming its ``role``."""
+    try:
+        yield
+    except (AgentSpecError, GTPEngineError) as error:
+        raise LeagueConfigError(f"{role}{error}") from None
+    except Exception as error:  # a plug-in's own failure
+        raise LeagueConfigError(f"{role}cannot build {spec!r}: {type(error).__name__}: {error}") from None
 
 
 def open_league(config: LeagueConfig, directory: Path) -> tuple[LeagueStore, list[ScheduledGame]]:

@@ -70,7 +70,7 @@ class Report:
 
 def build_report(store: LeagueStore) -> Report:
     """Ratings and tables of every game stored so far."""
-    from benchmarks.league import LeagueConfig, schedule
+    from benchmarks.league_config import LeagueConfig, schedule
 
     config = LeagueConfig.from_dict(store.config())
     games = store.games()

@@ -1,0 +1,147 @@
+"""The import graph of our modules: the layers of the design, no cycles, no torch below agents.
+
+The graph is read from the source (every ``import``, also inside functions), so that an import
+hidden in a function or under ``TYPE_CHECKING`` breaks the test as surely as a top-level one.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# What each package may import of ours: arrows only point down this list.
+ALLOWED = {
+    "go_env": {"go_env"},
+    "search": {"go_env", "search"},
+    "agents": {"go_env", "search", "agents"},
+    "benchmarks": {"go_env", "search", "agents", "benchmarks"},
+}
+TORCH_FREE = ("go_env", "search")
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of our packages by dotted name (a package by its own name)."""
+    modules = {}
+    for package in ALLOWED:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def imported_names(name: str, path: Path) -> set[str]:
+    """The dotted names ``name`` imports anywhere in its source, relative imports resolved;
+    ``from a import b`` gives ``a.b`` (a submodule or not: see ``import_graph``)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Our modules and the modules of ours each imports: a name resolves to the longest
+    module it starts with (``from go_env import Game`` is ``go_env``, ``from go_env import
+    coords`` is ``go_env.coords``)."""
+    modules = module_files()
+    graph = {}
+    for name, path in modules.items():
+        targets = set()
+        for imported in imported_names(name, path):
+            parts = imported.split(".")
+            prefixes = (".".join(parts[:n]) for n in range(len(parts), 0, -1))
+            target = next((prefix for prefix in prefixes if prefix in modules), None)
+            if target is not None and target != name:
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_every_module_and_imports_inside_functions():
+    graph = import_graph()
+    assert {"go_env", "go_env._kernels", "search.puct", "agents.base", "benchmarks.league"} <= graph.keys()
+    assert "go_env._kernels" in graph["go_env.game"]
+    assert "search.evaluator" in graph["search.puct"]
+
+
+def test_packages_import_only_the_layers_below():
+    crossings = [
+        f"{name} imports {target}"
+        for name, targets in import_graph().items()
+        for target in sorted(targets)
+        if target.split(".")[0] not in ALLOWED[name.split(".")[0]]
+    ]
+    assert not crossings, "\n".join(crossings)
+
+
+def test_no_import_cycles():
+    found = cycles(import_graph())
+    assert not found, "import cycles:\n" + "\n".join(" <-> ".join(component) for component in found)
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_the_rules_and_search_never_import_torch():
+    """In a fresh interpreter: importing every module of ``go_env`` and ``search`` leaves torch out."""
+    modules = [name for name in module_files() if name.split(".")[0] in TORCH_FREE]
+    script = "\n".join(
+        [
+            "import importlib, sys",
+            "for name in sys.argv[1:]: importlib.import_module(name)",
+            "print('torch' in sys.modules)",
+        ]
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, *modules], capture_output=True, text=True, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
