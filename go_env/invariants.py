@@ -64,7 +64,7 @@ def check_state(state: K.GoState, geometry: K.Geometry, history: bool = True) ->
         _require(np.array_equal(recent, board), "recent", "the latest history board is not the board")
 
 
-def chains(board: np.ndarray, geometry: K.Geometry) -> list[list[int]]:
+def _chains(board: np.ndarray, geometry: K.Geometry) -> list[list[int]]:
     """The board's chains by flood fill, each a sorted list of points."""
     num_points = geometry.size * geometry.size
     seen = np.zeros(num_points, bool)
@@ -88,7 +88,7 @@ def _check_chains(state: K.GoState, geometry: K.Geometry, board: np.ndarray) -> 
     """Each chain has one head among its stones, which keeps its size, pseudo-liberties
     (an empty point counted once per adjacent stone) and key; ``chain_next`` rings it."""
     num_points = board.shape[0]
-    for chain in chains(board, geometry):
+    for chain in _chains(board, geometry):
         where = f"the chain at {chain}"
         heads = {int(state.chain_head[p]) for p in chain}
         _require(len(heads) == 1 and heads <= set(chain), "chain_head", f"{where} has heads {sorted(heads)}")
