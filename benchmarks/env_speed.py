@@ -8,6 +8,10 @@ legal moves that fill no own eye (passing when there is none), as search uses th
     python -m benchmarks.env_speed            # or: goarena bench env
     python -m benchmarks.env_speed --sizes 9 --seconds 1 --json
 
+A batch of games stepped in lock step is measured too: by the fused kernel that draws each
+game's move from given probabilities and plays it, and by the same step from Python (legal
+masks, a numpy draw per game, play), both against the in-numba playouts.
+
 The peers are optional (``pip install goarena[bench]``); a missing one is reported and skipped.
 """
 
@@ -28,6 +32,7 @@ import numpy as np
 from go_env import Game
 from go_env import _kernels as K
 from go_env.aec import env as aec_env
+from go_env.batch import GameBatch
 
 
 @dataclass
@@ -89,6 +94,37 @@ def numba_playouts(size: int, seconds: float, threads: int = 1) -> float:
         numba.set_num_threads(previous_threads)
 
 
+def batch_stepping(size: int, seconds: float, threads: int, fused: bool) -> float:
+    """Whole games in a ``GameBatch`` of ``64 · threads`` stepped in lock step, each move drawn
+    uniformly among the legal ones (pass included): by the fused sample-and-play kernel, or
+    with legal masks, a numpy draw per game and ``play``."""
+    batch_size = 64 * threads
+    batch = GameBatch(size, batch_size, seed=0)
+    uniform = np.ones((batch_size, batch.num_actions))
+    rng = np.random.default_rng(0)
+    previous_threads = numba.get_num_threads()
+    numba.set_num_threads(threads)
+
+    def lockstep() -> None:
+        masks = batch.legal_masks()
+        moves = np.array([rng.choice(np.flatnonzero(mask)) if mask.any() else 0 for mask in masks])
+        batch.play(moves)
+
+    def batch_games() -> int:
+        batch.reset()
+        while not batch.is_over.all():
+            if fused:
+                batch.sample_and_play(uniform)
+            else:
+                lockstep()
+        return int(batch.state.info[:, K.INFO_MOVE_NUMBER].sum())
+
+    try:
+        return _timed(batch_games, seconds)
+    finally:
+        numba.set_num_threads(previous_threads)
+
+
 def aec_loop(make_env: Callable[[], object], seconds: float) -> float:
     """The PettingZoo AEC loop with masked random actions, identical for every AEC env.
 
@@ -139,11 +175,15 @@ def run(sizes: list[int], seconds: float) -> list[Measurement]:
     for size in sizes:
         results.append(Measurement("goarena Game, Python-driven", size, core_python_loop(size, seconds)))
         results.append(Measurement("goarena playouts in numba, 1 core", size, numba_playouts(size, seconds)))
-        results.append(
-            Measurement(
-                f"goarena batched playouts, {cores} cores", size, numba_playouts(size, seconds, threads=cores)
-            )
-        )
+        for threads in sorted({2, cores}):
+            speed = numba_playouts(size, seconds, threads=threads)
+            results.append(Measurement(f"goarena batched playouts, {threads} threads", size, speed))
+        for threads in (1, 2):
+            speed = batch_stepping(size, seconds, threads, fused=True)
+            name = f"goarena batch sample-and-play, {threads} thread{'s' if threads > 1 else ''}"
+            results.append(Measurement(name, size, speed))
+        speed = batch_stepping(size, seconds, 2, fused=False)
+        results.append(Measurement("goarena batch masks + numpy + play, 2 threads", size, speed))
         results.append(
             Measurement("goarena AEC env", size, aec_loop(partial(aec_env, board_size=size), seconds))
         )
@@ -170,13 +210,13 @@ def report(results: list[Measurement]) -> str:
     for size in sorted({m.size for m in results}):
         ours = _speed(results, "goarena AEC env", size)
         lines.append(f"\n{size}x{size} random play")
-        lines.append(f"  {'implementation':38s} {'moves/s':>12s} {'goarena AEC / this':>20s}")
+        lines.append(f"  {'implementation':46s} {'moves/s':>12s} {'goarena AEC / this':>20s}")
         for m in (m for m in results if m.size == size):
             if m.moves_per_second is None:
-                lines.append(f"  {m.name:38s} {m.note}")
+                lines.append(f"  {m.name:46s} {m.note}")
                 continue
             ratio = f"{ours / m.moves_per_second:.2f}x" if ours else "-"
-            lines.append(f"  {m.name:38s} {m.moves_per_second:12,.0f} {ratio:>20s}")
+            lines.append(f"  {m.name:46s} {m.moves_per_second:12,.0f} {ratio:>20s}")
     lines.append("\nTargets")
     for size in sorted({m.size for m in results}):
         aec, pz = _speed(results, "goarena AEC env", size), _speed(results, "PettingZoo classic go_v5", size)
@@ -185,6 +225,27 @@ def report(results: list[Measurement]) -> str:
         if aec and pz:
             lines.append(
                 f"  {size}x{size}: AEC env / PettingZoo go_v5 = {aec / pz:6.1f}x  (target 20x on 19x19)"
+            )
+        for threads, plural in ((1, ""), (2, "s")):
+            fused = _speed(results, f"goarena batch sample-and-play, {threads} thread{plural}", size)
+            in_kernel = _speed(
+                results,
+                "goarena playouts in numba, 1 core"
+                if threads == 1
+                else "goarena batched playouts, 2 threads",
+                size,
+            )
+            if fused and in_kernel:
+                lines.append(
+                    f"  {size}x{size}: batch sample-and-play / in-kernel playouts = {fused / in_kernel:6.2f}x"
+                    f"  ({threads} thread{plural})"
+                )
+        fused = _speed(results, "goarena batch sample-and-play, 2 threads", size)
+        stepped = _speed(results, "goarena batch masks + numpy + play, 2 threads", size)
+        if fused and stepped:
+            gain = fused / stepped
+            lines.append(
+                f"  {size}x{size}: batch sample-and-play / masks + numpy + play = {gain:6.1f}x  (2 threads)"
             )
         if playouts and spiel:
             lines.append(

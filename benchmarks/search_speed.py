@@ -1,11 +1,13 @@
-"""Tree-search speed: UCT playouts and PUCT simulations per second, on one core, and the
-Python objects a search allocates (none per node: the tree is numba arrays).
+"""Tree-search speed: UCT playouts and PUCT simulations per second, on one core; batched PUCT
+over B games against one game at a time; and the Python objects a search allocates (none
+per node: the tree is numba arrays).
 
     python -m benchmarks.search_speed              # or: goarena bench search
     python -m benchmarks.search_speed --size 19 --simulations 5000
 
 Each rate is the best of ``--repeat`` searches of ``--simulations`` from the empty board,
-every one from a fresh tree, after a warm-up search that compiles the kernels.
+every one from a fresh tree, after a warm-up search that compiles the kernels. Batched PUCT
+searches ``--batched-simulations`` in each of B games, one evaluator call per step for all.
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
+import numba
+import numpy as np
+
 from go_env import Game
-from search import PUCT, UCT, RolloutEvaluator, TreeSearch, UniformEvaluator
+from go_env.batch import GameBatch
+from search import PUCT, UCT, BatchedPUCT, RolloutEvaluator, TreeSearch, UniformEvaluator
 
 SEARCHES: dict[str, Callable[[], TreeSearch]] = {
     "UCT": lambda: UCT(seed=0),
@@ -38,6 +44,21 @@ def simulations_per_second(searcher: TreeSearch, game: Game, simulations: int, r
         start = time.perf_counter()
         searcher.search(game, simulations=simulations)
         best = max(best, searcher.simulations / (time.perf_counter() - start))
+    return best
+
+
+def batched_rate(size: int, games: int, simulations: int, repeat: int) -> tuple[float, float]:
+    """(simulations/s over all games, evaluator calls/s): the best of ``repeat`` batched
+    searches of ``simulations`` in each of ``games`` empty boards, uniform evaluator."""
+    batch = GameBatch(size, games)
+    search = BatchedPUCT(UniformEvaluator(), seed=0)
+    search.search(batch, simulations=min(simulations, 20))
+    best = (0.0, 0.0)
+    for _ in range(repeat):
+        start = time.perf_counter()
+        search.search(batch, simulations=simulations)
+        elapsed = time.perf_counter() - start
+        best = max(best, (int(np.sum(search.simulations)) / elapsed, search.evaluations / elapsed))
     return best
 
 
@@ -63,13 +84,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
     parser.add_argument("--simulations", type=int, default=20000, help="per timed search (default 20000)")
     parser.add_argument("--repeat", type=int, default=3, help="timed searches per row (default 3)")
+    parser.add_argument(
+        "--batched-simulations", type=int, default=400, help="per game in batched PUCT (default 400)"
+    )
     args = parser.parse_args(argv)
     game = Game(args.size)
     print(f"Search speed on {args.size}x{args.size} from the empty board, one core")
+    rates = {}
     for name, make in SEARCHES.items():
-        rate = simulations_per_second(make(), game, args.simulations, args.repeat)
+        rate = rates[name] = simulations_per_second(make(), game, args.simulations, args.repeat)
         unit = "playouts/s" if name.startswith("UCT") else "simulations/s"
         print(f"  {name:<36s} {rate:>10,.0f} {unit}")
+    one_at_a_time = rates["PUCT, uniform evaluator, batch 1"]
+    print(
+        f"\nBatched PUCT over B games, uniform evaluator, {args.batched_simulations} simulations a game,"
+        f" {numba.get_num_threads()} threads"
+    )
+    print(
+        f"  {'games':>5s}  {'simulations/s':>13s}  {'evaluator calls/s':>17s}  {'vs one game at a time':>21s}"
+    )
+    print(f"  {'1 x':>5s}  {one_at_a_time:>13,.0f}  {one_at_a_time:>17,.0f}  {'1.00x':>21s}  (PUCT, batch 1)")
+    for games in (1, 16, 64):
+        rate, calls = batched_rate(args.size, games, args.batched_simulations, args.repeat)
+        print(f"  {games:>5d}  {rate:>13,.0f}  {calls:>17,.0f}  {rate / one_at_a_time:>20.2f}x")
     print("\nPython objects one UCT search leaves behind (tree preallocated)")
     print(f"  {'simulations':>11s}  {'gc objects':>10s}  {'traced bytes':>12s}")
     for simulations in (args.simulations // 10, args.simulations):

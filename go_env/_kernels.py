@@ -739,3 +739,45 @@ def batch_random_playout(batch, geometry, seeds, moves_out):
 def batch_score(batch, geometry, komi, territory, out):
     for b in prange(batch.board.shape[0]):
         out[b] = score(batch_item(batch, b), geometry, komi, territory)
+
+
+@inline_kernel
+def _uniform(rng):
+    """A float drawn uniformly from [0, 1) with ``next_random``."""
+    return np.float64(next_random(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def sample_and_play(state, geometry, weights, rng):
+    """Draw a legal move with probability in proportion to ``weights`` (float[P+1], not
+    necessarily normalised or masked) and play it; return it, or -1 where the game is over or
+    no legal move has weight (nothing is played). One pass over the moves: each legal move of
+    weight ``w`` replaces the choice so far with probability ``w / (weight seen so far)``."""
+    if state.info[INFO_OVER] != RUNNING:
+        return -1
+    num_points = geometry.size * geometry.size
+    color = state.info[INFO_TO_PLAY]
+    total = 0.0
+    chosen = -1
+    for a in range(num_points + 1):
+        weight = weights[a]
+        if not weight > 0.0:
+            continue
+        if a < num_points and (
+            state.board[a] != EMPTY or _empty_point_status(state, geometry, a, color) != LEGAL
+        ):
+            continue
+        total += weight
+        if _uniform(rng) * total < weight:
+            chosen = a
+    if chosen >= 0:
+        _apply(state, geometry, chosen)
+    return chosen
+
+
+@njit(cache=True, parallel=True)
+def batch_sample_and_play(batch, geometry, probabilities, rngs, moves_out):
+    """``sample_and_play`` in every game ``b`` with weights ``probabilities[b]`` (float[B, P+1])
+    and generator ``rngs[b]`` (uint64[B], nonzero); the moves (or -1) go to ``moves_out``."""
+    for b in prange(batch.board.shape[0]):
+        moves_out[b] = sample_and_play(batch_item(batch, b), geometry, probabilities[b], rngs[b : b + 1])

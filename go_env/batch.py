@@ -10,6 +10,9 @@ per batch rather than once per game. For self-play and vectorised RL loops::
         moves = choose(batch.observations(), masks)   # int64[B]; finished games ignore theirs
         batch.play(moves)
     margins = batch.scores()                          # Black minus White minus komi
+
+When a policy gives move probabilities, ``sample_and_play(probabilities)`` draws a legal
+move from them and plays it in every game in one kernel: no masks, no draws in Python.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from go_env.rules import Rules
 
 
 class GameBatch:
-    """``batch_size`` independent games on ``size`` x ``size`` boards under ``rules``."""
+    """``batch_size`` independent games on ``size`` x ``size`` boards under ``rules``;
+    ``seed`` seeds the moves ``sample_and_play`` draws."""
 
-    def __init__(self, size: int, batch_size: int, rules: Rules | None = None):
+    def __init__(self, size: int, batch_size: int, rules: Rules | None = None, seed: int | None = None):
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         self.size = size
@@ -35,6 +39,8 @@ class GameBatch:
         self._kernel_rules = np.array(self.rules.kernel_rules(size), np.int64)
         self.state = K.new_state(size, *self.rules.kernel_rules(size), batch=batch_size)
         self._status = np.empty(batch_size, np.int64)
+        # One xorshift generator per game (nonzero states), so games draw independently in parallel.
+        self._rngs = np.random.SeedSequence(seed).generate_state(batch_size, np.uint64) | np.uint64(1)
 
     @property
     def num_actions(self) -> int:
@@ -68,6 +74,29 @@ class GameBatch:
                 reason = K.STATUS_NAMES[self._status[b]]
                 raise IllegalMoveError(int(moves[b]), f"{reason} (game {b})", self.size, int(to_play[b]))
         return self._status.copy()
+
+    def sample_and_play(self, probabilities: np.ndarray, *, strict: bool = True) -> np.ndarray:
+        """Draw a legal move from ``probabilities[b]`` (float[B, N*N+1], need not be masked or
+        normalised: illegal moves are skipped) in every running game and play it.
+
+        Returns:
+            int64[B]: the moves played, -1 in finished games and where nothing was played.
+
+        Raises:
+            ValueError: if ``strict`` and a running game puts no weight on a legal move; the
+                other games have played.
+        """
+        probabilities = np.ascontiguousarray(probabilities, np.float64)
+        if probabilities.shape != (self.batch_size, self.num_actions):
+            expected = (self.batch_size, self.num_actions)
+            raise ValueError(f"expected probabilities of shape {expected}, got {probabilities.shape}")
+        running = ~self.is_over
+        moves = np.empty(self.batch_size, np.int64)
+        K.batch_sample_and_play(self.state, self.geometry, probabilities, self._rngs, moves)
+        stuck = np.flatnonzero(running & (moves < 0))
+        if strict and stuck.size:
+            raise ValueError(f"game {int(stuck[0])} puts no probability on a legal move")
+        return moves
 
     def legal_masks(self) -> np.ndarray:
         """int8[B, N*N+1]: legal moves of every game (all 0 in finished games)."""

@@ -1,4 +1,5 @@
-"""Tree search over the rules core: UCT with random playouts, PUCT over evaluators.
+"""Tree search over the rules core: UCT with random playouts, PUCT over evaluators, and
+batched PUCT over many games at once (one evaluator call per step for all of them).
 
 Searches keep their tree in preallocated numba arrays (``Tree``), run their simulation
 loops in numba, reuse the tree between moves, and stop on a simulation budget, a time
@@ -6,6 +7,7 @@ budget or a callback. Evaluators are plain objects or callables (``Evaluator``);
 package imports nothing of ``agents`` and never imports torch.
 """
 
+from search.batched_puct import BatchedPUCT
 from search.evaluator import (
     Evaluator,
     EvaluatorError,
@@ -20,6 +22,7 @@ from search.tree import ILLEGAL, NO_PARENT, ROOT, UNVISITED, Candidate, Tree, Tr
 from search.uct import UCT
 
 __all__ = [
+    "BatchedPUCT",
     "ILLEGAL",
     "NO_PARENT",
     "PUCT",

@@ -56,3 +56,39 @@ def test_random_playouts_finish_every_game_and_reset_empties_the_boards():
     batch.reset()
     assert not batch.is_over.any()
     assert all(batch.game(b).board.sum() == 0 for b in range(8))
+
+
+def test_sample_and_play_draws_legal_moves_in_proportion():
+    batch = GameBatch(5, 4000, seed=0)
+    batch.play(np.full(4000, 12))  # Black in the centre: 12 is occupied now
+    probabilities = np.zeros((4000, 26))
+    probabilities[:, [0, 12, 25]] = [1.0, 5.0, 3.0]  # 12 illegal: drawn as 0 or pass, 1 : 3
+    moves = batch.sample_and_play(probabilities)
+    assert set(moves.tolist()) == {0, 25}
+    assert abs((moves == 0).mean() - 0.25) < 0.03
+    assert (batch.to_play == 1).all() and (batch.legal_masks()[moves == 0, 0] == 0).all()
+
+
+def test_sample_and_play_matches_playing_the_moves_and_is_seeded():
+    probabilities = np.random.default_rng(0).random((6, 26))
+    first, second = GameBatch(5, 6, seed=3), GameBatch(5, 6, seed=3)
+    replay = GameBatch(5, 6)
+    for _ in range(60):
+        moves = first.sample_and_play(probabilities, strict=False)
+        np.testing.assert_array_equal(second.sample_and_play(probabilities, strict=False), moves)
+        over = replay.is_over
+        assert (moves[over] == -1).all() and (moves[~over] >= 0).all()
+        replay.play(np.where(moves < 0, 0, moves))
+        np.testing.assert_array_equal(first.observations(), replay.observations())
+
+
+def test_sample_and_play_refuses_weights_on_illegal_moves_only():
+    batch = GameBatch(5, 2)
+    batch.play(np.array([0, 1]))
+    probabilities = np.zeros((2, 26))
+    probabilities[0, 0] = probabilities[1, 2] = 1.0  # game 0: only an occupied point
+    with pytest.raises(ValueError, match="game 0 puts no probability on a legal move"):
+        batch.sample_and_play(probabilities)
+    assert batch.state.board[1, 2] != 0  # the other game played
+    with pytest.raises(ValueError, match="shape"):
+        batch.sample_and_play(np.ones((2, 25)))

@@ -1,0 +1,93 @@
+"""Batched PUCT: one evaluator call per step for all games, each game's tree as PUCT grows it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_puct import _keyed
+
+from go_env import Game, Rules
+from go_env.batch import GameBatch
+from search import PUCT, BatchedPUCT, EvaluatorError, Leaves
+
+
+class FakeNetwork:
+    """A torch-free stand-in for a policy-value network: deterministic priors and values per
+    leaf, and a record of every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        self.calls.append(len(leaves))
+        return _keyed(leaves)
+
+
+def _opened(batch_size: int, size: int = 5, moves: int = 4, seed: int = 0) -> GameBatch:
+    """A batch whose games have played a few random moves each, so that they differ."""
+    batch = GameBatch(size, batch_size, seed=seed)
+    for _ in range(moves):
+        batch.sample_and_play(np.ones((batch_size, batch.num_actions)))
+    return batch
+
+
+def _single(batch: GameBatch, b: int) -> Game:
+    """Game ``b`` of the batch as a ``Game`` (its moves unknown: a fresh search either way)."""
+    return batch.game(b)
+
+
+def test_one_evaluator_call_per_simulation_step_over_64_games():
+    batch = _opened(64, size=9)
+    network = FakeNetwork()
+    search = BatchedPUCT(network, seed=0)
+    moves = search.search(batch, simulations=50)
+    assert search.steps == search.evaluations == len(network.calls) == 50
+    assert network.calls[0] == 64 and max(network.calls) == 64
+    assert search.simulations.tolist() == [50] * 64
+    assert (search.visit_counts().sum(axis=1) == 49).all()  # the root's own evaluation aside
+    assert batch.legal_masks()[np.arange(64), moves].all()
+
+
+@pytest.mark.parametrize("leaves_per_game", [1, 8])
+def test_each_game_grows_the_tree_puct_grows_alone(leaves_per_game):
+    batch = _opened(3)
+    search = BatchedPUCT(_keyed, leaves_per_game=leaves_per_game, seed=0)
+    moves = search.search(batch, simulations=120)
+    for b in range(3):
+        puct = PUCT(_keyed, batch=leaves_per_game, seed=0)
+        assert puct.search(_single(batch, b), simulations=120) == moves[b]
+        np.testing.assert_array_equal(search.visit_counts()[b], puct.visit_counts())
+        np.testing.assert_allclose(search.values()[b], puct.values(), atol=1e-12)
+
+
+def test_one_game_with_noise_matches_puct_with_the_same_seed():
+    batch = _opened(1)
+    search = BatchedPUCT(_keyed, leaves_per_game=4, noise=0.25, seed=7)
+    search.search(batch, simulations=100)
+    puct = PUCT(_keyed, batch=4, noise=0.25, seed=7)
+    puct.search(_single(batch, 0), simulations=100)
+    assert search.trees is not None and puct.tree is not None
+    np.testing.assert_allclose(search.trees.prior[0, 0], puct.tree.prior[0])
+    np.testing.assert_array_equal(search.visit_counts()[0], puct.visit_counts())
+
+
+def test_self_play_to_the_end_skips_finished_games():
+    batch = GameBatch(5, 8, Rules(max_moves=30), seed=1)
+    search = BatchedPUCT(_keyed, seed=1)
+    while not batch.is_over.all():
+        over = batch.is_over
+        search.search(batch, simulations=16)
+        assert (search.simulations[over] == 0).all() and (search.simulations[~over] == 16).all()
+        distributions = search.visit_distributions(1.0)
+        assert np.allclose(distributions.sum(axis=1), np.where(over, 0.0, 1.0))
+        batch.play(search.choose_moves(temperature=1.0))
+    assert (batch.state.info[:, 3] <= 30).all()
+
+
+def test_the_evaluator_contract_is_checked():
+    def logits(leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        priors, values = _keyed(leaves)
+        return np.log(priors + 1e-12), values
+
+    with pytest.raises(EvaluatorError, match="not logits"):
+        BatchedPUCT(logits).search(GameBatch(5, 4), simulations=4)
