@@ -39,14 +39,15 @@ recorded, and the league goes on.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
 import sys
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
-from agents.base import AgentSpecError, Closeable, StatusReporter, make_agent
+from agents.base import AgentSpecError, Closeable, GameContext, StatusReporter, check_spec, make_agent
 from agents.gtp import GTPEngineError, find_engine
 from benchmarks.league_config import SCHEDULES, LeagueConfig, LeagueConfigError, schedule
 from benchmarks.league_runner import LeagueRunError, PlayedGame, ScheduledGame, run_local, run_ray
@@ -132,31 +133,42 @@ def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
         finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )
     for name, version in played.versions.items():
-        store.add_player(name, (game.black_spec if name == game.black else game.white_spec), version)
+        spec = game.black_spec if name == game.black else game.white_spec
+        store.add_player(name, spec, version, played.digests.get(name))
     store.add_game(stored, record.sgf or "")
     return stored
 
 
 def check_players(config: LeagueConfig) -> None:
-    """Build every player (and the arbiter) once, external engines included, so that a
-    misspelt spec or an engine that will not start stops the league before its first game,
-    rather than forfeiting all of its games."""
-    roles = [(f"player {name!r}: " if name != spec else "", spec) for name, spec in config.players.items()]
+    """Check every player's spec for the league's board and rules (``check_spec``: plug-ins
+    without loading their weights; built-ins built, external engines started once) and
+    build the arbiter, so that a misspelt spec, an engine that will not start or a network
+    trained for another board stops the league before its first game, rather than
+    forfeiting all of its games."""
+    context = GameContext(config.size, config.game_rules())
+    for name, spec in config.players.items():
+        with _refused(f"player {name!r}: " if name != spec else "", spec):
+            check_spec(spec, context)
     if config.arbiter is not None:
-        roles.append(("the arbiter: ", config.arbiter))
-    for role, spec in roles:
+        with _refused("the arbiter: ", config.arbiter):
+            arbiter = make_agent(config.arbiter)
         try:
-            agent = make_agent(spec)
-        except (AgentSpecError, GTPEngineError) as error:
-            raise LeagueConfigError(f"{role}{error}") from None
-        except Exception as error:  # a plug-in's own failure
-            raise LeagueConfigError(f"{role}cannot build {spec!r}: {type(error).__name__}: {error}") from None
-        try:
-            if role == "the arbiter: " and not isinstance(agent, StatusReporter):
-                raise LeagueConfigError(f"the arbiter {spec!r} cannot name dead stones")
+            if not isinstance(arbiter, StatusReporter):
+                raise LeagueConfigError(f"the arbiter {config.arbiter!r} cannot name dead stones")
         finally:
-            if isinstance(agent, Closeable):
-                agent.close()
+            if isinstance(arbiter, Closeable):
+                arbiter.close()
+
+
+@contextlib.contextmanager
+def _refused(role: str, spec: str) -> Iterator[None]:
+    """A failure to check or build ``spec`` as a ``LeagueConfigError`` naming its ``role``."""
+    try:
+        yield
+    except (AgentSpecError, GTPEngineError) as error:
+        raise LeagueConfigError(f"{role}{error}") from None
+    except Exception as error:  # a plug-in's own failure
+        raise LeagueConfigError(f"{role}cannot build {spec!r}: {type(error).__name__}: {error}") from None
 
 
 def open_league(config: LeagueConfig, directory: Path) -> tuple[LeagueStore, list[ScheduledGame]]:

@@ -1,7 +1,10 @@
 """Running a league's games: each game in a worker process, results as they finish.
 
-A worker builds both players from their specs, plays the game through the referee and sends
-back the record; a player that cannot even be built loses by forfeit.
+A worker builds each player once and reuses it for its next games (``Players``: a
+network's weights are loaded once per worker), resets both with the game's context and
+seed, plays the game through the referee and sends back the record; a player that cannot
+even be built loses by forfeit. A worker closes its players when the league has no more
+games for it.
 
 The workers are processes of our own, one game at a time each, watched by the league's
 process. A worker reports every call to a player before it makes it (the referee's
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
-from agents.base import Agent, Closeable, StatusReporter, make_agent
+from agents.base import Agent, Closeable, StatusReporter, WeightedAgent, make_agent
 from agents.gtp import GTPAgent
 from benchmarks.referee import GameRecord, Turn, crash_reason, forfeit_record, play_game
 from go_env import Rules
@@ -39,6 +42,7 @@ ENGINE_GRACE = 0.5  # seconds a GTP engine may answer past the limit before it i
 WATCHDOG_GRACE = 2.0  # seconds a call may run past the limit before its worker is killed
 BUILD_SECONDS = 120.0  # the least time building a player gets, when moves are timed
 CLOSE_SECONDS = 30.0  # a worker still closing its players after this long is replaced
+STOP_SECONDS = 5.0  # ... or, once the league ends, killed
 
 
 class LeagueRunError(RuntimeError):
@@ -81,11 +85,12 @@ class ScheduledGame:
 
 @dataclass(frozen=True)
 class PlayedGame:
-    """What a worker sends back: the record and the players' versions."""
+    """What a worker sends back: the record, the players' versions and weights digests."""
 
     scheduled: ScheduledGame
     record: GameRecord
     versions: dict[str, str] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)
 
 
 def goarena_version() -> str:
@@ -97,49 +102,121 @@ def goarena_version() -> str:
         return "unknown"
 
 
+@dataclass(frozen=True)
+class _Built:
+    """A player built from its spec, with what the league records of it."""
+
+    agent: Agent
+    version: str
+    digest: str | None
+
+
+class Players:
+    """The players a worker has built, kept for its next games.
+
+    A player that takes a ``GameContext`` (``takes_context``) is built once and reset with
+    each game's seed; one spec on both sides (self-play) is built twice. A player that lost
+    a game by forfeit (a crash, an illegal move, time) is closed and built afresh for its
+    next game. Players written for ``reset(rules)`` cannot be re-seeded at reset, so they
+    are built for each game with its seed, as are arbiters.
+    """
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[str, int], _Built] = {}
+        self._per_game: list[object] = []  # closed when the game is over
+        self._legacy: set[str] = set()  # specs of reset(rules) players
+
+    def get(self, spec: str, copy: int, seed: int) -> _Built:
+        """The player of ``spec`` (``copy`` 1: the second one, for self-play), built if need be."""
+        key = (spec, copy)
+        if key in self._kept:
+            return self._kept[key]
+        if spec not in self._legacy:
+            agent = make_agent(spec)
+            if getattr(agent, "takes_context", False):
+                self._kept[key] = _built(agent, spec)
+                return self._kept[key]
+            self._legacy.add(spec)
+            _close([agent])
+        agent = make_agent(spec, seed=seed)
+        self._per_game.append(agent)
+        return _built(agent, spec)
+
+    def add(self, thing: object) -> None:
+        """Close ``thing`` (an arbiter) with this game's players."""
+        self._per_game.append(thing)
+
+    def end_game(self, played: PlayedGame) -> None:
+        """Close the players that do not outlast ``played``, the one that lost it by forfeit
+        among them."""
+        record = played.record
+        if record.result[2:] in ("F", "T") and record.winner in (BLACK, WHITE):
+            loser = _keys(played.scheduled)[record.winner == BLACK]  # 0: Black, 1: White
+            lost = self._kept.pop(loser, None)
+            if lost is not None:
+                self._per_game.append(lost.agent)
+        _close(self._per_game)
+        self._per_game = []
+
+    def close(self) -> None:
+        _close([built.agent for built in self._kept.values()] + self._per_game)
+        self._kept, self._per_game = {}, []
+
+
+def _built(agent: Agent, spec: str) -> _Built:
+    built_by = "" if spec.startswith("gtp:") else f" (goarena {goarena_version()})"
+    digest = agent.weights_digest() if isinstance(agent, WeightedAgent) else None
+    return _Built(agent, f"{agent.name}{built_by}", digest)
+
+
+def _keys(game: ScheduledGame) -> tuple[tuple[str, int], tuple[str, int]]:
+    """Black's and White's players, as ``Players`` keeps them: (spec, copy)."""
+    return (game.black_spec, 0), (game.white_spec, int(game.black_spec == game.white_spec))
+
+
 def play_scheduled(game: ScheduledGame, on_turn: Callable[[Turn | None], None] | None = None) -> PlayedGame:
     """Build both players, play the game, close the players. Never raises for a player's
     failure: one that cannot even be built loses the game by forfeit."""
-    built: list[object] = []
+    players = Players()
     try:
-        return _play_built(game, built, on_turn)
+        return _play(players, game, on_turn)
     finally:
-        _close(built)
+        players.close()
 
 
-def _play_built(
-    game: ScheduledGame, built: list[object], on_turn: Callable[[Turn | None], None] | None
-) -> PlayedGame:
-    """Build the players (into ``built``, for the caller to close) and play the game."""
-    players: list[Agent] = []
-    versions = {}
-    for color, name, spec in ((BLACK, game.black, game.black_spec), (WHITE, game.white, game.white_spec)):
+def _play(players: Players, game: ScheduledGame, on_turn: Callable[[Turn | None], None] | None) -> PlayedGame:
+    """Play ``game`` with the players of ``players``, built there when new. Never raises
+    for a player's failure: one that cannot even be built loses the game by forfeit."""
+    seeds = (game.seed * 2, game.seed * 2 + 1)  # Black's and White's, as each game's own
+    agents: list[Agent] = []
+    versions, digests = {}, {}
+    for color, name, (spec, copy), seed in zip((BLACK, WHITE), game.names, _keys(game), seeds, strict=True):
         turn = Turn(color, "make_agent")
         if on_turn is not None:
             on_turn(turn)
         try:
-            agent = make_agent(spec, seed=game.seed * 2 + color - 1)
-            built.append(agent)
-            if isinstance(agent, GTPAgent) and game.seconds_per_move is not None:
-                agent.timeout = game.seconds_per_move + ENGINE_GRACE  # a silent engine loses on time
-            built_by = "" if spec.startswith("gtp:") else f" (goarena {goarena_version()})"
-            versions[name] = f"{agent.name}{built_by}"
+            built = players.get(spec, copy, seed)
+            if isinstance(built.agent, GTPAgent) and game.seconds_per_move is not None:
+                built.agent.timeout = game.seconds_per_move + ENGINE_GRACE  # a silent engine loses on time
         except BaseException as error:  # whatever it is, it is this player's failure
             reason = crash_reason(error)
             if reason is None:
                 raise
             return PlayedGame(game, _lost(game, turn, "F", reason))
-        players.append(agent)
+        versions[name] = built.version
+        if built.digest is not None:
+            digests[name] = built.digest
+        agents.append(built.agent)
     if on_turn is not None:
         on_turn(None)
     arbiter = None
     if game.arbiter:
         judge = make_agent(game.arbiter)  # the league's own setting: its failure stops the league
-        built.append(judge)
+        players.add(judge)
         if not isinstance(judge, StatusReporter):
             raise LeagueRunError(f"the arbiter {game.arbiter!r} cannot name dead stones")
         arbiter = judge
-    black, white = players
+    black, white = agents
     record = play_game(
         black,
         white,
@@ -150,8 +227,9 @@ def _play_built(
         arbiter=arbiter,
         names=game.names,
         on_turn=on_turn,
+        seeds=seeds,
     )
-    return PlayedGame(game, record, versions)
+    return PlayedGame(game, record, versions, digests)
 
 
 def _lost(
@@ -176,19 +254,22 @@ def _work(connection: Connection, league: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the league's process handles Ctrl-C
     signal.signal(signal.SIGTERM, lambda number, frame: _end_group())
     threading.Thread(target=_end_with, args=(league,), daemon=True).start()
+    players = Players()
     try:
         connection.send(("ready",))
         while True:
             game = connection.recv()
-            built: list[object] = []
+            if game is None:  # no more games
+                players.close()
+                return
             try:
-                played = _play_built(game, built, lambda turn: connection.send(("turn", turn)))
+                played = _play(players, game, lambda turn: connection.send(("turn", turn)))
             except Exception as error:  # the league's own failure (its arbiter), not a player's
                 ours = isinstance(error, LeagueRunError)
                 connection.send(("error", str(error) if ours else f"{type(error).__name__}: {error}"))
                 return
             connection.send(("done", played))
-            _close(built)
+            players.end_game(played)
             connection.send(("ready",))
     except (EOFError, OSError):  # the league is gone
         _end_group()
@@ -218,8 +299,9 @@ class _Worker:
 
     process: BaseProcess
     connection: Connection
-    ready: bool = False  # started, not playing, players closed
+    ready: bool = False  # started, not playing, its last game's players closed
     started: bool = False  # has been ready once
+    stopping: bool = False  # told there are no more games: closing its players
     game: ScheduledGame | None = None
     turn: Turn | None = None  # the last call to a player it reported
     since: float = 0.0  # when that call began
@@ -233,6 +315,12 @@ class _Worker:
             return False
         self.ready, self.game, self.turn, self.deadline = False, game, None, None
         return True
+
+    def stop(self) -> None:
+        """Tell it there are no more games: it closes its players and ends."""
+        with contextlib.suppress(OSError):  # dead already
+            self.connection.send(None)
+        self.ready, self.stopping = False, True
 
     def kill(self) -> None:
         """Kill the worker and its engines, and reap it."""
@@ -264,7 +352,16 @@ class _Pool:
             self.workers.append(_Worker(process, ours))
 
     def close(self) -> None:
+        """Stop the workers: those between games close their players first (for a few
+        seconds at most); those in a game are killed at once."""
         atexit.unregister(self.close)
+        idle = [w for w in self.workers if w.game is None and w.process.is_alive()]
+        for worker in idle:
+            if not worker.stopping:
+                worker.stop()
+        deadline = time.monotonic() + STOP_SECONDS
+        for worker in idle:
+            worker.process.join(max(0.0, deadline - time.monotonic()))
         for worker in self.workers:
             worker.kill()
         self.workers = []
@@ -276,7 +373,9 @@ class _Pool:
             self.size = min(self.size, len(todo) + sum(1 for w in self.workers if w.game))
             self.start()
             for worker in self.workers:
-                if worker.ready and todo:
+                if worker.ready and not todo:
+                    worker.stop()
+                elif worker.ready:
                     if worker.send(todo[0]):
                         todo.popleft()
                     else:

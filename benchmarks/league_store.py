@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS players (
     name TEXT PRIMARY KEY,
     spec TEXT NOT NULL,
-    version TEXT NOT NULL
+    version TEXT NOT NULL,
+    weights TEXT                     -- the sha256 of the player's weights, if it has any
 );
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,          -- the game's number in the schedule
@@ -157,6 +158,8 @@ class LeagueStore:
         )
         missing = [table for table in TABLES if table not in tables]
         if configured and not missing:
+            if not read_only:
+                _add_weights_column(connection)
             return
         played = "games" in tables and connection.execute("SELECT count(*) FROM games").fetchone()[0]
         if read_only or configured or played or sgfs:
@@ -212,12 +215,14 @@ class LeagueStore:
 
     # -- players and games --------------------------------------------------------------------
 
-    def add_player(self, name: str, spec: str, version: str) -> None:
+    def add_player(self, name: str, spec: str, version: str, weights: str | None = None) -> None:
+        """Register a player, or update its version (and its weights' digest, when given)."""
         with self._storage("write"), self.connection:
             self.connection.execute(
-                "INSERT INTO players VALUES (?, ?, ?) "
-                "ON CONFLICT(name) DO UPDATE SET version = excluded.version",
-                (name, spec, version),
+                "INSERT INTO players (name, spec, version, weights) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET version = excluded.version, "
+                "weights = coalesce(excluded.weights, weights)",
+                (name, spec, version, weights),
             )
 
     def players(self) -> dict[str, tuple[str, str]]:
@@ -225,6 +230,19 @@ class LeagueStore:
         with self._storage("read"):
             rows = self.connection.execute("SELECT name, spec, version FROM players").fetchall()
         return {name: (spec, version) for name, spec, version in rows}
+
+    def weights(self) -> dict[str, str]:
+        """name -> the sha256 of its weights, for the players that have weights."""
+        with self._storage("read"):
+            try:
+                rows = self.connection.execute(
+                    "SELECT name, weights FROM players WHERE weights IS NOT NULL"
+                ).fetchall()
+            except sqlite3.OperationalError as error:  # a database from before digests, read only
+                if "no such column" not in str(error):
+                    raise
+                rows = []
+        return dict(rows)
 
     def add_game(self, game: StoredGame, sgf: str) -> None:
         """Commit one finished game with its SGF file (``game.sgf``, the text ``sgf``).
@@ -261,6 +279,14 @@ class LeagueStore:
         with self._storage("read"):
             rows = self.connection.execute(f"SELECT {', '.join(names)} FROM games ORDER BY id").fetchall()
         return [StoredGame(*row) for row in rows]
+
+
+def _add_weights_column(connection: sqlite3.Connection) -> None:
+    """Bring a database from before weights digests up to date."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(players)")}
+    if "weights" not in columns:
+        with connection:
+            connection.execute("ALTER TABLE players ADD COLUMN weights TEXT")
 
 
 def _lock(directory: Path, path: Path) -> int:

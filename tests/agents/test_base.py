@@ -121,24 +121,24 @@ def test_random_agent_passes_only_when_forced():
 
 
 @pytest.fixture
-def net_players(tmp_path, monkeypatch):
-    (tmp_path / "net_players.py").write_text(textwrap.dedent(NET_PLAYERS))
+def checked_players(tmp_path, monkeypatch):
+    (tmp_path / "checked_players.py").write_text(textwrap.dedent(NET_PLAYERS))
     monkeypatch.syspath_prepend(str(tmp_path))
-    yield __import__("net_players")
-    sys.modules.pop("net_players", None)
+    yield __import__("checked_players")
+    sys.modules.pop("checked_players", None)
 
 
-def test_check_spec_checks_plugins_without_building_them(net_players):
+def test_check_spec_checks_plugins_without_building_them(checked_players):
     nine, big = GameContext(9, Rules()), GameContext(19, Rules())
-    check_spec("net_players:NetPlayer:weights='a.pt'", nine)
-    check_spec("net_players:plain_player:depth=3", big)  # its signature alone: no check_options
+    check_spec("checked_players:NetPlayer:weights='a.pt'", nine)
+    check_spec("checked_players:plain_player:depth=3", big)  # its signature alone: no check_options
     with pytest.raises(AgentSpecError, match="cannot play this game: trained for 9x9, not 19x19"):
-        check_spec("net_players:NetPlayer:weights='a.pt'", big)
-    with pytest.raises(AgentSpecError, match="bad options for 'net_players:plain_player:width=3'"):
-        check_spec("net_players:plain_player:width=3")
-    with pytest.raises(AgentSpecError, match="bad options for 'net_players:NetPlayer'"):
-        check_spec("net_players:NetPlayer")  # no weights
-    assert net_players.BUILT == []
+        check_spec("checked_players:NetPlayer:weights='a.pt'", big)
+    with pytest.raises(AgentSpecError, match="bad options for 'checked_players:plain_player:width=3'"):
+        check_spec("checked_players:plain_player:width=3")
+    with pytest.raises(AgentSpecError, match="bad options for 'checked_players:NetPlayer'"):
+        check_spec("checked_players:NetPlayer")  # no weights
+    assert checked_players.BUILT == []
     with pytest.raises(AgentSpecError, match="unknown evaluator 'net'"):
         check_spec("puct:evaluator=net")  # built-ins are built: their values are checked too
     with pytest.raises(AgentSpecError, match="unknown player"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import pathlib
@@ -411,6 +412,48 @@ def test_crashing_engines_and_illegal_moves_lose_the_game_and_the_league_goes_on
             )
     report = build_report(store)
     assert report.standings[0].name == "random"  # the only player that never failed
+    store.close()
+
+
+NET_PLAYER = """
+from agents.base import UnsupportedGame, weights_digest
+
+
+class NinePlayer:  # stands for a network trained on 9x9: building it loads its weights
+    takes_context = True
+    name = "nine"
+
+    def __init__(self, weights):
+        self.weights = open(weights, "rb").read()
+        self.path = weights
+
+    @staticmethod
+    def check_options(context, weights):
+        if context is not None and context.size != 9:
+            raise UnsupportedGame(f"trained for 9x9, not {context.size}x{context.size}")
+
+    def reset(self, context):
+        pass
+
+    def select_move(self, game):
+        return game.pass_move
+
+    def weights_digest(self):
+        return weights_digest([self.path])
+"""
+
+
+def test_a_network_for_another_board_stops_the_league_and_its_weights_digest_is_stored(tmp_path, monkeypatch):
+    (tmp_path / "nine_players.py").write_text(NET_PLAYER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    weights = tmp_path / "nine.bin"
+    weights.write_bytes(b"weights")
+    players = {"random": "random", "net": f"nine_players:NinePlayer:weights={str(weights)!r}"}
+    with pytest.raises(LeagueConfigError, match="player .net.: .*cannot play this game: trained for 9x9"):
+        run_league(LeagueConfig(players=players, size=7, games_per_pair=1), tmp_path / "small", workers=1)
+    assert not (tmp_path / "small").exists()
+    store = run_league(LeagueConfig(players=players, games_per_pair=2), tmp_path / "league", workers=1)
+    assert store.weights() == {"net": hashlib.sha256(b"weights").hexdigest()}
     store.close()
 
 

@@ -104,6 +104,96 @@ def test_stopping_the_league_kills_its_workers_mid_game():
     assert not [p for p in workers if p.is_alive()]
 
 
+COUNTED_PLAYERS = """
+import os
+
+import numpy as np
+
+
+class Counted:
+    # A random player that logs its building, resets and closing, and fails the game
+    # whose seed is ``fail_seed``.
+
+    takes_context = True
+
+    def __init__(self, log, tag, fail_seed=None):
+        self.name, self.log, self.tag, self.fail_seed = f"counted-{tag}", log, tag, fail_seed
+        self.seed = None
+        self.rng = np.random.default_rng()
+        self.write("built")
+
+    def write(self, event):
+        with open(self.log, "a") as file:
+            file.write(f"{self.tag} {event} {os.getpid()}\\n")
+
+    def reset(self, context):
+        self.seed = context.seed
+        self.rng = np.random.default_rng(context.seed)
+        self.write("reset")
+
+    def select_move(self, game):
+        if self.seed == self.fail_seed:
+            raise RuntimeError("failed on purpose")
+        legal = game.legal_moves()[:-1]
+        return int(self.rng.choice(legal)) if len(legal) else game.pass_move
+
+    def weights_digest(self):
+        return "sha-" + self.tag
+
+    def close(self):
+        self.write("closed")
+"""
+
+
+@pytest.fixture
+def counted(tmp_path, monkeypatch):
+    """A spec factory for logged players, and a reader of their log: (tag, event) -> count."""
+    (tmp_path / "counted_players.py").write_text(COUNTED_PLAYERS)
+    monkeypatch.syspath_prepend(str(tmp_path))  # the workers start with this process's path
+    log = tmp_path / "log"
+
+    def spec(tag: str, **options: object) -> str:
+        extra = "".join(f",{key}={value!r}" for key, value in options.items())
+        return f"counted_players:Counted:log={str(log)!r},tag={tag!r}{extra}"
+
+    def events() -> dict[tuple[str, str], int]:
+        lines = [line.split()[:2] for line in log.read_text().splitlines()] if log.exists() else []
+        return {(tag, event): lines.count([tag, event]) for tag, event in map(tuple, lines)}
+
+    return spec, events
+
+
+def test_a_worker_builds_each_player_once_and_closes_it_when_the_league_ends(counted):
+    spec, events = counted
+    pairs = [("a", "b"), ("b", "a"), ("a", "b"), ("b", "a"), ("a", "a")]  # the last one self-play
+    games = [
+        ScheduledGame(i, black, white, spec(black), spec(white), 5, RULES, i, None)
+        for i, (black, white) in enumerate(pairs)
+    ]
+    played = list(run_local(games, workers=1))
+    assert len(played) == 5 and all(p.record.reason in ("two passes", "move cap") for p in played)
+    assert events() == {
+        ("a", "built"): 2,  # one, and a second for its game against itself
+        ("b", "built"): 1,
+        ("a", "reset"): 6,
+        ("b", "reset"): 4,
+        ("a", "closed"): 2,
+        ("b", "closed"): 1,
+    }
+    assert played[0].digests == {"a": "sha-a", "b": "sha-b"}
+
+
+def test_a_player_that_failed_a_game_is_built_afresh_for_the_next(counted):
+    spec, events = counted
+    a = spec("a", fail_seed=0)  # Black's seed in game 0
+    games = [ScheduledGame(i, "a", "b", a, spec("b"), 5, RULES, i, None) for i in range(3)]
+    played = list(run_local(games, workers=1))
+    assert played[0].record.reason == "crash: RuntimeError: failed on purpose"
+    assert [p.record.reason in ("two passes", "move cap") for p in played] == [False, True, True]
+    assert events()[("a", "built")] == 2 and events()[("b", "built")] == 1
+    assert events()[("a", "closed")] == 2 and events()[("b", "closed")] == 1
+
+
 def league_command(directory: Path, *players: str, games_per_pair: int) -> list[str]:
     options = [option for player in players for option in ("--player", player)]
     return [

@@ -136,3 +136,17 @@ def test_the_file_of_a_game_cut_short_by_a_kill_is_cleared_when_the_league_resum
     assert cut_short.exists()
     with LeagueStore(tmp_path) as resumed:
         assert not cut_short.exists() and resumed.games() == []
+
+
+def test_players_weights_digests_are_kept_and_older_databases_gain_the_column(store, tmp_path):
+    store.add_player("net", "nets:player", "v1", "ab12")
+    store.add_player("net", "nets:player", "v2")  # a game that did not say keeps the digest
+    store.add_player("zeta", "random", "v1")
+    assert store.weights() == {"net": "ab12"} and store.players()["net"] == ("nets:player", "v2")
+    store.close()
+    _run(tmp_path / LeagueStore.FILENAME, "ALTER TABLE players DROP COLUMN weights")
+    with LeagueStore.open_existing(tmp_path) as old:  # read as it is
+        assert old.weights() == {} and set(old.players()) == {"net", "zeta"}
+    with LeagueStore(tmp_path) as resumed:  # brought up to date when played again
+        resumed.add_player("net", "nets:player", "v3", "cd34")
+        assert resumed.weights() == {"net": "cd34"}

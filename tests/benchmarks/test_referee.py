@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from agents.base import RESIGN
+from agents.base import RESIGN, GameContext, UnsupportedGame
 from agents.gtp import GTPAgent, find_engine
 from agents.random_agent import RandomAgent
 from benchmarks.referee import Turn, forfeit_record, play_game
@@ -325,3 +325,22 @@ def test_every_call_is_reported_before_it_is_made_and_a_cut_game_is_recorded_ali
     sgf = read_sgf(lost.sgf)
     assert (sgf.black, sgf.white, sgf.result, sgf.moves) == ("alice", "bob", "B+T", lost.moves)
     assert "C[time: stopped]" in lost.sgf
+
+
+class NineOnly(Scripted):
+    """Takes a context at reset, and refuses boards other than 9x9."""
+
+    takes_context = True
+
+    def reset(self, context: GameContext) -> None:  # type: ignore[override]
+        self.context = context
+        if context.size != 9:
+            raise UnsupportedGame(f"trained for 9x9, not {context.size}x{context.size}")
+
+
+def test_players_get_their_context_and_one_that_refuses_the_game_loses_it():
+    black, white = NineOnly("black", "E5"), Scripted("white")
+    play_game(black, white, 9, RULES, seeds=(4, 5))
+    assert black.context == GameContext(9, RULES, seed=4, color=BLACK)
+    record = play_game(NineOnly("black"), Scripted("white"), 7, RULES)
+    assert record.result == "W+F" and record.reason == "unsupported game: trained for 9x9, not 7x7"
