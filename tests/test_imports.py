@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,3 +146,9 @@ def test_the_rules_and_search_never_import_torch():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+def test_test_modules_have_names_of_their_own():
+    """Test folders are not packages: pytest imports their modules by file name alone."""
+    names = Counter(path.name for path in (ROOT / "tests").rglob("test_*.py"))
+    assert not [name for name, count in names.items() if count > 1]
