@@ -7,12 +7,14 @@ Their options are plain keywords, so spec strings reach them all::
 
     uct:playouts=2000,c=1.4,rave=true
     uct:seconds=1.5,reuse=false
-    uct:playouts=3000,resign_threshold=0.05,resign_moves=3    # resigns lost games
+    uct:playouts=3000,resign_threshold=None                   # plays every game out
     puct:simulations=800,evaluator=rollout,batch=16
     puct:noise=0.25,temperature=1.0,temperature_moves=30,seed=7     # self-play
 
 A player searches each position once: ``policy`` and then ``select_move`` on the same
-position share one search.
+position share one search. It resigns once its best move's win rate has stayed below
+``resign_threshold`` (5%) for ``resign_moves`` (3) of its moves in a row; callers that need
+games played out (self-play targets, scoring studies) pass ``resign_threshold=None``.
 """
 
 from __future__ import annotations
@@ -177,7 +179,7 @@ class UCTAgent(_SearchAgent):
         rave: bool = False,
         rave_equivalence: float = 1000.0,
         reuse: bool = True,
-        resign_threshold: float | None = None,
+        resign_threshold: float | None = 0.05,
         resign_moves: int = 3,
         seed: int | None = None,
     ):
@@ -228,7 +230,7 @@ class PUCTAgent(_SearchAgent):
         temperature: float = 0.0,
         temperature_moves: int | None = None,
         reuse: bool = True,
-        resign_threshold: float | None = None,
+        resign_threshold: float | None = 0.05,
         resign_moves: int = 3,
         seed: int | None = None,
     ):

@@ -151,7 +151,7 @@ class Players:
         among them."""
         record = played.record
         if record.result[2:] in ("F", "T") and record.winner in (BLACK, WHITE):
-            loser = _keys(played.scheduled)[record.winner == BLACK]  # 0: Black, 1: White
+            loser = _keys(played.scheduled)[1 if record.winner == BLACK else 0]
             lost = self._kept.pop(loser, None)
             if lost is not None:
                 self._per_game.append(lost.agent)
@@ -164,8 +164,13 @@ class Players:
 
 
 def _built(agent: Agent, spec: str) -> _Built:
+    """``agent`` with its version and weights digest; closed if it cannot give them."""
     built_by = "" if spec.startswith("gtp:") else f" (goarena {goarena_version()})"
-    digest = agent.weights_digest() if isinstance(agent, WeightedAgent) else None
+    try:
+        digest = agent.weights_digest() if isinstance(agent, WeightedAgent) else None
+    except BaseException:
+        _close([agent])
+        raise
     return _Built(agent, f"{agent.name}{built_by}", digest)
 
 
@@ -187,7 +192,7 @@ def play_scheduled(game: ScheduledGame, on_turn: Callable[[Turn | None], None] |
 def _play(players: Players, game: ScheduledGame, on_turn: Callable[[Turn | None], None] | None) -> PlayedGame:
     """Play ``game`` with the players of ``players``, built there when new. Never raises
     for a player's failure: one that cannot even be built loses the game by forfeit."""
-    seeds = (game.seed * 2, game.seed * 2 + 1)  # Black's and White's, as each game's own
+    seeds = (game.seed * 2, game.seed * 2 + 1)  # Black's and White's
     agents: list[Agent] = []
     versions, digests = {}, {}
     for color, name, (spec, copy), seed in zip((BLACK, WHITE), game.names, _keys(game), seeds, strict=True):

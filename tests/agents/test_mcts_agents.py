@@ -149,7 +149,7 @@ def test_resigns_a_lost_game_only_when_asked():
     game.setup([], [1, 3, 5, 6, 7, 8, 9, 10, 12, 14, 15, 16, 17, 18, 19], BLACK)
     resigning = make_agent("uct:playouts=500,resign_threshold=0.1,resign_moves=1,seed=0")
     assert resigning.select_move(game) == RESIGN
-    assert make_agent("uct:playouts=500,seed=0").select_move(game) != RESIGN
+    assert make_agent("uct:playouts=500,resign_threshold=None,seed=0").select_move(game) != RESIGN
 
 
 def hopeless(player: Agent, moves: int) -> list[int]:
@@ -171,9 +171,11 @@ def hopeless(player: Agent, moves: int) -> list[int]:
 
 @pytest.mark.parametrize("spec", ["uct:playouts=300", "puct:simulations=300,evaluator=rollout"])
 def test_resigns_once_the_game_stays_lost_for_resign_moves(spec):
-    answers = hopeless(make_agent(f"{spec},resign_threshold=0.1,resign_moves=3"), 5)
-    assert len(answers) == 3 and answers[-1] == RESIGN and RESIGN not in answers[:-1]
-    assert RESIGN not in hopeless(make_agent(spec), 5)  # resigning is off unless asked
+    answers = hopeless(make_agent(f"{spec},resign_threshold=0.1,resign_moves=2"), 5)
+    assert len(answers) == 2 and answers[-1] == RESIGN and RESIGN not in answers[:-1]
+    answers = hopeless(make_agent(spec), 5)  # by default: below 5% for 3 moves
+    assert len(answers) == 3 and answers[-1] == RESIGN
+    assert RESIGN not in hopeless(make_agent(f"{spec},resign_threshold=None"), 5)  # played out
 
 
 def test_a_context_seed_makes_a_reused_player_replay_its_game():

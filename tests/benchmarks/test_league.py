@@ -463,7 +463,7 @@ def test_results_against_gnu_go_agree_with_its_own_final_score_after_the_clean_u
 
     config = LeagueConfig(
         players={
-            "uct": "uct:playouts=300",
+            "uct": "uct:playouts=300,resign_threshold=None",  # played out, to be scored
             "gnugo": "gtp:gnugo --mode gtp --level 1 --chinese-rules --positional-superko",
         },
         games_per_pair=4,
@@ -490,7 +490,10 @@ def test_a_league_settled_by_the_arbiters_dead_stones(tmp_path):
 
     rules = "--chinese-rules --positional-superko"
     config = LeagueConfig(
-        players={"uct": "uct:playouts=300", "gnugo": f"gtp:gnugo --mode gtp --level 1 {rules}"},
+        players={
+            "uct": "uct:playouts=300,resign_threshold=None",  # played out, to be scored
+            "gnugo": f"gtp:gnugo --mode gtp --level 1 {rules}",
+        },
         games_per_pair=2,
         komi=7.5,
         settle="status",
