@@ -47,11 +47,11 @@ def simulations_per_second(searcher: TreeSearch, game: Game, simulations: int, r
     return best
 
 
-def batched_rate(size: int, games: int, simulations: int, repeat: int) -> tuple[float, float]:
+def batched_rate(size: int, games: int, simulations: int, repeat: int, threads: int) -> tuple[float, float]:
     """(simulations/s over all games, evaluator calls/s): the best of ``repeat`` batched
     searches of ``simulations`` in each of ``games`` empty boards, uniform evaluator."""
     batch = GameBatch(size, games)
-    search = BatchedPUCT(UniformEvaluator(), seed=0)
+    search = BatchedPUCT(UniformEvaluator(), seed=0, threads=threads)
     search.search(batch, simulations=min(simulations, 20))
     best = (0.0, 0.0)
     for _ in range(repeat):
@@ -96,17 +96,24 @@ def main(argv: list[str] | None = None) -> None:
         unit = "playouts/s" if name.startswith("UCT") else "simulations/s"
         print(f"  {name:<36s} {rate:>10,.0f} {unit}")
     one_at_a_time = rates["PUCT, uniform evaluator, batch 1"]
+    print(f"\nBatched PUCT over B games, uniform evaluator, {args.batched_simulations} simulations a game")
+    row = "  {:>5} {:>7}  {:>13}  {:>17}  {:>9}  {}"
+    print(row.format("games", "threads", "simulations/s", "evaluator calls/s", "vs PUCT", ""))
     print(
-        f"\nBatched PUCT over B games, uniform evaluator, {args.batched_simulations} simulations a game,"
-        f" {numba.get_num_threads()} threads"
+        row.format(
+            1, 1, f"{one_at_a_time:,.0f}", f"{one_at_a_time:,.0f}", "1.00x", "one game at a time (PUCT)"
+        )
     )
-    print(
-        f"  {'games':>5s}  {'simulations/s':>13s}  {'evaluator calls/s':>17s}  {'vs one game at a time':>21s}"
-    )
-    print(f"  {'1 x':>5s}  {one_at_a_time:>13,.0f}  {one_at_a_time:>17,.0f}  {'1.00x':>21s}  (PUCT, batch 1)")
     for games in (1, 16, 64):
-        rate, calls = batched_rate(args.size, games, args.batched_simulations, args.repeat)
-        print(f"  {games:>5d}  {rate:>13,.0f}  {calls:>17,.0f}  {rate / one_at_a_time:>20.2f}x")
+        for threads in sorted({1, min(2, numba.get_num_threads()), numba.get_num_threads()}):
+            if threads > games:
+                continue
+            rate, calls = batched_rate(args.size, games, args.batched_simulations, args.repeat, threads)
+            print(
+                row.format(
+                    games, threads, f"{rate:,.0f}", f"{calls:,.0f}", f"{rate / one_at_a_time:.2f}x", ""
+                )
+            )
     print("\nPython objects one UCT search leaves behind (tree preallocated)")
     print(f"  {'simulations':>11s}  {'gc objects':>10s}  {'traced bytes':>12s}")
     for simulations in (args.simulations // 10, args.simulations):

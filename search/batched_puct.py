@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -109,6 +110,10 @@ class BatchedPUCT:
         dirichlet_alpha: α of the noise; ``None``: ``10 / number of legal moves``.
         seed: seed of the noise and of ``choose_moves``.
         selection, fpu, virtual_loss: the selection rule and its parameters, as for ``PUCT``.
+        threads: numba threads that work on the trees during a search (at most numba's number
+            and one per game). A step's tree work is small, microseconds a game, and waking
+            threads for it twice a step costs more than it saves unless the games are many and
+            the cores idle; hence one by default.
     """
 
     def __init__(
@@ -122,9 +127,11 @@ class BatchedPUCT:
         selection: str = "alphazero",
         fpu: float = 0.0,
         virtual_loss: float = 1.0,
+        threads: int = 1,
     ):
-        if leaves_per_game < 1 or not 0.0 <= noise <= 1.0:
-            raise ValueError("leaves_per_game must be >= 1 and noise in [0, 1]")
+        if leaves_per_game < 1 or threads < 1 or not 0.0 <= noise <= 1.0:
+            raise ValueError("leaves_per_game and threads must be >= 1 and noise in [0, 1]")
+        self.threads = threads
         self.evaluator = as_evaluator(evaluator if evaluator is not None else UniformEvaluator())
         self.selection = make_selection(selection, c_puct, fpu, virtual_loss)
         self.leaves_per_game = leaves_per_game
@@ -168,6 +175,15 @@ class BatchedPUCT:
         """
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
+        previous = numba.get_num_threads()
+        numba.set_num_threads(min(self.threads, previous, batch.batch_size))
+        try:
+            self._search(batch, simulations)
+        finally:
+            numba.set_num_threads(previous)
+        return self.best_moves()
+
+    def _search(self, batch: GameBatch, simulations: int) -> None:
         trees, k = self._allocate(batch, simulations), self.leaves_per_game
         komi, territory = float(batch.rules.komi), batch.rules.scoring == "territory"
         done = np.where(batch.is_over, simulations, 0).astype(np.int64)
@@ -200,7 +216,6 @@ class BatchedPUCT:
             if self.steps == 1 and self.noise > 0.0:
                 self._add_noise(np.flatnonzero(counts > 0))
         self.simulations = np.where(batch.is_over, 0, done)
-        return self.best_moves()
 
     def _add_noise(self, games: np.ndarray) -> None:
         """Mix Dirichlet noise into the priors of the roots of ``games``, as ``PUCT`` does."""

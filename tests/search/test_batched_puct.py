@@ -91,3 +91,16 @@ def test_the_evaluator_contract_is_checked():
 
     with pytest.raises(EvaluatorError, match="not logits"):
         BatchedPUCT(logits).search(GameBatch(5, 4), simulations=4)
+
+
+def test_threads_change_the_speed_only():
+    batch = _opened(8)
+    counts = []
+    for threads in (1, 2, 64):
+        search = BatchedPUCT(_keyed, leaves_per_game=4, threads=threads, seed=0)
+        search.search(batch, simulations=60)
+        counts.append(search.visit_counts())
+    np.testing.assert_array_equal(counts[0], counts[1])
+    np.testing.assert_array_equal(counts[0], counts[2])
+    with pytest.raises(ValueError):
+        BatchedPUCT(threads=0)
