@@ -328,7 +328,7 @@ def make_agent(spec: str, *, seed: int | None = None) -> Agent:
     """
     spec = spec.strip()
     factory, args, options = _resolve(spec)
-    return _build(factory, spec, *args, options=options, seed=seed if not args else None)
+    return _build(factory, spec, *args, options=options, seed=seed)
 
 
 def check_spec(spec: str, context: GameContext | None = None) -> None:

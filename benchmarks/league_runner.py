@@ -179,14 +179,19 @@ def _keys(game: ScheduledGame) -> tuple[tuple[str, int], tuple[str, int]]:
     return (game.black_spec, 0), (game.white_spec, int(game.black_spec == game.white_spec))
 
 
-def play_scheduled(game: ScheduledGame, on_turn: Callable[[Turn | None], None] | None = None) -> PlayedGame:
-    """Build both players, play the game, close the players. Never raises for a player's
-    failure: one that cannot even be built loses the game by forfeit."""
-    players = Players()
-    try:
-        return _play(players, game, on_turn)
-    finally:
-        players.close()
+_kept: Players | None = None  # a Ray worker process's players, kept for its next games
+
+
+def play_kept(game: ScheduledGame) -> PlayedGame:
+    """Play ``game`` in a Ray worker process with the players it built for its earlier
+    games (building those it lacks). Never raises for a player's failure."""
+    global _kept
+    if _kept is None:
+        _kept = Players()
+        atexit.register(_kept.close)
+    played = _play(_kept, game, None)
+    _kept.end_game(played)
+    return played
 
 
 def _play(players: Players, game: ScheduledGame, on_turn: Callable[[Turn | None], None] | None) -> PlayedGame:
@@ -501,7 +506,8 @@ def run_ray(games: list[ScheduledGame], address: str | None, workers: int) -> It
 
     The referee's protections hold, but Ray's workers are not watched: a worker that dies
     stops the league with a ``LeagueRunError``, and a Python player stuck in a move is not
-    stopped (engines are, by their timeout).
+    stopped (engines are, by their timeout). Each Ray worker process keeps the players it
+    built for its next games, as a local worker does; they end with the process.
     """
     try:
         import ray
@@ -516,7 +522,7 @@ def run_ray(games: list[ScheduledGame], address: str | None, workers: int) -> It
         ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     pending: list = []
     try:
-        remote = ray.remote(num_cpus=1, max_retries=0)(play_scheduled)
+        remote = ray.remote(num_cpus=1, max_retries=0)(play_kept)
         pending = [remote.remote(game) for game in games]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
