@@ -747,29 +747,54 @@ def _uniform(rng):
     return np.float64(next_random(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
+@inline_kernel
+def _candidate(state, weights, a, num_points):
+    """The weight of move ``a`` if it may be legal at a glance (pass, or an empty point), else 0."""
+    weight = weights[a]
+    if not weight > 0.0 or (a < num_points and state.board[a] != EMPTY):
+        return 0.0
+    return weight
+
+
 @kernel
 def sample_and_play(state, geometry, weights, rng):
     """Draw a legal move with probability in proportion to ``weights`` (float[P+1], not
     necessarily normalised or masked) and play it; return it, or -1 where the game is over or
-    no legal move has weight (nothing is played). One pass over the moves: each legal move of
-    weight ``w`` replaces the choice so far with probability ``w / (weight seen so far)``."""
+    no legal move has weight (nothing is played).
+
+    A move is drawn among the empty points and pass and kept if legal, else drawn again
+    (rejection sampling: a few checks of legality rather than one per point); after a few
+    rejections, one pass over the legal moves draws it, each legal move of weight ``w``
+    replacing the choice so far with probability ``w / (weight seen so far)``.
+    """
     if state.info[INFO_OVER] != RUNNING:
         return -1
     num_points = geometry.size * geometry.size
     color = state.info[INFO_TO_PLAY]
     total = 0.0
+    for a in range(num_points + 1):
+        total += _candidate(state, weights, a, num_points)
+    for _ in range(4 if total > 0.0 else 0):
+        target = _uniform(rng) * total
+        chosen = num_points
+        for a in range(num_points + 1):
+            weight = _candidate(state, weights, a, num_points)
+            if weight > 0.0:
+                chosen = a
+                target -= weight
+                if target < 0.0:
+                    break
+        if chosen == num_points or _empty_point_status(state, geometry, chosen, color) == LEGAL:
+            _apply(state, geometry, chosen)
+            return chosen
+    total = 0.0
     chosen = -1
     for a in range(num_points + 1):
-        weight = weights[a]
-        if not weight > 0.0:
-            continue
-        if a < num_points and (
-            state.board[a] != EMPTY or _empty_point_status(state, geometry, a, color) != LEGAL
-        ):
-            continue
-        total += weight
-        if _uniform(rng) * total < weight:
-            chosen = a
+        weight = _candidate(state, weights, a, num_points)
+        if weight > 0.0 and (a == num_points or _empty_point_status(state, geometry, a, color) == LEGAL):
+            total += weight
+            if _uniform(rng) * total < weight:
+                chosen = a
     if chosen >= 0:
         _apply(state, geometry, chosen)
     return chosen

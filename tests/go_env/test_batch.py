@@ -92,3 +92,15 @@ def test_sample_and_play_refuses_weights_on_illegal_moves_only():
     assert batch.state.board[1, 2] != 0  # the other game played
     with pytest.raises(ValueError, match="shape"):
         batch.sample_and_play(np.ones((2, 25)))
+
+
+def test_sample_and_play_draws_again_after_an_empty_but_illegal_point():
+    batch = GameBatch(5, 64, seed=0)
+    batch.play(np.full(64, 24))  # Black in a corner
+    batch.play(np.full(64, 1))  # White
+    batch.play(np.full(64, 23))  # Black
+    batch.play(np.full(64, 5))  # White: point 0, empty, is suicide for Black
+    probabilities = np.zeros((64, 26))
+    probabilities[:, 0] = 1000.0
+    probabilities[:, 25] = 1.0
+    assert (batch.sample_and_play(probabilities) == 25).all()
