@@ -191,8 +191,9 @@ class PUCT(TreeSearch):
 
         Simulations that end in a finished game are scored by the rules and backed up at
         once, so fewer leaves may come back (none when the tree is full). The leaves are
-        views into buffers that the next ``ask`` overwrites.
+        views into buffers that the next ``ask`` overwrites. Root noise is ``search``'s alone.
         """
+        self._check_told()
         self.sync(game)
         return self._ask(game, self._reserve(self.batch if count is None else count))[0]
 
@@ -215,8 +216,7 @@ class PUCT(TreeSearch):
     def _ask(self, game: Game, count: int) -> tuple[Leaves, int]:
         """``ask`` on a synced tree with room for ``count`` nodes: (leaves, simulations
         finished in a finished game)."""
-        if self._pending is not None:
-            raise ValueError("tell the leaves of the last ask before asking again")
+        self._check_told()
         buffers = self._leaf_buffers(game)
         komi = float(game.rules.komi)
         territory = game.rules.scoring == "territory"
@@ -227,6 +227,10 @@ class PUCT(TreeSearch):
         states = GoState(*(field[:collected] for field in buffers.states))
         self._pending = buffers.nodes[:collected] if collected else None
         return Leaves(states, buffers.legal[:collected], game.geometry, komi, territory), finished
+
+    def _check_told(self) -> None:
+        if self._pending is not None:
+            raise ValueError("tell the leaves of the last ask before asking again")
 
     def _simulate(self, game: Game, count: int) -> int:
         done = 0
