@@ -27,6 +27,7 @@ import numpy as np
 from agents.base import RESIGN, Action, GameContext, MoveInfo, restart_seed
 from go_env import Game, Rules
 from search import PUCT, UCT, Candidate, Evaluator, Leaves, RolloutEvaluator, TreeSearch, UniformEvaluator
+from search.selection import make_selection
 
 EvaluatorSpec = str | Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarray]]
 
@@ -205,6 +206,10 @@ class PUCTAgent(_SearchAgent):
         rollouts: playouts per leaf for ``evaluator="rollout"``.
         c_puct: exploration constant.
         batch: leaves per evaluator call.
+        selection: the selection rule: ``"alphazero"`` (Q + c·P·sqrt(ΣN)/(1+N)), ``"alphago"``
+            (Q + c·P/(1+N), as the AlphaGo seeds give it) or ``"ucb1"`` (see ``search.selection``).
+        fpu: the value of a move not tried yet (first-play urgency).
+        virtual_loss: the visits, valued as losses, that a pending leaf puts on its path.
         noise: weight ε of Dirichlet noise in the root's priors (0: none; 0.25 for self-play).
         dirichlet_alpha: the noise's α (None: 10 / number of legal moves).
         temperature: moves are drawn in proportion to ``visits^(1/temperature)``; 0 plays
@@ -225,6 +230,9 @@ class PUCTAgent(_SearchAgent):
         rollouts: int = 1,
         c_puct: float = 1.5,
         batch: int = 8,
+        selection: str = "alphazero",
+        fpu: float = 0.0,
+        virtual_loss: float = 1.0,
         noise: float = 0.0,
         dirichlet_alpha: float | None = None,
         temperature: float = 0.0,
@@ -240,6 +248,7 @@ class PUCTAgent(_SearchAgent):
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         if isinstance(evaluator, str) and evaluator not in ("uniform", "rollout"):
             raise ValueError(f"unknown evaluator {evaluator!r}: 'uniform', 'rollout', or an Evaluator")
+        make_selection(selection, c_puct, fpu, virtual_loss)  # refuses bad values now, not at the first move
 
         def make_searcher(seed: int | None) -> TreeSearch:
             leaves: EvaluatorSpec = evaluator
@@ -251,6 +260,9 @@ class PUCTAgent(_SearchAgent):
                 leaves,  # type: ignore[arg-type]  # an Evaluator or a callable, as PUCT takes
                 c_puct=c_puct,
                 batch=batch,
+                selection=selection,
+                fpu=fpu,
+                virtual_loss=virtual_loss,
                 noise=noise,
                 dirichlet_alpha=dirichlet_alpha,
                 reuse=reuse,

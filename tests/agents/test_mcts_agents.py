@@ -14,6 +14,7 @@ from agents.base import (
     RESIGN,
     Actor,
     Agent,
+    AgentSpecError,
     AnalysisAgent,
     GameContext,
     MoveInfo,
@@ -230,3 +231,16 @@ def test_rave_beats_plain_uct():
     wins = wins_against("uct:playouts=1000,rave=true,seed={seed}", "uct:playouts=1000,seed={seed}", 20)
     print(f"\nuct:playouts=1000,rave=true against uct:playouts=1000: {wins}/20")
     assert wins >= 14
+
+
+@pytest.mark.parametrize("rule", ["alphazero", "alphago", "ucb1"])
+def test_puct_spec_takes_the_selection_rule_first_play_value_and_virtual_loss(rule):
+    agent = make_agent(f"puct:simulations=40,selection={rule},fpu=-0.5,virtual_loss=2,resign_threshold=None")
+    agent.reset(Rules(komi=0.5))
+    game = Game(5, Rules(komi=0.5))
+    assert game.is_legal(agent.select_move(game))
+
+
+def test_puct_spec_refuses_an_unknown_selection_rule_at_once():
+    with pytest.raises(AgentSpecError, match="unknown selection rule"):
+        make_agent("puct:selection=greedy")
