@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from go_env import Game
-from go_env import _kernels as K
+from go_env import core as K
 from go_env.aec import env as aec_env
 from go_env.batch import GameBatch
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from go_env import _kernels as K
+from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from go_env.game import Game, IllegalMoveError
 from go_env.rules import Rules
@@ -54,7 +54,7 @@ class GameBatch:
         """Play ``moves[b]`` (int[B]) in every game still running; finished games are skipped.
 
         Returns:
-            int64[B] status codes (``_kernels.LEGAL`` = 0 where the move was played).
+            int64[B] status codes (``core.LEGAL`` = 0 where the move was played).
 
         Raises:
             IllegalMoveError: if ``strict`` and a running game got an illegal move; the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from go_env._kernels import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY, batch_item, kernel
+from go_env.core import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY, batch_item, kernel
 
 NUM_HISTORY_PLANES = 2 * HISTORY + 1
 

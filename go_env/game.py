@@ -12,8 +12,8 @@ import numba
 import numpy as np
 from numba import types
 
-from go_env import _kernels as K
 from go_env import coords
+from go_env import core as K
 from go_env.features import history_planes, new_history_planes
 from go_env.rules import Rules
 

@@ -1,7 +1,7 @@
 """Invariants of the rules' state, recomputed from the stones: a checker for tests and users.
 
 The kernels keep chains, liberties, keys and the empty list incrementally (see
-``_kernels``); ``check_state`` rebuilds them from the board in plain Python and raises
+``go_env.core``); ``check_state`` rebuilds them from the board in plain Python and raises
 ``InvariantError`` naming the first one that disagrees. It is slow (a flood fill per chain)
 and meant for tests, debugging and states that come from elsewhere.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from go_env import _kernels as K
+from go_env import core as K
 
 
 class InvariantError(AssertionError):

@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
-from go_env import _kernels as K
+from go_env import core as K
 
 KoRule = Literal["positional", "situational", "simple"]
 Scoring = Literal["area", "territory"]

@@ -25,9 +25,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from go_env import _kernels as K
-from go_env._kernels import GoState, inline_kernel
+from go_env import core as K
 from go_env.batch import GameBatch
+from go_env.core import GoState, inline_kernel
 from search.evaluator import (
     Evaluator,
     Leaves,

@@ -35,8 +35,8 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from go_env import _kernels as K
-from go_env._kernels import Geometry, GoState, inline_kernel, kernel
+from go_env import core as K
+from go_env.core import Geometry, GoState, inline_kernel, kernel
 
 
 class Scratch(NamedTuple):
@@ -85,7 +85,7 @@ def playout(state, geometry, rng, moves, start):
     end = start
     while state.info[K.INFO_OVER] == K.RUNNING:
         move = K.random_move(state, geometry, rng)
-        K._apply(state, geometry, move, False)
+        K.apply_legal(state, geometry, move, False)
         moves[end] = move
         end += 1
     return end

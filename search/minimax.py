@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, types
 
 from go_env import Game, Rules
-from go_env import _kernels as K
+from go_env import core as K
 
 Heuristic = Callable[[K.GoState, K.Geometry], float]
 """A numba-compiled ``h(state, geometry) -> float``: the side to move's expected lead in
@@ -352,11 +352,11 @@ def _alphabeta(root, geometry, work, tt, depth, alpha, beta, komi, territory, us
         parent = K.batch_item(work.stack, ply)
         child = K.batch_item(work.stack, ply + 1)
         K.copy_into(child, parent)
-        K._apply(child, geometry, work.moves[ply, i], False)
+        K.apply_legal(child, geometry, work.moves[ply, i], False)
         history_key = work.history_key[ply]
         if child.info[K.INFO_KO_RULE] != K.KO_SIMPLE:
-            seen = K._position_key(child, geometry, child.key[0], child.info[K.INFO_TO_PLAY])
-            if not K._seen_contains(parent.seen, seen):
+            seen = K.position_key(child, geometry, child.key[0], child.info[K.INFO_TO_PLAY])
+            if not K.seen_contains(parent.seen, seen):
                 history_key ^= _mix(seen)
         ply += 1
         work.history_key[ply] = history_key

@@ -30,8 +30,8 @@ from typing import NamedTuple
 import numpy as np
 
 from go_env import Game
-from go_env import _kernels as K
-from go_env._kernels import GoState, kernel
+from go_env import core as K
+from go_env.core import GoState, kernel
 from search.evaluator import (
     Evaluator,
     Leaves,
@@ -67,7 +67,7 @@ def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, sel
         node = ROOT
         while tree.expanded[node] and state.info[K.INFO_OVER] == K.RUNNING:
             move = select(tree, node, selection)
-            K._apply(state, geometry, move, True)
+            K.apply_legal(state, geometry, move, True)
             child = tree.children[node, move]
             node = add_node(tree, node, move) if child == UNVISITED else child
         if state.info[K.INFO_OVER] != K.RUNNING:

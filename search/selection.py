@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from go_env._kernels import inline_kernel
+from go_env.core import inline_kernel
 from search.tree import ILLEGAL, UNVISITED
 
 ALPHAZERO, ALPHAGO, UCB1 = 0, 1, 2

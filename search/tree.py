@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from go_env import Game
-from go_env._kernels import inline_kernel, kernel
+from go_env.core import inline_kernel, kernel
 from search.evaluator import Scratch, new_scratch, random_state, shapes
 
 ROOT = 0

@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from go_env import Game
-from go_env import _kernels as K
-from go_env._kernels import inline_kernel, kernel
+from go_env import core as K
+from go_env.core import inline_kernel, kernel
 from search.evaluator import outcome, playout
 from search.tree import ILLEGAL, ROOT, UNVISITED, TreeSearch, add_node, backup, expand
 
@@ -88,7 +88,7 @@ def simulate(tree, root, geometry, scratch, rng, count, c, rave, equivalence, ko
             move = _select(tree, node, rng, c, rave, equivalence)
             scratch.moves[depth] = move
             depth += 1
-            K._apply(state, geometry, move, False)
+            K.apply_legal(state, geometry, move, False)
             child = tree.children[node, move]
             node = add_node(tree, node, move) if child == UNVISITED else child
         color = state.info[K.INFO_TO_PLAY]

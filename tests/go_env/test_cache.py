@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ROLLOUT_SCRIPT = """
 import numpy as np
 from go_env import Game, Rules
-from go_env._kernels import GoState
+from go_env.core import GoState
 from search.evaluator import Leaves, RolloutEvaluator
 
 game = Game(5, Rules(komi=0.5))
@@ -49,7 +49,7 @@ def test_the_cache_directory_is_named_after_the_kernel_sources(tmp_path):
     rules = tmp_path / "go_env" / "rules.py"  # plain Python: the compiled kernels stay valid
     rules.write_text(rules.read_text() + "\n# a comment\n")
     assert _cache.kernel_digest(roots) == before
-    kernels = tmp_path / "go_env" / "_kernels.py"
+    kernels = tmp_path / "go_env" / "core" / "state.py"
     kernels.write_text(kernels.read_text() + "\n# a comment\n")
     assert _cache.kernel_digest(roots) != before
     assert _cache.cache_directory(str(tmp_path)).parent == tmp_path
@@ -58,11 +58,11 @@ def test_the_cache_directory_is_named_after_the_kernel_sources(tmp_path):
 def test_the_running_process_compiles_into_the_keyed_directory():
     import numba
 
-    from go_env import _kernels
+    from go_env.core import play
 
     assert str(_cache.CACHE_DIRECTORY) == numba.config.CACHE_DIR
     assert _cache.CACHE_DIRECTORY.name.startswith("kernels-")
-    assert str(_kernels.play._cache._cache_path).startswith(str(_cache.CACHE_DIRECTORY))
+    assert str(play._cache._cache_path).startswith(str(_cache.CACHE_DIRECTORY))
 
 
 def test_an_edit_to_a_rules_kernel_reaches_a_cached_search_kernel_that_inlines_it(tmp_path):
@@ -71,7 +71,7 @@ def test_an_edit_to_a_rules_kernel_reaches_a_cached_search_kernel_that_inlines_i
     random_value = _rollout_value(tree, cache)
     assert -1.0 < random_value < 1.0  # playouts from the empty board: both colours win some
     # Make random playouts pass at once: every playout then ends on the empty board, W+0.5.
-    kernels = tree / "go_env" / "_kernels.py"
+    kernels = tree / "go_env" / "core" / "playout.py"
     source = kernels.read_text()
     body = '    """A uniformly random legal move that fills no own eye; pass when there is none."""\n'
     assert body in source

@@ -11,8 +11,8 @@ import random
 import numpy as np
 import pytest
 
-from go_env import _kernels as K
 from go_env import coords
+from go_env import core as K
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.rules import Rules
 from tests.boards import position

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from go_env import _kernels as K
+from go_env import core as K
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.invariants import check_state
 from go_env.rules import Rules

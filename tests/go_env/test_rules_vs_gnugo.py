@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 
-from go_env import _kernels as K
 from go_env import coords
+from go_env import core as K
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.rules import KoRule, Rules
 

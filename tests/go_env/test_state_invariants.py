@@ -7,8 +7,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from go_env import _kernels as K
 from go_env import coords
+from go_env import core as K
 from go_env.game import Game
 from go_env.invariants import InvariantError, check_state
 from tests.boards import CAPTURE, HALF_POINT_KOMI, position

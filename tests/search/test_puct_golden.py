@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from go_env import BLACK, WHITE, Game, Rules, coords
-from go_env import _kernels as K
+from go_env import core as K
 from search import PUCT, Leaves, UniformEvaluator
 from tests.boards import CAPTURE, HALF_POINT_KOMI, ONLY_WIN, ONLY_WIN_RULES, position
 

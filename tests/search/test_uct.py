@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from go_env import Game, Rules, coords
-from go_env import _kernels as K
+from go_env import core as K
 from search import PUCT, UCT
 from search.evaluator import new_scratch, score_margin
 from search.invariants import check_tree

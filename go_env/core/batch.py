@@ -1,0 +1,178 @@
+"""Batches of games: the state with a leading batch axis, one game per ``prange`` step.
+
+Also allocating states (``new_state`` lives here because it resets a batch with
+``batch_reset``) and drawing a move from weights (``sample_and_play``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from go_env.core.playout import next_random, random_playout
+from go_env.core.rules import apply_legal, empty_point_status, legal_mask, play, reset
+from go_env.core.scoring import score
+from go_env.core.state import (
+    EMPTY,
+    HISTORY,
+    INFO_OVER,
+    INFO_TO_PLAY,
+    LEGAL,
+    NUM_INFO,
+    RUNNING,
+    GoState,
+    inline_kernel,
+    kernel,
+    make_geometry,
+    seen_capacity,
+)
+
+
+def new_state(size: int, ko_rule: int, allow_suicide: int, max_moves: int, batch: int = 0) -> GoState:
+    """Allocate an empty-board state (or ``batch`` of them when ``batch > 0``)."""
+    num_points = size * size
+    lead = (batch,) if batch else ()
+    state = GoState(
+        board=np.zeros(lead + (num_points + 1,), np.int8),
+        chain_head=np.zeros(lead + (num_points,), np.int16),
+        chain_next=np.zeros(lead + (num_points,), np.int16),
+        chain_size=np.zeros(lead + (num_points,), np.int16),
+        chain_libs=np.zeros(lead + (num_points,), np.int16),
+        chain_key=np.zeros(lead + (num_points,), np.uint64),
+        empties=np.zeros(lead + (num_points,), np.int16),
+        empty_index=np.zeros(lead + (num_points,), np.int16),
+        placed_at=np.zeros(lead + (num_points,), np.int32),
+        recent=np.zeros(lead + (HISTORY, num_points), np.int8),
+        seen=np.zeros(lead + (seen_capacity(max_moves),), np.uint64),
+        key=np.zeros(lead + (1,), np.uint64),
+        info=np.zeros(lead + (NUM_INFO,), np.int64),
+    )
+    geometry = make_geometry(size)
+    rules = np.array([ko_rule, int(allow_suicide), max_moves], np.int64)
+    if batch:
+        batch_reset(state, geometry, rules)
+    else:
+        reset(state, geometry, rules)
+    return state
+
+
+def state_item(batch: GoState, b: int) -> GoState:
+    """Game ``b`` of a batch, as numpy views for Python callers.
+
+    Arrays returned by compiled code are owned by numba's runtime, which the kernels compiled
+    without it must never be handed; numpy views of numpy arrays are always safe.
+    """
+    return GoState(*(field[b] for field in batch))
+
+
+@inline_kernel
+def batch_item(batch, b):
+    """Game ``b`` of a batch, as views into the batch arrays, for compiled code only
+    (Python callers take ``state_item``)."""
+    return GoState(
+        batch.board[b], batch.chain_head[b], batch.chain_next[b], batch.chain_size[b],
+        batch.chain_libs[b], batch.chain_key[b], batch.empties[b], batch.empty_index[b],
+        batch.placed_at[b], batch.recent[b], batch.seen[b], batch.key[b], batch.info[b],
+    )  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def batch_reset(batch, geometry, rules):
+    for b in prange(batch.board.shape[0]):
+        reset(batch_item(batch, b), geometry, rules)
+
+
+@njit(cache=True, parallel=True)
+def batch_play(batch, geometry, moves, status_out):
+    """Play ``moves[b]`` in game ``b`` where legal; the status of each goes to ``status_out[b]``."""
+    for b in prange(batch.board.shape[0]):
+        status_out[b] = play(batch_item(batch, b), geometry, moves[b])
+
+
+@njit(cache=True, parallel=True)
+def batch_legal_mask(batch, geometry, out):
+    """``out[b]`` (int8[B, P+1]) gets the legal-move mask of game ``b``."""
+    for b in prange(batch.board.shape[0]):
+        legal_mask(batch_item(batch, b), geometry, out[b])
+
+
+@njit(cache=True, parallel=True)
+def batch_random_playout(batch, geometry, seeds, moves_out):
+    """Play every game of the batch out at random, game ``b`` seeded by ``seeds[b]`` (nonzero)."""
+    for b in prange(batch.board.shape[0]):
+        rng = np.empty(1, np.uint64)
+        rng[0] = np.uint64(seeds[b]) | np.uint64(1)
+        moves_out[b] = random_playout(batch_item(batch, b), geometry, rng)
+
+
+@njit(cache=True, parallel=True)
+def batch_score(batch, geometry, komi, territory, out):
+    for b in prange(batch.board.shape[0]):
+        out[b] = score(batch_item(batch, b), geometry, komi, territory)
+
+
+@inline_kernel
+def _uniform(rng):
+    """A float drawn uniformly from [0, 1) with ``next_random``."""
+    return np.float64(next_random(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@inline_kernel
+def _candidate(state, weights, a, num_points):
+    """The weight of move ``a`` if it may be legal at a glance (pass, or an empty point), else 0."""
+    weight = weights[a]
+    if not weight > 0.0 or (a < num_points and state.board[a] != EMPTY):
+        return 0.0
+    return weight
+
+
+@kernel
+def sample_and_play(state, geometry, weights, rng):
+    """Draw a legal move with probability in proportion to ``weights`` (float[P+1], not
+    necessarily normalised or masked) and play it; return it, or -1 where the game is over or
+    no legal move has weight (nothing is played).
+
+    A move is drawn among the empty points and pass and kept if legal, else drawn again
+    (rejection sampling: a few checks of legality rather than one per point); after a few
+    rejections, one pass over the legal moves draws it, each legal move of weight ``w``
+    replacing the choice so far with probability ``w / (weight seen so far)``.
+    """
+    if state.info[INFO_OVER] != RUNNING:
+        return -1
+    num_points = geometry.size * geometry.size
+    color = state.info[INFO_TO_PLAY]
+    total = 0.0
+    for a in range(num_points + 1):
+        total += _candidate(state, weights, a, num_points)
+    for _ in range(4 if total > 0.0 else 0):
+        target = _uniform(rng) * total
+        chosen = num_points
+        for a in range(num_points + 1):
+            weight = _candidate(state, weights, a, num_points)
+            if weight > 0.0:
+                chosen = a
+                target -= weight
+                if target < 0.0:
+                    break
+        if chosen == num_points or empty_point_status(state, geometry, chosen, color) == LEGAL:
+            apply_legal(state, geometry, chosen)
+            return chosen
+    total = 0.0
+    chosen = -1
+    for a in range(num_points + 1):
+        weight = _candidate(state, weights, a, num_points)
+        if weight > 0.0 and (a == num_points or empty_point_status(state, geometry, a, color) == LEGAL):
+            total += weight
+            if _uniform(rng) * total < weight:
+                chosen = a
+    if chosen >= 0:
+        apply_legal(state, geometry, chosen)
+    return chosen
+
+
+@njit(cache=True, parallel=True)
+def batch_sample_and_play(batch, geometry, probabilities, rngs, moves_out):
+    """``sample_and_play`` in every game ``b`` with weights ``probabilities[b]`` (float[B, P+1])
+    and generator ``rngs[b]`` (uint64[B], nonzero); the moves (or -1) go to ``moves_out``."""
+    for b in prange(batch.board.shape[0]):
+        moves_out[b] = sample_and_play(batch_item(batch, b), geometry, probabilities[b], rngs[b : b + 1])

@@ -1,0 +1,107 @@
+"""Counting the board: area (Tromp-Taylor) and territory scores, and each point's area owner."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from go_env.core.state import BLACK, EMPTY, INFO_CAPTURES, WALL, WHITE, kernel
+
+
+@njit(cache=True)
+def area_owner(state, geometry, out):
+    """Write each point's area owner into ``out`` (int8[P]): the stone's colour, or for an
+    empty point the one colour its empty region touches (EMPTY when it touches both or none)."""
+    num_points = geometry.size * geometry.size
+    out[:] = state.board[:num_points]
+    visited = np.zeros(num_points, np.bool_)
+    stack = np.empty(num_points, np.int64)
+    region = np.empty(num_points, np.int64)
+    for start in range(num_points):
+        if state.board[start] != EMPTY or visited[start]:
+            continue
+        visited[start] = True
+        stack[0] = start
+        top = 1
+        size = 0
+        touches = 0  # bit 1: Black, bit 2: White
+        while top > 0:
+            top -= 1
+            p = stack[top]
+            region[size] = p
+            size += 1
+            for k in range(4):
+                n = geometry.neighbors[p, k]
+                c = state.board[n]
+                if c == EMPTY:
+                    if not visited[n]:
+                        visited[n] = True
+                        stack[top] = n
+                        top += 1
+                elif c != WALL:
+                    touches |= c
+        owner = touches if touches == BLACK or touches == WHITE else EMPTY
+        for i in range(size):
+            out[region[i]] = owner
+
+
+@kernel
+def score_margin(state, geometry, komi, territory, marks, stack):
+    """``score`` with the flood fill's work arrays passed in (int8[P], int64[P]): allocates
+    nothing, so kernels compiled without reference counting can call it."""
+    num_points = geometry.size * geometry.size
+    marks[:] = 0
+    black = 0
+    white = 0
+    for start in range(num_points):
+        color = state.board[start]
+        if color != EMPTY:
+            if not territory:
+                if color == BLACK:
+                    black += 1
+                else:
+                    white += 1
+            continue
+        if marks[start]:
+            continue
+        marks[start] = 1
+        stack[0] = start
+        top = 1
+        region = 0
+        touches = 0  # bit 1: Black, bit 2: White
+        while top > 0:
+            top -= 1
+            p = stack[top]
+            region += 1
+            for k in range(4):
+                n = geometry.neighbors[p, k]
+                c = state.board[n]
+                if c == EMPTY:
+                    if not marks[n]:
+                        marks[n] = 1
+                        stack[top] = n
+                        top += 1
+                elif c != WALL:
+                    touches |= c
+        if touches == BLACK:
+            black += region
+        elif touches == WHITE:
+            white += region
+    if territory:
+        black += state.info[INFO_CAPTURES]
+        white += state.info[INFO_CAPTURES + 1]
+    return black - white - komi
+
+
+@njit(cache=True)
+def score(state, geometry, komi, territory):
+    """Black's points minus White's points minus komi.
+
+    Area scoring (Tromp-Taylor): stones plus empty regions reaching only one colour.
+    Territory scoring: those empty regions plus stones captured; every stone on the
+    board counts as alive, so dead stones must be captured before the count.
+    """
+    num_points = geometry.size * geometry.size
+    marks = np.empty(num_points, np.int8)
+    stack = np.empty(num_points, np.int64)
+    return score_margin(state, geometry, komi, territory, marks, stack)
