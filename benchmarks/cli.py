@@ -58,7 +58,7 @@ def bench(args: argparse.Namespace) -> None:
 def gtp(args: argparse.Namespace) -> None:
     """Serve a player as a GTP engine on stdin and stdout."""
     from agents.base import Closeable, make_agent
-    from agents.gtp_engine import GTPEngine
+    from agents.gtp.engine import GTPEngine
 
     rules = Rules.preset(args.rules, komi=args.komi) if args.komi is not None else Rules.preset(args.rules)
     agent = make_agent(args.agent)

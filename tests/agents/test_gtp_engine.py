@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from agents.base import RESIGN, MoveInfo
-from agents.gtp_engine import GTPEngine
+from agents.gtp.engine import GTPEngine
 from agents.random_agent import RandomAgent
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp, to_gtp
@@ -280,7 +280,7 @@ def test_play_and_genmove_go_on_beyond_the_move_cap():
 
 
 def test_a_game_past_the_longest_a_game_holds_is_an_error(monkeypatch):
-    monkeypatch.setattr("agents.gtp_engine.MAX_MOVES", 60)
+    monkeypatch.setattr("agents.gtp.engine.MAX_MOVES", 60)
     engine = GTPEngine(RandomAgent(seed=3, pass_only_when_forced=True), size=3, rules=Rules(komi=0))
     answers = [engine.handle(f"genmove {'bw'[i % 2]}") for i in range(70)]
     assert len(engine.game.moves) == 60

@@ -9,7 +9,7 @@ import threading
 import numba
 import pytest
 
-from agents.gtp_engine import GTPEngine
+from agents.gtp.engine import GTPEngine
 from agents.random_agent import RandomAgent
 from benchmarks import cli
 from search import warmup as warmup_module

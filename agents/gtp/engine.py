@@ -78,6 +78,7 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 import numpy as np
 
 from agents.base import RESIGN, Agent, AnalysisAgent, GameContext, MoveInfo, MoveObserver, reset_player
+from agents.gtp.protocol import COLORS, KATA_FIXED, KATA_KO, LINE_LIMIT, kata_rules, shorten
 from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError
 from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
@@ -88,8 +89,6 @@ try:
 except PackageNotFoundError:
     _VERSION = "dev"
 
-_COLORS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
-
 # Rules by the names GTP controllers use (kgs-rules, kata-set-rules); komi is set apart.
 _NAMED_RULES = {
     **RULES_PRESETS,
@@ -97,13 +96,11 @@ _NAMED_RULES = {
     "aga": Rules(ko="situational", name="aga"),
     "new-zealand": Rules(ko="situational", suicide=True, name="new-zealand"),
 }
-_KATA_KO = {"simple": "SIMPLE", "positional": "POSITIONAL", "situational": "SITUATIONAL"}
-_KATA_FIXED = ("tax", "hasButton", "whiteHandicapBonus")
 
 Write = Callable[[str], None]
 
 _SHORTEST_INTERVAL = 0.01  # seconds between analysis reports
-LINE_LIMIT = 1 << 16  # characters of a command line read
+_QUOTED = 300  # characters of an argument quoted in an error message
 
 
 def _never() -> bool:
@@ -263,10 +260,10 @@ class GTPEngine:
                 return
             text = command.method(self, args)
         except GTPError as error:
-            write(_answer("?", id_, _shorten(str(error))))
+            write(_answer("?", id_, shorten(str(error), _QUOTED)))
         except Exception as error:  # a failing player must not take the engine down
             traceback.print_exc(file=sys.stderr)
-            write(_answer("?", id_, _shorten(f"internal error: {type(error).__name__}: {error}")))
+            write(_answer("?", id_, shorten(f"internal error: {type(error).__name__}: {error}", _QUOTED)))
         else:
             write(_answer("=", id_, text or ""))
 
@@ -481,7 +478,7 @@ class GTPEngine:
     def _analysis_request(self, args: list[str], play: bool) -> _Analysis:
         words = list(args)
         color = self.game.to_play
-        if play or (words and words[0].lower() in _COLORS):
+        if play or (words and words[0].lower() in COLORS):
             color = _color(words.pop(0))
         interval, max_moves = 1.0, None
         if words and words[0].isdigit():
@@ -702,11 +699,6 @@ def _answer(status: str, id_: str, text: str) -> str:
     return "\n".join(line for line in lines if line.strip()) + "\n\n"
 
 
-def _shorten(message: str, limit: int = 300) -> str:
-    """An error message cut to about ``limit`` characters (it may quote a huge argument)."""
-    return message if len(message) <= limit else f"{message[:limit]}... ({len(message)} characters)"
-
-
 def _arity(command: _Command) -> str:
     if command.most is None:
         return f"at least {command.fewest} arguments"
@@ -731,7 +723,7 @@ def _float(text: str, what: str) -> float:
 
 def _color(text: str) -> int:
     try:
-        return _COLORS[text.lower()]
+        return COLORS[text.lower()]
     except KeyError:
         raise GTPError(f"syntax error: invalid color {text!r}") from None
 
@@ -772,18 +764,6 @@ def _named_rules(name: str, komi: float) -> Rules:
     return dataclasses.replace(rules, komi=komi)
 
 
-def kata_rules(rules: Rules) -> dict[str, Any]:
-    """``rules`` in the JSON form of KataGo's ``kata-get-rules`` and ``kata-set-rules``."""
-    return {
-        "ko": _KATA_KO[rules.ko],
-        "scoring": rules.scoring.upper(),
-        "tax": "NONE",  # every point counts, in seki too
-        "suicide": rules.suicide,
-        "hasButton": False,
-        "whiteHandicapBonus": "0",
-    }
-
-
 def _rules_from_kata(text: str, current: Rules) -> Rules:
     """``current`` changed as KataGo's rules JSON says; the axes goarena lacks must match it."""
     try:
@@ -794,7 +774,7 @@ def _rules_from_kata(text: str, current: Rules) -> Rules:
         raise GTPError("syntax error: rules JSON must be an object")
     fields: dict[str, Any] = {"name": "custom"}
     fixed = kata_rules(current)
-    kata_ko = {value: key for key, value in _KATA_KO.items()}
+    kata_ko = {value: key for key, value in KATA_KO.items()}
     for key, value in spec.items():
         text = str(value)
         if key == "ko" and text.upper() in kata_ko:
@@ -805,7 +785,7 @@ def _rules_from_kata(text: str, current: Rules) -> Rules:
             fields["suicide"] = value
         elif key == "komi" and isinstance(value, (int, float)):
             fields["komi"] = value
-        elif key in _KATA_FIXED and text.lower() == str(fixed[key]).lower():
+        elif key in KATA_FIXED and text.lower() == str(fixed[key]).lower():
             continue  # an axis goarena has a single setting of
         elif key != "friendlyPassOk":  # that one only says how passes end a game, played out here
             raise GTPError(f"unsupported rules: {key} = {value!r}")

@@ -36,14 +36,12 @@ from types import TracebackType
 from typing import IO
 
 from agents.base import RESIGN, GameContext
-from agents.gtp_engine import kata_rules
+from agents.gtp.protocol import COLOR_LETTERS, LINE_LIMIT, kata_rules, shorten
 from go_env import coords
 from go_env.game import BLACK, WHITE, Game
 from go_env.rules import Rules
 
-_COLOR_NAMES = {BLACK: "b", WHITE: "w"}
 _STDERR_LINES = 20  # kept for error messages
-LINE_LIMIT = 1 << 16  # bytes: longer lines of engine output are cut
 ANSWER_LIMIT = 1 << 20  # characters: a longer answer is an error
 _QUOTED = 500  # characters of engine output quoted in an error message
 
@@ -169,7 +167,7 @@ class GTPAgent:
 
     def time_left(self, color: int, seconds: float, stones: int) -> None:
         if "time_left" in self.known_commands:
-            self.send(f"time_left {_COLOR_NAMES[color]} {round(seconds)} {stones}")
+            self.send(f"time_left {COLOR_LETTERS[color]} {round(seconds)} {stones}")
 
     # -- the engine's board ----------------------------------------------------------------
 
@@ -189,7 +187,7 @@ class GTPAgent:
         for index in range(len(self._moves), len(game.moves)):
             color = game.first_to_play if index % 2 == 0 else 3 - game.first_to_play
             move = game.moves[index]
-            self.send(f"play {_COLOR_NAMES[color]} {coords.to_gtp(move, game.size)}")
+            self.send(f"play {COLOR_LETTERS[color]} {coords.to_gtp(move, game.size)}")
             self._moves.append(move)
 
     def _new_game(self, size: int, rules: Rules) -> None:
@@ -210,12 +208,12 @@ class GTPAgent:
         else:
             for color, points in ((BLACK, black), (WHITE, white)):
                 for point in points:
-                    self.send(f"play {_COLOR_NAMES[color]} {coords.to_gtp(point, size)}")
+                    self.send(f"play {COLOR_LETTERS[color]} {coords.to_gtp(point, size)}")
         self._setup = (tuple(black), tuple(white))
 
     def _generate(self, command: str, game: Game) -> int:
         self.sync(game)
-        full = f"{command} {_COLOR_NAMES[game.to_play]}"
+        full = f"{command} {COLOR_LETTERS[game.to_play]}"
         answer = self.send(full)
         if answer.lower() == "resign":
             return RESIGN
@@ -228,7 +226,7 @@ class GTPAgent:
             return coords.from_gtp(vertex, size)
         except ValueError:
             raise GTPEngineError(
-                f"{self.name} answered {command!r} with {_shorten(vertex)!r}, not a vertex"
+                f"{self.name} answered {command!r} with {shorten(vertex, _QUOTED)!r}, not a vertex"
             ) from None
 
     # -- the protocol ----------------------------------------------------------------------
@@ -252,10 +250,10 @@ class GTPAgent:
         status, first = lines[0][:1], lines[0][1:].lstrip("0123456789").strip()  # drop the id
         text = "\n".join(line for line in (first, *lines[1:]) if line).rstrip()
         if status == "?":
-            raise GTPEngineError(f"{self.name} failed {command!r}: {_shorten(text)}")
+            raise GTPEngineError(f"{self.name} failed {command!r}: {shorten(text, _QUOTED)}")
         if status != "=":
             raise self._fail(
-                f"{self.name} answered {command!r} with nonsense: {_shorten(' | '.join(lines))!r}"
+                f"{self.name} answered {command!r} with nonsense: {shorten(' | '.join(lines), _QUOTED)!r}"
             )
         return text
 
@@ -294,7 +292,7 @@ class GTPAgent:
             code = self.process.wait()
         self._readers[1].join(timeout=1)  # the last words on stderr
         how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-        stderr = _shorten(" | ".join(line.rstrip() for line in self._stderr if line.strip()), 10 * _QUOTED)
+        stderr = shorten(" | ".join(line.rstrip() for line in self._stderr if line.strip()), 10 * _QUOTED)
         return f"{self.name} {how} while answering {command!r}" + (f"; stderr: {stderr}" if stderr else "")
 
     def _fail(self, message: str) -> GTPEngineError:
@@ -311,7 +309,7 @@ class GTPAgent:
     def _pump_stderr(self) -> None:
         assert self.process.stderr is not None
         for line in _read_lines(self.process.stderr):
-            self._stderr.append(_shorten(line, _QUOTED))
+            self._stderr.append(shorten(line, _QUOTED))
 
     # -- lifetime ----------------------------------------------------------------------------
 
@@ -358,8 +356,3 @@ def _read_lines(stream: IO[bytes]) -> Iterator[str]:
             while rest and not rest.endswith(b"\n"):  # a cut line: skip the rest of it
                 rest = stream.readline(LINE_LIMIT)
             yield line.decode("utf-8", errors="replace")
-
-
-def _shorten(text: str, limit: int = _QUOTED) -> str:
-    """``text``, cut to about ``limit`` characters for an error message."""
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"

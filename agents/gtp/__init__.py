@@ -1,0 +1,20 @@
+"""GTP, both ways: any GTP engine as a player (``client``), any player as a GTP engine (``engine``).
+
+The two sides share only the protocol's vocabulary (``protocol``); neither imports the other.
+"""
+
+from agents.gtp.client import ANSWER_LIMIT, GTPAgent, GTPEngineError, find_engine
+from agents.gtp.engine import GTPEngine, GTPError, TimedAgent
+from agents.gtp.protocol import LINE_LIMIT, kata_rules
+
+__all__ = [
+    "ANSWER_LIMIT",
+    "LINE_LIMIT",
+    "GTPAgent",
+    "GTPEngine",
+    "GTPEngineError",
+    "GTPError",
+    "TimedAgent",
+    "find_engine",
+    "kata_rules",
+]
