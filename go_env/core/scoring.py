@@ -5,7 +5,33 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from go_env.core.state import BLACK, EMPTY, INFO_CAPTURES, WALL, WHITE, kernel
+from go_env.core.state import BLACK, EMPTY, INFO_CAPTURES, WALL, WHITE, inline_kernel, kernel
+
+
+@inline_kernel
+def _empty_region(state, geometry, start, marks, region):
+    """Mark the empty region around the unmarked empty ``start``; return its size and the
+    colours it touches (bit 1: Black, bit 2: White). The region's points are left in
+    ``region[:size]``, which serves as the fill's queue (int64[P])."""
+    marks[start] = 1
+    region[0] = start
+    size = 1
+    touches = 0
+    i = 0
+    while i < size:
+        p = region[i]
+        i += 1
+        for k in range(4):
+            n = geometry.neighbors[p, k]
+            c = state.board[n]
+            if c == EMPTY:
+                if not marks[n]:
+                    marks[n] = 1
+                    region[size] = n
+                    size += 1
+            elif c != WALL:
+                touches |= c
+    return size, touches
 
 
 @njit(cache=True)
@@ -14,32 +40,12 @@ def area_owner(state, geometry, out):
     empty point the one colour its empty region touches (EMPTY when it touches both or none)."""
     num_points = geometry.size * geometry.size
     out[:] = state.board[:num_points]
-    visited = np.zeros(num_points, np.bool_)
-    stack = np.empty(num_points, np.int64)
+    marks = np.zeros(num_points, np.int8)
     region = np.empty(num_points, np.int64)
     for start in range(num_points):
-        if state.board[start] != EMPTY or visited[start]:
+        if state.board[start] != EMPTY or marks[start]:
             continue
-        visited[start] = True
-        stack[0] = start
-        top = 1
-        size = 0
-        touches = 0  # bit 1: Black, bit 2: White
-        while top > 0:
-            top -= 1
-            p = stack[top]
-            region[size] = p
-            size += 1
-            for k in range(4):
-                n = geometry.neighbors[p, k]
-                c = state.board[n]
-                if c == EMPTY:
-                    if not visited[n]:
-                        visited[n] = True
-                        stack[top] = n
-                        top += 1
-                elif c != WALL:
-                    touches |= c
+        size, touches = _empty_region(state, geometry, start, marks, region)
         owner = touches if touches == BLACK or touches == WHITE else EMPTY
         for i in range(size):
             out[region[i]] = owner
@@ -64,29 +70,11 @@ def score_margin(state, geometry, komi, territory, marks, stack):
             continue
         if marks[start]:
             continue
-        marks[start] = 1
-        stack[0] = start
-        top = 1
-        region = 0
-        touches = 0  # bit 1: Black, bit 2: White
-        while top > 0:
-            top -= 1
-            p = stack[top]
-            region += 1
-            for k in range(4):
-                n = geometry.neighbors[p, k]
-                c = state.board[n]
-                if c == EMPTY:
-                    if not marks[n]:
-                        marks[n] = 1
-                        stack[top] = n
-                        top += 1
-                elif c != WALL:
-                    touches |= c
+        size, touches = _empty_region(state, geometry, start, marks, stack)
         if touches == BLACK:
-            black += region
+            black += size
         elif touches == WHITE:
-            white += region
+            white += size
     if territory:
         black += state.info[INFO_CAPTURES]
         white += state.info[INFO_CAPTURES + 1]
