@@ -38,19 +38,19 @@ def demo(args: argparse.Namespace) -> None:
 
 def bench(args: argparse.Namespace) -> None:
     if args.what == "env":
-        from benchmarks import env_speed
+        from benchmarks.bench import env_speed
 
         env_speed.main(args.rest)
     elif args.what == "search":
-        from benchmarks import search_speed
+        from benchmarks.bench import search_speed
 
         search_speed.main(args.rest)
     elif args.what == "league":
-        from benchmarks import league_speed
+        from benchmarks.bench import league_speed
 
         league_speed.main(args.rest)
     elif args.what == "strength":
-        from benchmarks import strength
+        from benchmarks.bench import strength
 
         strength.main(args.rest)
 
@@ -115,9 +115,9 @@ def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["league"]:  # the league parses its own options
         try:
-            from benchmarks import league
+            from benchmarks.league.play import main as league
 
-            league.main(argv[1:])
+            league(argv[1:])
         except KeyboardInterrupt:  # outside its games (those it stops itself): nothing to keep
             print("\ngoarena league: stopped.", file=sys.stderr)
             sys.exit(130)

@@ -19,18 +19,11 @@ from collections import Counter
 import pytest
 
 from agents.gtp import find_engine
-from benchmarks.league import (
-    LeagueConfig,
-    LeagueConfigError,
-    build_parser,
-    config_from_args,
-    default_config,
-    load_config,
-    run_league,
-    schedule,
-)
-from benchmarks.league_store import LeagueStore, LeagueStoreError
-from benchmarks.standings import build_report, plot_ladder
+from benchmarks.league.config import LeagueConfig, LeagueConfigError
+from benchmarks.league.play import build_parser, config_from_args, default_config, load_config, run_league
+from benchmarks.league.schedule import schedule
+from benchmarks.league.standings import build_report, plot_ladder
+from benchmarks.league.store import LeagueStore, LeagueStoreError
 from go_env import Game
 from go_env.sgf import read_sgf
 
@@ -186,7 +179,7 @@ def test_a_directory_holding_another_league_is_refused(tmp_path, change, differs
 
 
 def test_a_league_that_played_no_game_yet_takes_the_new_options(tmp_path):
-    from benchmarks.league import open_league
+    from benchmarks.league.play import open_league
 
     config = LeagueConfig(players=FAST, size=5, games_per_pair=2)
     store, _ = open_league(config, tmp_path)  # stopped before its first game
@@ -543,7 +536,7 @@ def test_the_same_seed_replays_the_same_league(tmp_path):
 
 
 def test_command_line_json_and_the_table_of_a_finished_league(tmp_path, capsys):
-    from benchmarks.league import main
+    from benchmarks.league.play import main
 
     league_dir = tmp_path / "league"
     options = ["--player", "random", "--player", "uct-20=uct:playouts=20", "--games-per-pair", "2"]
@@ -586,7 +579,7 @@ TWO_RANDOM = ["--player", "random", "--player", "random-2=random", "--size", "5"
     ],
 )
 def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path, options, message):
-    from benchmarks.league import main
+    from benchmarks.league.play import main
 
     league_dir = tmp_path / "league"
     with pytest.raises(SystemExit) as exit:
@@ -598,7 +591,7 @@ def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path
 
 
 def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_path, capsys):
-    from benchmarks.league import main
+    from benchmarks.league.play import main
 
     with pytest.raises(SystemExit) as exit:
         main([*TWO_RANDOM, "--games-per-pair", "1e8", "--dir", str(tmp_path / "league")])
@@ -609,7 +602,7 @@ def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_pat
 @pytest.mark.parametrize("spec", ["puct:evaluator=net", "minimax:depth=None", "uct:playouts=-5"])
 def test_a_bad_option_value_reads_the_same_in_the_league_and_the_gtp_engine(tmp_path, spec):
     from benchmarks import cli
-    from benchmarks.league import main
+    from benchmarks.league.play import main
 
     with pytest.raises(SystemExit) as engine:
         cli.main(["gtp", "--agent", spec])
@@ -621,7 +614,7 @@ def test_a_bad_option_value_reads_the_same_in_the_league_and_the_gtp_engine(tmp_
 
 
 def test_a_second_league_on_a_directory_stops_with_one_line_while_the_first_plays(tmp_path):
-    from benchmarks.league import main
+    from benchmarks.league.play import main
 
     config = LeagueConfig(players={"random": "random", "random-2": "random"}, size=5, games_per_pair=1)
     store = LeagueStore(tmp_path)  # as a league playing there now holds it
@@ -635,7 +628,7 @@ def test_a_second_league_on_a_directory_stops_with_one_line_while_the_first_play
 
 
 def test_an_unwritable_directory_or_a_full_disk_stops_the_league_with_one_line(tmp_path, monkeypatch):
-    from benchmarks.league import main
+    from benchmarks.league.play import main
 
     (tmp_path / "file").write_text("")
     with pytest.raises(SystemExit, match="goarena league: cannot create the league's directory"):
@@ -667,7 +660,8 @@ def test_an_unwritable_directory_or_a_full_disk_stops_the_league_with_one_line(t
 
 
 def test_a_resumed_league_shows_every_game_it_played_and_says_when_it_compiles(tmp_path, monkeypatch, capsys):
-    from benchmarks import league, standings
+    from benchmarks.league import play as league
+    from benchmarks.league import standings
 
     shown: list[dict] = []
 

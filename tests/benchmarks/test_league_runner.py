@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from misbehaving_players import SILENT_ENGINE
 
-from benchmarks.league_runner import LeagueRunError, ScheduledGame, run_local
-from benchmarks.league_store import LeagueStore
+from benchmarks.league.runner import LeagueRunError, ScheduledGame, run_local
+from benchmarks.league.store import LeagueStore
 from go_env import BLACK, WHITE, Rules
 from go_env.sgf import read_sgf
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from benchmarks.league_store import LeagueStore, LeagueStoreError, StoredGame
+from benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
 
 CONFIG = {"players": {"zeta": "random", "alpha": "uct:playouts=20"}, "games_per_pair": 2}
 
@@ -79,7 +79,7 @@ def test_a_full_or_read_only_database_is_one_clear_error(store):
 def test_a_second_league_on_a_directory_is_refused_while_the_first_holds_it(store, tmp_path):
     with pytest.raises(LeagueStoreError, match="in use: another league is playing there"):
         LeagueStore(tmp_path)
-    script = f"from benchmarks.league_store import LeagueStore; LeagueStore({str(tmp_path)!r})"
+    script = f"from benchmarks.league.store import LeagueStore; LeagueStore({str(tmp_path)!r})"
     other_process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert other_process.returncode != 0 and "in use" in other_process.stderr
     reader = LeagueStore.open_existing(tmp_path)  # the standings may be read meanwhile

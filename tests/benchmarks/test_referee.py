@@ -11,7 +11,7 @@ import pytest
 from agents.base import RESIGN, GameContext, UnsupportedGame
 from agents.gtp import GTPAgent, find_engine
 from agents.random_agent import RandomAgent
-from benchmarks.referee import Turn, forfeit_record, play_game
+from benchmarks.match.referee import Turn, forfeit_record, play_game
 from go_env import BLACK, EMPTY, WHITE, Game, Rules
 from go_env.coords import from_gtp
 from go_env.sgf import read_sgf

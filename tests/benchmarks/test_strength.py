@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.strength import report, run, wilson_interval
+from benchmarks.bench.strength import report, run, wilson_interval
 from go_env import Rules
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)

@@ -1,6 +1,6 @@
 """A league's standings: ratings, crosstable, a ladder plot, JSON, and the live progress view.
 
-The ratings are the maximum-likelihood Elo fit of ``benchmarks.ratings`` over every game,
+The ratings are the maximum-likelihood Elo fit of ``benchmarks.league.ratings`` over every game,
 with Black's first-move advantage as a term of its own, one player anchored (see
 ``LeagueConfig.rated_anchor``) and a weak prior of ``PRIOR_GAMES`` virtual games on every
 term, so that a player who won or lost every game, or a colour that did, still leaves a
@@ -17,8 +17,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.league_store import LeagueStore, LeagueStoreError, StoredGame
-from benchmarks.ratings import Ratings, Result, fit_ratings
+from benchmarks.league.config import LeagueConfig
+from benchmarks.league.ratings import Ratings, Result, fit_ratings
+from benchmarks.league.schedule import schedule
+from benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
 
 PRIOR_GAMES = 1.0
 
@@ -70,8 +72,6 @@ class Report:
 
 def build_report(store: LeagueStore) -> Report:
     """Ratings and tables of every game stored so far."""
-    from benchmarks.league_config import LeagueConfig, schedule
-
     config = LeagueConfig.from_dict(store.config())
     games = store.games()
     names = list(config.players)

@@ -1,17 +1,14 @@
-"""What a league is (``LeagueConfig``: players, rules, games per pair, schedule) and the
-games it plays (``schedule``), apart from the running of it, so that a report can read a
-stored league without the runner."""
+"""What a league is (``LeagueConfig``: players, rules, games per pair, schedule), apart from the
+running of it, so that a report can read a stored league without the runner."""
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from benchmarks.league_runner import ScheduledGame
-from benchmarks.referee import SETTLE_MODES
+from benchmarks.match.settle import SETTLE_MODES
 from go_env import Rules
 from go_env.game import MAX_SIZE, MIN_SIZE
 
@@ -41,7 +38,7 @@ class LeagueConfig:
     seed: int = 0
     anchor: str | None = None
     anchor_elo: float | None = None
-    settle: str | None = None  # see benchmarks.referee: count, cleanup, status; None: by the players
+    settle: str | None = None  # see benchmarks.match.settle: count, cleanup, status; None: by the players
     arbiter: str | None = None  # with settle = "status": an engine spec that names disputed dead stones
 
     def __post_init__(self) -> None:
@@ -74,7 +71,7 @@ class LeagueConfig:
             raise LeagueConfigError(
                 f"a gauntlet needs a challenger among the players, got {self.challenger!r}"
             )
-        games = len(_pairs(self, list(self.players))) * self.games_per_pair
+        games = len(pairs(self, list(self.players))) * self.games_per_pair
         if games > MAX_GAMES:
             raise LeagueConfigError(f"{games} games are more than a league plays (at most {MAX_GAMES})")
         if self.anchor is not None and self.anchor not in self.players:
@@ -140,53 +137,10 @@ def _check_whole(option: str, value: object, low: int, high: int) -> None:
         raise LeagueConfigError(f"{option} must be a whole number from {low} to {high}, got {value!r}")
 
 
-# ---------------------------------------------------------------------------------------
-# The schedule
-# ---------------------------------------------------------------------------------------
-
-
-def _pairs(config: LeagueConfig, names: list[str]) -> list[tuple[str, str]]:
+def pairs(config: LeagueConfig, names: list[str]) -> list[tuple[str, str]]:
     """Every pair of ``names`` (round robin), or the challenger and each other name
     (gauntlet); the first of a pair plays Black in the even rounds."""
     if config.schedule == "round-robin":
         return list(itertools.combinations(names, 2))
     challenger = str(config.challenger)
     return [(challenger, other) for other in names if other != challenger]
-
-
-def schedule(config: LeagueConfig, grown_from: Sequence[LeagueConfig] = ()) -> list[ScheduledGame]:
-    """Every game of the league, in the order they are started.
-
-    Within a pairing colours alternate; the games go round by round, so a league stopped
-    half way has played every pairing about equally. A league that grew keeps the games of
-    the configurations it grew from (``grown_from``, the first first), with their numbers
-    and colours; the games it gained follow them. The players' order is ``config``'s.
-    """
-    games: list[ScheduledGame] = []
-    planned: set[tuple[int, frozenset[str]]] = set()  # (round, pair) of the games so far
-    rules = config.game_rules()
-    for stage in (*grown_from, config):
-        names = [name for name in config.players if name in stage.players]
-        for round_ in range(stage.games_per_pair):
-            for first, second in _pairs(stage, names):
-                if (round_, frozenset((first, second))) in planned:
-                    continue
-                planned.add((round_, frozenset((first, second))))
-                black, white = (first, second) if round_ % 2 == 0 else (second, first)
-                game_id = len(games)
-                games.append(
-                    ScheduledGame(
-                        id=game_id,
-                        black=black,
-                        white=white,
-                        black_spec=config.players[black],
-                        white_spec=config.players[white],
-                        size=config.size,
-                        rules=rules,
-                        seed=config.seed * 1_000_003 + game_id,
-                        seconds_per_move=config.seconds_per_move,
-                        settle=config.settle,
-                        arbiter=config.arbiter,
-                    )
-                )
-    return games

@@ -34,7 +34,7 @@ from multiprocessing.process import BaseProcess
 
 from agents.base import Agent, Closeable, StatusReporter, WeightedAgent, make_agent
 from agents.gtp import GTPAgent
-from benchmarks.referee import GameRecord, Turn, crash_reason, forfeit_record, play_game
+from benchmarks.match.referee import GameRecord, Turn, crash_reason, forfeit_record, play_game
 from go_env import Rules
 from go_env.game import BLACK, WHITE
 

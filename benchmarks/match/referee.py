@@ -8,14 +8,9 @@ slower than the time limit. Results are written as SGF's ``RE`` writes them: ``B
 ``W+R`` (resignation), ``B+F`` (forfeit), ``W+T`` (time), ``0``. Players are handed copies
 of the game, so one that changes what it is handed changes nothing else.
 
-Engines such as GNU Go pass with dead stones still on the board, and an area count of that
-board can name the wrong winner. When such a player (a ``CleanupPlayer``) takes part, the two
-passes open a clean-up phase, as on KGS: the passes are taken back and play goes on, the
-engines asking for moves with ``kgs-genmove_cleanup`` (which captures every dead stone), until
-two more passes; then the board is counted. Our own players play their games out anyway.
-Settling by ``settle="status"`` instead asks the players that can (``StatusReporter``) for
-``final_status_list dead``: when both name the same dead stones they are removed and the
-board counted; otherwise a declared arbiter (an engine such as GNU Go) names them.
+A game ended by two passes is scored as its settling mode says (``settle.py``): counted as it
+stands, after a clean-up phase (the default when an engine that passes with dead stones on the
+board, a ``CleanupPlayer``, takes part), or without the dead stones the engines name.
 
 A watchdog outside the referee (the league's workers) follows the game through ``on_turn``:
 when a call to a player never comes back, because its process died or it was stopped for
@@ -24,15 +19,14 @@ time, ``forfeit_record`` writes the record the referee would have written.
 
 from __future__ import annotations
 
+import functools
 import operator
 import reprlib
 import signal
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
-
-import numpy as np
 
 from agents.base import (
     RESIGN,
@@ -44,13 +38,18 @@ from agents.base import (
     UnsupportedGame,
     reset_player,
 )
-from go_env import coords
+from benchmarks.match.settle import (
+    Settled,
+    check_settle,
+    default_settle,
+    reopen_for_cleanup,
+    settle_by_dead_stones,
+)
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError, result_string
 from go_env.rules import Rules
 from go_env.sgf import write_sgf
 
 _LETTERS = {BLACK: "B", WHITE: "W"}
-SETTLE_MODES = ("count", "cleanup", "status")
 MOVE_CALLS = ("select_move", "cleanup_move")
 _LONGEST_REASON = 1000  # characters of a player's error message kept in the record
 
@@ -172,10 +171,7 @@ def play_game(
     Returns:
         The record. Players' failures are results, not exceptions.
     """
-    if settle is not None and settle not in SETTLE_MODES:
-        raise ValueError(f"unknown settle mode {settle!r}; known: {', '.join(SETTLE_MODES)}")
-    if settle == "status" and rules.scoring != "area":
-        raise ValueError("settling by the engines' dead stones needs area scoring")
+    check_settle(settle, rules)
     game = Game(size, rules, handicap)
     black_name, white_name = names or (black.name, white.name)
     players = {BLACK: black, WHITE: white}
@@ -184,7 +180,7 @@ def play_game(
     observers: list[tuple[int, MoveObserver]] = []
     cleaners: set[int] = set()
     cleanup_from = None
-    settled = None  # (margin, how) when dead stones were removed before the count
+    settled = None  # when dead stones were taken off before the count
 
     def turn(color: int, call: str) -> None:
         if on_turn is not None:
@@ -220,6 +216,18 @@ def play_game(
                 with _Blame(observer_color):
                     observer.observe_move(view, move)
 
+    def dead_stones_named() -> list[list[int]]:
+        """The dead stones as named by each player that can name them."""
+        answers = []
+        for color, player in players.items():
+            turn(color, "final_status_list")
+            with _Blame(color):
+                if isinstance(player, StatusReporter):
+                    answers.append(_dead_stones(player, game))
+        if on_turn is not None:
+            on_turn(None)  # the arbiter is the league's, not a player
+        return answers
+
     try:
         for color, player in players.items():
             turn(color, "reset")
@@ -229,24 +237,14 @@ def play_game(
                     cleaners.add(color)
                 if isinstance(player, MoveObserver) and (color, player) in seats:
                     observers.append((color, player))
-        if settle is None:
-            settle = "cleanup" if cleaners else "count"
+        mode = settle or default_settle(bool(cleaners))
         play_until_over(clean_up=False)
-        if settle == "cleanup" and game.is_terminated:
-            game.undo()
-            game.undo()
-            cleanup_from = len(game.moves)
+        if mode == "cleanup" and game.is_terminated:
+            cleanup_from = reopen_for_cleanup(game)
             play_until_over(clean_up=True)
-        elif settle == "status" and game.is_terminated:
-            answers = []
-            for color, player in players.items():
-                turn(color, "final_status_list")
-                with _Blame(color):
-                    if isinstance(player, StatusReporter):
-                        answers.append(_points(player.final_status_list(game.copy(), "dead"), game))
-            if on_turn is not None:
-                on_turn(None)  # the arbiter is the league's, not a player
-            settled = _settle_by_status(game, answers, arbiter)
+        elif mode == "status" and game.is_terminated:
+            ask_arbiter = None if arbiter is None else functools.partial(_dead_stones, arbiter, game)
+            settled = settle_by_dead_stones(game, dead_stones_named(), ask_arbiter)
     except _Forfeit as forfeit:
         ending: _Forfeit | None = forfeit
     else:
@@ -292,7 +290,7 @@ def _record(
     ending: _Forfeit | None,
     seconds: dict[int, list[float]],
     cleanup_from: int | None,
-    settled: tuple[float, str] | None,
+    settled: Settled | None,
     record_sgf: bool,
 ) -> GameRecord:
     """The record of ``game``, ended by a forfeit (``ending``) or else scored."""
@@ -300,12 +298,12 @@ def _record(
         winner = 3 - ending.color
         result, margin, reason = f"{_LETTERS[winner]}+{ending.code}", None, ending.reason
     else:
-        margin = game.score() if settled is None else settled[0]
+        margin = game.score() if settled is None else settled.margin
         winner = BLACK if margin > 0 else WHITE if margin < 0 else EMPTY
         if not game.is_terminated:
             reason = "move cap"
         elif settled is not None:
-            reason = f"two passes, {settled[1]}"
+            reason = f"two passes, {settled.how}"
         else:
             reason = "two passes" if cleanup_from is None else "two passes after clean-up"
         result = result_string(margin)
@@ -316,7 +314,7 @@ def _record(
         if cleanup_from is not None and cleanup_from < len(game.moves):
             notes = {cleanup_from: "Both passed before this move; the clean-up phase captures dead stones."}
         elif settled is not None and game.moves:
-            notes = {len(game.moves) - 1: f"Settled: {settled[1]}."}
+            notes = {len(game.moves) - 1: f"Settled: {settled.how}."}
         sgf = write_sgf(
             game, black=names[0], white=names[1], result=result, comments=notes, extra=why
         ).decode()
@@ -338,23 +336,9 @@ def _record(
     )
 
 
-def _settle_by_status(
-    game: Game, answers: list[list[int]], arbiter: StatusReporter | None
-) -> tuple[float, str]:
-    """Black's margin without the dead stones (as the players named them, ``answers``, or
-    else the arbiter), and how they were settled."""
-    if len(answers) == 2 and answers[0] == answers[1]:
-        dead, how = answers[0], "dead stones agreed by both"
-    elif arbiter is not None:
-        try:
-            dead = _points(arbiter.final_status_list(game.copy(), "dead"), game)
-        except Exception as error:
-            return game.score(), f"the arbiter failed ({type(error).__name__}: {error}); counted as it stands"
-        how = "dead stones named by the arbiter"
-    else:
-        return game.score(), "dead stones not agreed and no arbiter; counted as it stands"
-    names = " ".join(coords.to_gtp(p, game.size) for p in dead) or "none"
-    return _score_without(game, dead), f"{how} ({names})"
+def _dead_stones(reporter: StatusReporter, game: Game) -> list[int]:
+    """The dead stones ``reporter`` names on ``game``'s board (``final_status_list dead``)."""
+    return _points(reporter.final_status_list(game.copy(), "dead"), game)
 
 
 def _points(answer: object, game: Game) -> list[int]:
@@ -366,17 +350,6 @@ def _points(answer: object, game: Game) -> list[int]:
     if points is None or not all(0 <= p < game.num_points for p in points):
         raise ValueError(f"{_show(answer)}, not a list of points")
     return points
-
-
-def _score_without(game: Game, dead: Iterable[int]) -> float:
-    """The area score of ``game``'s board with the ``dead`` stones taken off."""
-    board = game.board.ravel()
-    removed = set(dead)
-    black = [int(p) for p in np.flatnonzero(board == BLACK) if p not in removed]
-    white = [int(p) for p in np.flatnonzero(board == WHITE) if p not in removed]
-    counted = Game(game.size, game.rules)
-    counted.setup(black, white, game.to_play)
-    return counted.score()
 
 
 class _Blame:

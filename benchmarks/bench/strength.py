@@ -25,7 +25,7 @@ from pathlib import Path
 
 from agents.base import Closeable, make_agent
 from agents.gtp import GTPAgent
-from benchmarks.referee import play_game
+from benchmarks.match.referee import play_game
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.game import result_string
 

@@ -49,10 +49,12 @@ from pathlib import Path
 
 from agents.base import AgentSpecError, Closeable, GameContext, StatusReporter, check_spec, make_agent
 from agents.gtp import GTPEngineError, find_engine
-from benchmarks.league_config import SCHEDULES, LeagueConfig, LeagueConfigError, schedule
-from benchmarks.league_runner import LeagueRunError, PlayedGame, ScheduledGame, run_local, run_ray
-from benchmarks.league_store import LeagueStore, LeagueStoreError, StoredGame
-from benchmarks.referee import SETTLE_MODES
+from benchmarks.league import standings
+from benchmarks.league.config import SCHEDULES, LeagueConfig, LeagueConfigError
+from benchmarks.league.runner import LeagueRunError, PlayedGame, ScheduledGame, run_local, run_ray
+from benchmarks.league.schedule import schedule
+from benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
+from benchmarks.match.settle import SETTLE_MODES
 from go_env.game import COLOR_NAMES
 from search.warmup import warmup
 
@@ -376,8 +378,6 @@ def config_from_args(args: argparse.Namespace) -> LeagueConfig:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from benchmarks import standings
-
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["table"]:
         standings.table_main(argv[1:])

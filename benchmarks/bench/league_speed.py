@@ -1,8 +1,8 @@
 """League throughput: games per minute of one league of fast players, played with 1 and 2
 local workers and on a local Ray instance, each from an empty directory::
 
-    python -m benchmarks.league_speed              # or: goarena bench league
-    python -m benchmarks.league_speed --games-per-pair 20 --workers 1 2 4 --no-ray
+    python -m benchmarks.bench.league_speed              # or: goarena bench league
+    python -m benchmarks.bench.league_speed --games-per-pair 20 --workers 1 2 4 --no-ray
 
 Times include starting the workers (and Ray), as a user running the league would see them.
 """
@@ -15,7 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.league import LeagueConfig, run_league, schedule
+from benchmarks.league.config import LeagueConfig
+from benchmarks.league.play import run_league
+from benchmarks.league.schedule import schedule
 
 FAST_PLAYERS = {"random": "random", "uct-20": "uct:playouts=20", "uct-100": "uct:playouts=100"}
 
