@@ -1,49 +1,30 @@
 """Playing strength: one of our players against an external GTP engine, GNU Go by default.
 
-Plays N games on 9x9 (by default), alternating colours, writes every game as SGF, and
-prints the win rate with a 95% Wilson interval and our seconds per move::
+The match is a gauntlet league of two players, ``agent`` (the challenger) and ``opponent``,
+played, settled and stored as every league is (``goarena league --help``): N games on 9x9 by
+default, colours alternating, each committed to ``league.sqlite`` and written as SGF in the
+run's folder, so a run that is stopped and started again with the same ``--out`` plays only
+the games still missing. Games that end by two passes are settled by a clean-up phase, the
+league's way with engines such as GNU Go that pass with dead stones still on the board. At
+the end it prints the win rate with a 95% Wilson interval and our seconds per move::
 
     goarena bench strength --agent "uct:seconds=1.5" --games 20 --level 1
     goarena bench strength --agent "uct:seconds=1.5" --games 20 --level 10 --out runs/vs-gnugo-10
-
-Games that end by two passes are settled by the engine's own ``final_score``: engines such
-as GNU Go pass with dead stones still on the board, and counting such a board by
-Tromp-Taylor would name the wrong winner. Both counts are kept in ``results.jsonl``. A run
-that is stopped can be started again with the same ``--out``: finished games are kept.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import shlex
-import statistics
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agents.base import Closeable, make_agent
-from agents.gtp import GTPAgent
-from benchmarks.match.referee import play_game
-from go_env import BLACK, WHITE, Game, Rules
-from go_env.game import result_string
+from benchmarks.league.config import LeagueConfig
+from benchmarks.league.play import run_league
+from benchmarks.league.store import StoredGame
 
 GNUGO = "gnugo --mode gtp --chinese-rules --positional-superko"  # area scoring and superko, as Rules()
-
-
-@dataclass(frozen=True)
-class MatchGame:
-    """One game of the match, from our player's side."""
-
-    index: int
-    our_color: str
-    result: str  # the settled result (SGF RE)
-    board_count: str  # the plain area count of the final board (or the forfeit result)
-    reason: str
-    won: bool
-    moves: int
-    our_seconds_per_move: float
+AGENT, OPPONENT = "agent", "opponent"  # the players' names in the league
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -56,82 +37,60 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def play_one(
-    index: int, agent_spec: str, opponent_spec: str, size: int, rules: Rules, out: Path
-) -> MatchGame:
-    """Game ``index``: our player takes Black in even games, White in odd ones."""
-    ours, theirs = make_agent(agent_spec), make_agent(opponent_spec)
-    our_color = BLACK if index % 2 == 0 else WHITE
-    black, white = (ours, theirs) if our_color == BLACK else (theirs, ours)
-    try:
-        record = play_game(black, white, size, rules)
-        result = record.result
-        if record.reason == "two passes" and isinstance(theirs, GTPAgent):
-            game = Game(size, rules)
-            game.replay(record.moves)
-            result = result_string(theirs.final_score(game))
-    finally:
-        for player in (ours, theirs):
-            if isinstance(player, Closeable):
-                player.close()
-    sgf = record.sgf or ""
-    if result != record.result and sgf:
-        sgf = sgf.replace(f"RE[{record.result}]", f"RE[{result}]", 1)
-    (out / f"game-{index:03d}.sgf").write_text(sgf)
-    seconds = record.black_seconds if our_color == BLACK else record.white_seconds
-    winner = result[0] if result != "0" else ""
-    return MatchGame(
-        index=index,
-        our_color="black" if our_color == BLACK else "white",
-        result=result,
-        board_count=record.result,
-        reason=record.reason,
-        won=winner == ("B" if our_color == BLACK else "W"),
-        moves=len(record.moves),
-        our_seconds_per_move=statistics.fmean(seconds) if seconds else 0.0,
+def strength_league(agent_spec: str, opponent_spec: str, games: int, size: int, komi: float) -> LeagueConfig:
+    """The match as a league: a gauntlet of ``agent`` against ``opponent``, ``games`` games."""
+    return LeagueConfig(
+        name="strength",
+        players={AGENT: agent_spec, OPPONENT: opponent_spec},
+        size=size,
+        komi=komi,
+        games_per_pair=games,
+        schedule="gauntlet",
+        challenger=AGENT,
+        anchor=OPPONENT,
+        anchor_elo=0.0,
     )
 
 
 def run(
-    agent_spec: str, opponent_spec: str, games: int, size: int, rules: Rules, out: Path, workers: int
-) -> list[MatchGame]:
-    """Play the games not yet in ``out/results.jsonl``; return all of them."""
-    out.mkdir(parents=True, exist_ok=True)
-    results_file = out / "results.jsonl"
-    done = {}
-    if results_file.exists():
-        for line in results_file.read_text().splitlines():
-            game = MatchGame(**json.loads(line))
-            done[game.index] = game
-    todo = [i for i in range(games) if i not in done]
-    with ProcessPoolExecutor(max_workers=workers) as pool, results_file.open("a") as log:
-        futures = [pool.submit(play_one, i, agent_spec, opponent_spec, size, rules, out) for i in todo]
-        for future in futures:
-            game = future.result()
-            done[game.index] = game
-            log.write(json.dumps(asdict(game)) + "\n")
-            log.flush()
-            print(
-                f"game {game.index + 1:3d}: ours {game.our_color:5s} {game.result:>7s} "
-                f"({game.reason}; board count {game.board_count}) {'won' if game.won else 'lost'}, "
-                f"{game.moves} moves, {game.our_seconds_per_move:.2f} s/move",
-                flush=True,
-            )
-    return [done[i] for i in range(games)]
+    agent_spec: str, opponent_spec: str, games: int, size: int, komi: float, out: Path, workers: int
+) -> list[StoredGame]:
+    """Play the match's games not yet stored in ``out``; return all of them, in order."""
+    config = strength_league(agent_spec, opponent_spec, games, size, komi)
+    with run_league(config, out, workers=workers, on_game=_show) as store:
+        return sorted(store.games(), key=lambda game: game.id)
 
 
-def report(games: list[MatchGame], agent_spec: str, opponent_spec: str) -> str:
-    wins = sum(g.won for g in games) + 0.5 * sum(g.result == "0" for g in games)
+def _show(game: StoredGame, finished: int, total: int) -> None:
+    our_color = "black" if game.black == AGENT else "white"
+    print(
+        f"game {game.id + 1:3d}: ours {our_color:5s} {game.result:>7s} ({game.reason}), {finished}/{total}",
+        flush=True,
+    )
+
+
+def our_score(game: StoredGame) -> float:
+    """1 for our win, 0.5 for a draw, 0 for a loss."""
+    return game.black_score if game.black == AGENT else 1.0 - game.black_score
+
+
+def report(games: list[StoredGame], agent_spec: str, opponent_spec: str) -> str:
+    """The win rate with its 95% Wilson interval, by colour, and our seconds per move."""
+    wins = sum(our_score(game) for game in games)
     low, high = wilson_interval(wins, len(games))
-    seconds = statistics.fmean(g.our_seconds_per_move for g in games) if games else 0.0
+    moves = sum((game.move_count + (game.black == AGENT)) // 2 for game in games)
+    seconds = sum(game.black_seconds if game.black == AGENT else game.white_seconds for game in games)
     by_color = {
-        color: (sum(g.won for g in games if g.our_color == color), sum(g.our_color == color for g in games))
+        color: (
+            sum(our_score(g) == 1.0 for g in games if (g.black == AGENT) == (color == "black")),
+            sum((g.black == AGENT) == (color == "black") for g in games),
+        )
         for color in ("black", "white")
     }
     return (
         f"{agent_spec} vs {opponent_spec}: {wins:g}/{len(games)} = {wins / max(len(games), 1):.0%} "
         f"(95% CI {low:.0%}-{high:.0%}); as Black {by_color['black'][0]}/{by_color['black'][1]}, "
-        f"as White {by_color['white'][0]}/{by_color['white'][1]}; {seconds:.2f} s per move"
+        f"as White {by_color['white'][0]}/{by_color['white'][1]}; {seconds / max(moves, 1):.2f} s per move"
     )
 
 
@@ -143,14 +102,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=20, help="games, colours alternating (default 20)")
     parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
     parser.add_argument("--komi", type=float, default=7.0, help="komi (default 7)")
-    parser.add_argument("--out", type=Path, default=None, help="folder for SGF and results (resumable)")
+    parser.add_argument("--out", type=Path, default=None, help="folder for the league (resumable)")
     parser.add_argument("--workers", type=int, default=1, help="games at once (default 1: one core per move)")
     args = parser.parse_args(argv)
     opponent = args.opponent or f"gtp:{GNUGO} --level {args.level}"
-    rules = Rules(komi=args.komi)
     slug = "".join(c if c.isalnum() else "-" for c in shlex.join([args.agent, opponent]))[:80]
     out = args.out or Path("runs") / "strength" / slug
-    games = run(args.agent, opponent, args.games, args.size, rules, out, args.workers)
+    games = run(args.agent, opponent, args.games, args.size, args.komi, out, args.workers)
     print(report(games, args.agent, opponent))
     print(f"SGF and results in {out}")
 

@@ -1,11 +1,10 @@
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from benchmarks.bench.strength import report, run, wilson_interval
-from go_env import Rules
+from benchmarks.bench.strength import AGENT, report, run, wilson_interval
+from benchmarks.league.store import LeagueStore
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
 
@@ -19,14 +18,14 @@ def test_wilson_interval_matches_the_formula_by_hand():
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go (gnugo) is not installed")
 def test_match_against_gnugo_writes_sgf_alternates_colours_and_resumes(tmp_path):
     opponent = f"gtp:{GNUGO} --mode gtp --level 1"
-    games = run("random:seed=1", opponent, 2, 5, Rules(komi=0.5), tmp_path, workers=1)
-    assert [g.our_color for g in games] == ["black", "white"]
-    assert sorted(p.name for p in tmp_path.glob("*.sgf")) == ["game-000.sgf", "game-001.sgf"]
+    games = run("random:seed=1", opponent, 2, 5, 0.5, tmp_path, workers=1)
+    assert [AGENT in (g.black, g.white) for g in games] == [True, True]
+    assert [g.black == AGENT for g in games] == [True, False]
     assert all(g.result.startswith(("B+", "W+")) for g in games)
     for game in games:
-        assert f"RE[{game.result}]" in (tmp_path / f"game-{game.index:03d}.sgf").read_text()
-    lines = (tmp_path / "results.jsonl").read_text().splitlines()
-    assert [json.loads(line)["index"] for line in lines] == [0, 1]
-    again = run("random:seed=1", opponent, 3, 5, Rules(komi=0.5), tmp_path, workers=1)
-    assert again[:2] == games and len((tmp_path / "results.jsonl").read_text().splitlines()) == 3
+        assert f"RE[{game.result}]" in (tmp_path / game.sgf).read_text()
+    again = run("random:seed=1", opponent, 3, 5, 0.5, tmp_path, workers=1)
+    assert again[:2] == games and len(again) == 3
+    with LeagueStore.open_existing(tmp_path) as store:
+        assert len(store.games()) == 3
     assert "vs" in report(again, "random", opponent)
