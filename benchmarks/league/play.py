@@ -38,23 +38,18 @@ recorded, and the league goes on.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import datetime
-import json
-import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
 from agents.base import AgentSpecError, Closeable, GameContext, StatusReporter, check_spec, make_agent
 from agents.gtp import GTPEngineError, find_engine
-from benchmarks.league import standings
-from benchmarks.league.config import SCHEDULES, LeagueConfig, LeagueConfigError
-from benchmarks.league.runner import LeagueRunError, PlayedGame, ScheduledGame, run_local, run_ray
+from benchmarks.league.config import LeagueConfig, LeagueConfigError
+from benchmarks.league.runner import PlayedGame, ScheduledGame, run_local, run_ray
 from benchmarks.league.schedule import schedule
 from benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
-from benchmarks.match.settle import SETTLE_MODES
 from go_env.game import COLOR_NAMES
 from search.warmup import warmup
 
@@ -110,7 +105,8 @@ def growth_refusals(old: LeagueConfig, new: LeagueConfig) -> list[str]:
 # ---------------------------------------------------------------------------------------
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
+    """``text`` as part of a file name: letters, digits and ``-_.``, at most 60 characters."""
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)[:60]
 
 
@@ -131,7 +127,7 @@ def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
         move_count=len(record.moves),
         black_seconds=round(sum(record.black_seconds), 3),
         white_seconds=round(sum(record.white_seconds), 3),
-        sgf=f"games/{game.id:04d}-{_slug(game.black)}-vs-{_slug(game.white)}.sgf",
+        sgf=f"games/{game.id:04d}-{slug(game.black)}-vs-{slug(game.white)}.sgf",
         finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )
     for name, version in played.versions.items():
@@ -291,133 +287,3 @@ def warm_up(config: LeagueConfig) -> None:
         log=lambda message: print(f"goarena league: {message}", file=sys.stderr, flush=True),
         players={spec.split(":")[0] for spec in config.players.values()},
     )
-
-
-# ---------------------------------------------------------------------------------------
-# Command line
-# ---------------------------------------------------------------------------------------
-
-
-def _player_option(text: str) -> tuple[str, str]:
-    name, sep, spec = text.partition("=")
-    if sep and name and ":" not in name and " " not in name:
-        return name, spec
-    return text, text
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="goarena league",
-        description="Play a league (round robin or gauntlet) and rate its players. "
-        "`goarena league table DIR` prints the standings of a league again.",
-        epilog="Without CONFIG and --player options the default league is played: random, "
-        "UCT at 30, 300 and 3000 playouts, and GNU Go at levels 1 and 10 when it is installed.",
-    )
-    parser.add_argument("config", nargs="?", type=Path, help="league TOML file (see the module docs)")
-    parser.add_argument(
-        "--player",
-        action="append",
-        metavar="[NAME=]SPEC",
-        help="a player (repeat); replaces the file's players. e.g. --player uct-1k=uct:playouts=1000",
-    )
-    parser.add_argument(
-        "--dir", type=Path, default=None, help="the league's directory (default runs/league/NAME)"
-    )
-    parser.add_argument("--name", help="the league's name")
-    parser.add_argument("--size", type=int, help="board size")
-    parser.add_argument("--rules", help="rules preset (goarena, tromp-taylor, chinese, japanese-like)")
-    parser.add_argument("--komi", type=float, help="komi")
-    parser.add_argument("--games-per-pair", type=int, help="games per pairing, colours alternating")
-    parser.add_argument("--schedule", choices=SCHEDULES, help="round-robin (default) or gauntlet")
-    parser.add_argument("--challenger", help="the gauntlet's challenger (a player name)")
-    parser.add_argument("--seconds-per-move", type=float, help="a slower move loses on time")
-    parser.add_argument("--seed", type=int, help="the league's seed")
-    parser.add_argument("--anchor", metavar="NAME[=ELO]", help="the player whose rating is fixed")
-    parser.add_argument(
-        "--settle",
-        choices=SETTLE_MODES,
-        help="score two passes: count, cleanup (default with engines), status",
-    )
-    parser.add_argument(
-        "--arbiter", metavar="SPEC", help="with --settle status: the engine that names dead stones"
-    )
-    parser.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, help="games at once (default: cores)"
-    )
-    parser.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="run the games on Ray (local without ADDRESS)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the final standings as JSON")
-    parser.add_argument("--no-progress", action="store_true", help="no live progress display")
-    return parser
-
-
-def config_from_args(args: argparse.Namespace) -> LeagueConfig:
-    base = load_config(args.config) if args.config else None
-    data = base.to_dict() if base else default_config().to_dict()
-    if args.player:
-        data["players"] = dict(_player_option(p) for p in args.player)
-        if base is None:
-            data["name"] = "league"
-    for option in LeagueConfig.__dataclass_fields__.keys() - {"players", "anchor", "anchor_elo"}:
-        value = getattr(args, option)
-        if value is not None:
-            data[option] = value
-    if args.anchor:
-        name, _, elo = args.anchor.partition("=")
-        try:
-            data["anchor"], data["anchor_elo"] = name, float(elo) if elo else 0.0
-        except ValueError:
-            raise LeagueConfigError(f"--anchor takes NAME or NAME=ELO, got {args.anchor!r}") from None
-    return LeagueConfig.from_dict(data)
-
-
-def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["table"]:
-        standings.table_main(argv[1:])
-        return
-    args = build_parser().parse_args(argv)
-    try:  # everything is checked before anything is written
-        config = config_from_args(args)
-        check_players(config)
-        directory = args.dir or Path("runs") / "league" / _slug(config.name)
-        store, games = open_league(config, directory)
-    except (LeagueConfigError, LeagueStoreError) as error:
-        sys.exit(f"goarena league: {error}")
-    with store:
-        try:
-            warm_up(config)
-            progress = standings.LiveProgress(
-                config, len(games), enabled=not args.no_progress and not args.json, finished=store.games()
-            )
-            with progress:
-                play_league(
-                    store,
-                    games,
-                    workers=max(1, args.workers),
-                    use_ray=args.ray is not None,
-                    ray_address=args.ray or None,
-                    on_game=progress.update,
-                )
-            report = standings.build_report(store)
-        except (LeagueRunError, RuntimeError) as error:
-            sys.exit(f"goarena league: {error}")
-        except KeyboardInterrupt:  # the workers are stopped; every finished game is stored
-            kept = f"{len(store.finished_ids())} of {len(games)} games kept in {directory}"
-            print(f"\ngoarena league: stopped; {kept}. Run the same command to resume.", file=sys.stderr)
-            sys.exit(130)
-    if args.json:
-        print(json.dumps(report.to_json(), indent=2))
-        return
-    standings.print_report(report)
-    try:
-        png = standings.plot_ladder(report, directory / "ladder.png")
-    except OSError as error:
-        sys.exit(f"goarena league: cannot write the ladder plot: {error}")
-    print(f"\nGames (SGF) and results in {directory}; ladder plot {png}")

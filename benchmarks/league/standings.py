@@ -9,8 +9,6 @@ finite rating and a ladder in the order of the scores. The tables fit the termin
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -20,7 +18,7 @@ from typing import Any
 from benchmarks.league.config import LeagueConfig
 from benchmarks.league.ratings import Ratings, Result, fit_ratings
 from benchmarks.league.schedule import schedule
-from benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
+from benchmarks.league.store import LeagueStore, StoredGame
 
 PRIOR_GAMES = 1.0
 
@@ -352,24 +350,3 @@ class LiveProgress:
         for name in ranked:
             table.add_row(name, _record(self.points[name], self.games[name]))
         return Group(self.progress, table)
-
-
-def table_main(argv: list[str]) -> None:
-    """``goarena league table DIR``: the standings of a league, finished or not."""
-    parser = argparse.ArgumentParser(prog="goarena league table", description=table_main.__doc__)
-    parser.add_argument("directory", type=Path, help="the league's directory")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--plot", type=Path, help="also write the ladder plot here (PNG)")
-    args = parser.parse_args(argv)
-    try:
-        store = LeagueStore.open_existing(args.directory)
-        report = build_report(store)
-        store.close()
-    except LeagueStoreError as error:
-        raise SystemExit(f"goarena league table: {error}") from None
-    if args.json:
-        print(json.dumps(report.to_json(), indent=2))
-    else:
-        print_report(report)
-    if args.plot:
-        plot_ladder(report, args.plot)

@@ -19,8 +19,9 @@ from collections import Counter
 import pytest
 
 from agents.gtp import find_engine
+from benchmarks.cli import league_config, league_parser
 from benchmarks.league.config import LeagueConfig, LeagueConfigError
-from benchmarks.league.play import build_parser, config_from_args, default_config, load_config, run_league
+from benchmarks.league.play import default_config, load_config, run_league
 from benchmarks.league.schedule import schedule
 from benchmarks.league.standings import build_report, plot_ladder
 from benchmarks.league.store import LeagueStore, LeagueStoreError
@@ -76,14 +77,14 @@ def test_config_from_toml_and_the_command_line(tmp_path):
     config = load_config(path)
     assert config.players == {"random": "random", "uct-50": "uct:playouts=50"}
     assert config.size == 7 and config.game_rules().komi == 5.5 and config.games_per_pair == 3
-    args = build_parser().parse_args(
+    args = league_parser().parse_args(
         [str(path), "--games-per-pair", "5", "--size", "9", "--anchor", "uct-50=100"]
     )
-    overridden = config_from_args(args)
+    overridden = league_config(args)
     assert overridden.games_per_pair == 5 and overridden.size == 9
     assert overridden.rated_anchor() == ("uct-50", 100.0)
-    args = build_parser().parse_args(["--player", "random", "--player", "best=uct:playouts=9"])
-    assert config_from_args(args).players == {"random": "random", "best": "uct:playouts=9"}
+    args = league_parser().parse_args(["--player", "random", "--player", "best=uct:playouts=9"])
+    assert league_config(args).players == {"random": "random", "best": "uct:playouts=9"}
 
 
 @pytest.mark.parametrize(
@@ -536,7 +537,7 @@ def test_the_same_seed_replays_the_same_league(tmp_path):
 
 
 def test_command_line_json_and_the_table_of_a_finished_league(tmp_path, capsys):
-    from benchmarks.league.play import main
+    from benchmarks.cli import league as main
 
     league_dir = tmp_path / "league"
     options = ["--player", "random", "--player", "uct-20=uct:playouts=20", "--games-per-pair", "2"]
@@ -579,7 +580,7 @@ TWO_RANDOM = ["--player", "random", "--player", "random-2=random", "--size", "5"
     ],
 )
 def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path, options, message):
-    from benchmarks.league.play import main
+    from benchmarks.cli import league as main
 
     league_dir = tmp_path / "league"
     with pytest.raises(SystemExit) as exit:
@@ -591,7 +592,7 @@ def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path
 
 
 def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_path, capsys):
-    from benchmarks.league.play import main
+    from benchmarks.cli import league as main
 
     with pytest.raises(SystemExit) as exit:
         main([*TWO_RANDOM, "--games-per-pair", "1e8", "--dir", str(tmp_path / "league")])
@@ -602,7 +603,7 @@ def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_pat
 @pytest.mark.parametrize("spec", ["puct:evaluator=net", "minimax:depth=None", "uct:playouts=-5"])
 def test_a_bad_option_value_reads_the_same_in_the_league_and_the_gtp_engine(tmp_path, spec):
     from benchmarks import cli
-    from benchmarks.league.play import main
+    from benchmarks.cli import league as main
 
     with pytest.raises(SystemExit) as engine:
         cli.main(["gtp", "--agent", spec])
@@ -614,7 +615,7 @@ def test_a_bad_option_value_reads_the_same_in_the_league_and_the_gtp_engine(tmp_
 
 
 def test_a_second_league_on_a_directory_stops_with_one_line_while_the_first_plays(tmp_path):
-    from benchmarks.league.play import main
+    from benchmarks.cli import league as main
 
     config = LeagueConfig(players={"random": "random", "random-2": "random"}, size=5, games_per_pair=1)
     store = LeagueStore(tmp_path)  # as a league playing there now holds it
@@ -628,7 +629,7 @@ def test_a_second_league_on_a_directory_stops_with_one_line_while_the_first_play
 
 
 def test_an_unwritable_directory_or_a_full_disk_stops_the_league_with_one_line(tmp_path, monkeypatch):
-    from benchmarks.league.play import main
+    from benchmarks.cli import league as main
 
     (tmp_path / "file").write_text("")
     with pytest.raises(SystemExit, match="goarena league: cannot create the league's directory"):
@@ -660,8 +661,8 @@ def test_an_unwritable_directory_or_a_full_disk_stops_the_league_with_one_line(t
 
 
 def test_a_resumed_league_shows_every_game_it_played_and_says_when_it_compiles(tmp_path, monkeypatch, capsys):
-    from benchmarks.league import play as league
-    from benchmarks.league import standings
+    from benchmarks import cli
+    from benchmarks.league import play, standings
 
     shown: list[dict] = []
 
@@ -682,10 +683,10 @@ def test_a_resumed_league_shows_every_game_it_played_and_says_when_it_compiles(t
         return 60.0
 
     monkeypatch.setattr(standings, "LiveProgress", Progress)
-    monkeypatch.setattr(league, "warmup", warmup)
+    monkeypatch.setattr(play, "warmup", warmup)
     options = [*TWO_RANDOM, "--json", "--dir", str(tmp_path)]
-    league.main([*options, "--games-per-pair", "1"])
+    cli.league([*options, "--games-per-pair", "1"])
     assert "goarena league: compiling the kernels" in capsys.readouterr().err
     assert warmed == [(5, {"random"})]
-    league.main([*options, "--games-per-pair", "3"])
+    cli.league([*options, "--games-per-pair", "3"])
     assert shown[-1] == {"total": 3, "finished": [0], "updates": [2, 3]}
