@@ -128,36 +128,13 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from go_env.features import NUM_HISTORY_PLANES
-from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError, as_move
+from go_env.game import BLACK, WHITE, Game, IllegalMoveError, as_move
 from go_env.render import Renderer
 from go_env.rules import Rules
 
 AGENTS = ("black_0", "white_0")
 AGENT_COLORS = {"black_0": BLACK, "white_0": WHITE}
 COLOR_AGENTS = {BLACK: "black_0", WHITE: "white_0"}
-
-_HISTORY = (NUM_HISTORY_PLANES - 1) // 2
-# Plane order that turns the side to move's view into the other side's.
-_SWAP_SIDES = np.r_[_HISTORY : 2 * _HISTORY, 0:_HISTORY, 2 * _HISTORY]
-
-
-def observe_planes(game: Game, color: int) -> np.ndarray:
-    """History planes of ``game`` from ``color``'s point of view (see the module documentation).
-
-    Returns:
-        A new int8[N, N, 17] array.
-    """
-    planes = game.observation()
-    if color != game.to_play:
-        planes = planes[:, :, _SWAP_SIDES]
-        planes[:, :, -1] ^= 1
-    return planes
-
-
-def outcome(game: Game, color: int) -> float:
-    """+1.0 if ``color`` wins ``game`` as it stands, -1.0 if it loses, 0.0 for a draw."""
-    winner = game.winner()
-    return 0.0 if winner == EMPTY else 1.0 if winner == color else -1.0
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -283,7 +260,7 @@ class raw_env(AECEnv, EzPickle):
             planes, mask = self.game.observe()
             return {"observation": planes, "action_mask": mask}
         return {
-            "observation": observe_planes(self.game, AGENT_COLORS[agent]),
+            "observation": self.game.observation_for(AGENT_COLORS[agent]),
             "action_mask": self._no_moves.copy(),
         }
 
@@ -305,7 +282,7 @@ class raw_env(AECEnv, EzPickle):
             self.infos = {agent: info, opponent: dict(info)}
         else:
             if self.game.is_over:
-                rewards = {a: outcome(self.game, AGENT_COLORS[a]) for a in AGENTS}
+                rewards = {a: self.game.outcome(AGENT_COLORS[a]) for a in AGENTS}
                 self._finish(rewards, truncated=self.game.is_truncated)
         self.agent_selection = opponent
         if self.render_mode == "human":

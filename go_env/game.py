@@ -14,13 +14,17 @@ from numba import types
 
 from go_env import coords
 from go_env import core as K
-from go_env.features import history_planes, new_history_planes
+from go_env.features import NUM_HISTORY_PLANES, history_planes, new_history_planes
 from go_env.rules import Rules
 
 BLACK, WHITE, EMPTY = K.BLACK, K.WHITE, K.EMPTY
 COLOR_NAMES = {BLACK: "black", WHITE: "white"}
 
 MIN_SIZE, MAX_SIZE = 2, 25
+
+_HISTORY = (NUM_HISTORY_PLANES - 1) // 2
+# Plane order that turns the side to move's view into the other side's.
+_SWAP_SIDES = np.r_[_HISTORY : 2 * _HISTORY, 0:_HISTORY, 2 * _HISTORY]
 
 
 class _EntryPoints(NamedTuple):
@@ -234,6 +238,15 @@ class Game:
         self._kernels.history_planes(self.state, self.geometry, out)
         return out
 
+    def observation_for(self, color: int) -> np.ndarray:
+        """History planes from ``color``'s view (plane 0: ``color``'s stones now), as a new
+        int8[N, N, 17] array; the last plane is 1 where ``color`` is Black."""
+        planes = self.observation()
+        if color != self.to_play:
+            planes = planes[:, :, _SWAP_SIDES]
+            planes[:, :, -1] ^= 1
+        return planes
+
     # -- reading the state -------------------------------------------------------------
 
     @property
@@ -303,6 +316,11 @@ class Game:
         """BLACK, WHITE, or EMPTY for a draw, by the score of the board as it stands."""
         margin = self.score()
         return BLACK if margin > 0 else WHITE if margin < 0 else EMPTY
+
+    def outcome(self, color: int) -> float:
+        """+1.0 if ``color`` wins the game as it stands, -1.0 if it loses, 0.0 for a draw."""
+        winner = self.winner()
+        return 0.0 if winner == EMPTY else 1.0 if winner == color else -1.0
 
     def result(self) -> str:
         """The result as SGF's RE writes it: ``B+3.5``, ``W+0.5``, ``0`` for a draw."""

@@ -25,7 +25,6 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from go_env.aec import observe_planes, outcome
 from go_env.features import NUM_HISTORY_PLANES
 from go_env.game import BLACK, WHITE, Game, IllegalMoveError, as_move
 from go_env.render import Renderer
@@ -138,7 +137,7 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         if not self.game.is_over:
             self._opponent_plays()
         self._over = bool(self.game.is_over)
-        reward = outcome(self.game, self.learner_color) if self._over else 0.0
+        reward = self.game.outcome(self.learner_color) if self._over else 0.0
         observation, info = self._observe()
         if self.render_mode == "human":
             self.render()
@@ -160,7 +159,7 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._mask = np.zeros_like(self._mask)
         else:
             self._mask = self.game.legal_mask().copy()
-        return observe_planes(self.game, self.learner_color), {"action_mask": self._mask.copy()}
+        return self.game.observation_for(self.learner_color), {"action_mask": self._mask.copy()}
 
     def _opponent_plays(self) -> None:
         """Play the opponent's move; if it gives no legal one, end the episode and raise."""

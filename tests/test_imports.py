@@ -152,3 +152,8 @@ def test_test_modules_have_names_of_their_own():
     """Test folders are not packages: pytest imports their modules by file name alone."""
     names = Counter(path.name for path in (ROOT / "tests").rglob("test_*.py"))
     assert not [name for name, count in names.items() if count > 1]
+
+
+def test_the_gymnasium_env_does_not_stand_on_the_pettingzoo_adapter():
+    """Observation planes and outcomes are facts of a ``Game``, not of the AEC env."""
+    assert "go_env.aec" not in import_graph()["go_env.gym_env"]
