@@ -224,7 +224,7 @@ BUILTIN_AGENTS: dict[str, str] = {
     "puct": "agents.mcts_agents:PUCTAgent",
     "minimax": "agents.minimax_agents:MinimaxAgent",
     "expectimax": "agents.minimax_agents:ExpectimaxAgent",
-    "gtp": "agents.gtp:GTPAgent",
+    "gtp": "agents.gtp.client:GTPAgent",
 }
 
 

@@ -27,7 +27,6 @@ import numpy as np
 from agents.base import RESIGN, Action, GameContext, MoveInfo, restart_seed
 from go_env import Game, Rules
 from search import PUCT, UCT, Candidate, Evaluator, Leaves, RolloutEvaluator, TreeSearch, UniformEvaluator
-from search.selection import make_selection
 
 EvaluatorSpec = str | Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarray]]
 
@@ -248,7 +247,6 @@ class PUCTAgent(_SearchAgent):
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         if isinstance(evaluator, str) and evaluator not in ("uniform", "rollout"):
             raise ValueError(f"unknown evaluator {evaluator!r}: 'uniform', 'rollout', or an Evaluator")
-        make_selection(selection, c_puct, fpu, virtual_loss)  # refuses bad values now, not at the first move
 
         def make_searcher(seed: int | None) -> TreeSearch:
             leaves: EvaluatorSpec = evaluator

@@ -27,7 +27,6 @@ import datetime
 import encodings
 import json
 import re
-import string
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -46,7 +45,6 @@ except PackageNotFoundError:
 
 _COLOR_LETTERS = {BLACK: "B", WHITE: "W"}
 _SGF_COLORS = {"B": BLACK, "W": WHITE}
-_ASCII = string.printable
 # Character sets a record may name: those that read ASCII as ASCII, by Python's codec names.
 # Checked before any codec lookup, which would import the module a record names (idna, rot13).
 _CHARSETS = frozenset(
@@ -254,13 +252,7 @@ def _read(data: bytes, encoding: str | None, rules: Rules | None) -> SgfRecord:
     ca = root_raw.get("CA", [b"ISO-8859-1"])[0].decode("latin-1")
     if encoding is None and _codec_name(ca) not in _CHARSETS:
         raise SgfError(f"unsupported character set CA[{_shorten(ca)}]")
-    try:
-        record = sgf.Sgf_game.from_coarse_game_tree(tree, override_encoding=encoding)
-        ascii_compatible = _ASCII.encode(record.get_charset()) == _ASCII.encode()
-    except (ValueError, LookupError):  # UnicodeError is a ValueError
-        ascii_compatible = False
-    if not ascii_compatible:  # SGF's syntax is ASCII: UTF-16, EBCDIC and the like cannot hold it
-        raise SgfError(f"unsupported character set CA[{ca}]")
+    record = sgf.Sgf_game.from_coarse_game_tree(tree, override_encoding=encoding)
     return _replay(record, rules)
 
 

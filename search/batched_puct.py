@@ -38,9 +38,9 @@ from search.evaluator import (
     new_scratch,
     shapes,
 )
-from search.puct import collect, expand_backup
+from search.puct import collect, expand_backup, mix_root_noise
 from search.selection import make_selection
-from search.tree import ILLEGAL, ROOT, Tree, clear, new_tree
+from search.tree import ROOT, Tree, clear, new_tree
 
 
 @inline_kernel
@@ -221,13 +221,9 @@ class BatchedPUCT:
         """Mix Dirichlet noise into the priors of the roots of ``games``, as ``PUCT`` does."""
         assert self.trees is not None
         for b in games:
-            if not self.trees.expanded[b, ROOT]:
-                continue
-            legal = np.flatnonzero(self.trees.children[b, ROOT] != ILLEGAL)
-            alpha = self.dirichlet_alpha if self.dirichlet_alpha is not None else 10.0 / len(legal)
-            noise = self.np_random.dirichlet(np.full(len(legal), alpha))
-            priors = self.trees.prior[b, ROOT]
-            priors[legal] = (1.0 - self.noise) * priors[legal] + self.noise * noise
+            if self.trees.expanded[b, ROOT]:
+                tree = Tree(*(field[b] for field in self.trees))
+                mix_root_noise(tree, self.noise, self.dirichlet_alpha, self.np_random)
 
     # -- reading the roots ------------------------------------------------------------------
 
@@ -253,7 +249,7 @@ class BatchedPUCT:
         """int64[B]: the most visited root move of each game, ties to the better value; pass
         where nothing was searched."""
         counts, values = self._root_stats()
-        moves = np.array([np.lexsort((-values[b], -counts[b]))[0] for b in range(len(counts))], np.int64)
+        moves = np.lexsort((-values, -counts))[:, 0]
         return np.where(counts.any(axis=1), moves, counts.shape[1] - 1)
 
     def visit_distributions(self, temperature: float = 1.0) -> np.ndarray:

@@ -42,7 +42,7 @@ from search.evaluator import (
     shapes,
 )
 from search.selection import make_selection, select
-from search.tree import ILLEGAL, ROOT, UNVISITED, TreeSearch, add_node, add_virtual_loss, backup, expand
+from search.tree import ILLEGAL, ROOT, UNVISITED, Tree, TreeSearch, add_node, add_virtual_loss, backup, expand
 
 
 @kernel
@@ -108,6 +108,15 @@ class _LeafBuffers(NamedTuple):
     legal: np.ndarray  # int8[batch, A]
 
 
+def mix_root_noise(tree: Tree, weight: float, alpha: float | None, rng: np.random.Generator) -> None:
+    """Mix Dirichlet noise into the root's priors over its legal moves: (1 - ε) P + ε Dir(α),
+    with α = 10 / (legal moves) unless given. ``tree`` may be one game's view of a batch."""
+    legal = np.flatnonzero(tree.children[ROOT] != ILLEGAL)
+    noise = rng.dirichlet(np.full(len(legal), alpha if alpha is not None else 10.0 / len(legal)))
+    priors = tree.prior[ROOT]
+    priors[legal] = (1.0 - weight) * priors[legal] + weight * noise
+
+
 class PUCT(TreeSearch):
     """PUCT search over an evaluator.
 
@@ -169,11 +178,7 @@ class PUCT(TreeSearch):
         if not self.tree.expanded[ROOT]:
             done = self._simulate(game, self._reserve(1))
         if self.noise > 0.0 and self._noised_root != self.root_version:
-            legal = np.flatnonzero(self.tree.children[ROOT] != ILLEGAL)
-            alpha = self.dirichlet_alpha if self.dirichlet_alpha is not None else 10.0 / len(legal)
-            noise = self.np_random.dirichlet(np.full(len(legal), alpha))
-            priors = self.tree.prior[ROOT]
-            priors[legal] = (1.0 - self.noise) * priors[legal] + self.noise * noise
+            mix_root_noise(self.tree, self.noise, self.dirichlet_alpha, self.np_random)
             self._noised_root = self.root_version
         return done
 

@@ -8,7 +8,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from benchmarks.match.settle import SETTLE_MODES
+from benchmarks.match.settle import check_settle
 from go_env import Rules
 from go_env.game import MAX_SIZE, MIN_SIZE
 
@@ -71,18 +71,24 @@ class LeagueConfig:
             raise LeagueConfigError(
                 f"a gauntlet needs a challenger among the players, got {self.challenger!r}"
             )
-        games = len(pairs(self, list(self.players))) * self.games_per_pair
-        if games > MAX_GAMES:
-            raise LeagueConfigError(f"{games} games are more than a league plays (at most {MAX_GAMES})")
+        if self.game_count > MAX_GAMES:
+            raise LeagueConfigError(
+                f"{self.game_count} games are more than a league plays (at most {MAX_GAMES})"
+            )
         if self.anchor is not None and self.anchor not in self.players:
             raise LeagueConfigError(f"the anchor {self.anchor!r} is not a player")
         rules = self.game_rules()  # raises on an unknown preset or a bad komi
-        if self.settle is not None and self.settle not in SETTLE_MODES:
-            raise LeagueConfigError(f"unknown settle mode {self.settle!r}; known: {', '.join(SETTLE_MODES)}")
-        if self.settle == "status" and rules.scoring != "area":
-            raise LeagueConfigError('settle = "status" needs area scoring')
+        try:
+            check_settle(self.settle, rules)
+        except ValueError as error:
+            raise LeagueConfigError(str(error)) from None
         if self.arbiter is not None and self.settle != "status":
             raise LeagueConfigError('an arbiter takes part only with settle = "status"')
+
+    @property
+    def game_count(self) -> int:
+        """Games in the league's schedule (a grown league's stages only ever add to it)."""
+        return len(pairs(self, list(self.players))) * self.games_per_pair
 
     def game_rules(self) -> Rules:
         try:

@@ -17,7 +17,6 @@ from typing import Any
 
 from benchmarks.league.config import LeagueConfig
 from benchmarks.league.ratings import Ratings, Result, fit_ratings
-from benchmarks.league.schedule import schedule
 from benchmarks.league.store import LeagueStore, StoredGame
 
 PRIOR_GAMES = 1.0
@@ -125,7 +124,7 @@ def build_report(store: LeagueStore) -> Report:
         black_advantage=round(ratings.black_advantage, 1) if ratings else 0.0,
         black_advantage_stderr=round(ratings.black_advantage_stderr, 1) if ratings else 0.0,
         games=len(games),
-        scheduled=len(schedule(config)),
+        scheduled=config.game_count,
         endings=dict(Counter(_ending(game) for game in games)),
     )
 

@@ -45,7 +45,7 @@ from benchmarks.match.settle import (
     reopen_for_cleanup,
     settle_by_dead_stones,
 )
-from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError, result_string
+from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError, as_move, result_string
 from go_env.rules import Rules
 from go_env.sgf import write_sgf
 
@@ -209,7 +209,7 @@ def play_game(
             move = _move(color, answer)
             if move == RESIGN:
                 raise _Forfeit(color, "R", "resign")
-            _play(game, color, move, answer)
+            _play(game, color, move)
             for observer_color, observer in observers:
                 view = game.copy()
                 turn(observer_color, "observe_move")
@@ -392,21 +392,17 @@ def crash_reason(error: BaseException) -> str | None:
 def _move(color: int, answer: object) -> int:
     """A player's answer as an integer (a point, pass or RESIGN); anything else forfeits."""
     try:
-        if not isinstance(answer, bool):
-            return operator.index(answer)  # type: ignore[arg-type]  # checked here
-    except Exception:
-        pass
-    raise _not_a_move(color, answer)
+        return as_move(answer)
+    except Exception:  # a TypeError, or whatever an odd answer's __index__ raises
+        raise _not_a_move(color, answer) from None
 
 
-def _play(game: Game, color: int, move: int, answer: object) -> None:
-    """Play ``color``'s ``move``; an illegal one forfeits."""
+def _play(game: Game, color: int, move: int) -> None:
+    """Play ``color``'s ``move``; an illegal one (off the board too) forfeits."""
     try:
         game.play(move)
     except IllegalMoveError as error:
         raise _Forfeit(color, "F", f"illegal move: {error}") from None
-    except (OverflowError, TypeError, ValueError):  # no point of any board (2**63)
-        raise _not_a_move(color, answer) from None
 
 
 def _not_a_move(color: int, answer: object) -> _Forfeit:

@@ -283,6 +283,7 @@ def test_workers_and_their_engines_end_when_the_league_is_killed(tmp_path):
     wait_for(lambda: len(descendants(league.pid)) >= 4 or league.poll() is not None)  # workers, engines
     time.sleep(1)  # mid-game
     started = descendants(league.pid)
+    assert league.poll() is None and len(started) >= 4, started  # killed mid-game, with its workers
     os.kill(league.pid, signal.SIGKILL)  # the league's process only
     league.wait()
     try:

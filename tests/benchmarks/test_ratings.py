@@ -95,15 +95,3 @@ def test_one_colour_winning_every_game_leaves_the_ladder_in_the_order_of_the_sco
     assert ratings.ranked() == (["a", "b", "c", "d"] if winner else ["d", "c", "b", "a"])
     assert abs(ratings.black_advantage) < 500 and ratings.black_advantage * (winner - 0.5) > 0
     assert np.isfinite(ratings.stderr).all() and ratings.black_advantage_stderr > 0
-
-
-def test_a_three_player_league_stopped_after_one_game_per_pair():
-    # White won all three: uct-300 both of its games, uct-30 one, random none.
-    results = [
-        Result("random", "uct-30", 0.0),
-        Result("random", "uct-300", 0.0),
-        Result("uct-30", "uct-300", 0.0),
-    ]
-    ratings = fit_ratings(results, anchor="random", prior_games=1.0)
-    assert ratings.ranked() == ["uct-300", "uct-30", "random"]
-    assert -500 < ratings.black_advantage < 0

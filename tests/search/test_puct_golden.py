@@ -108,6 +108,7 @@ def regenerate() -> None:
 def golden(request: pytest.FixtureRequest) -> dict[str, Any]:
     if request.config.getoption("--regenerate-golden"):
         regenerate()
+        pytest.skip("golden trees regenerated: run again without --regenerate-golden to compare")
     return json.loads(GOLDEN.read_text())
 
 
