@@ -219,12 +219,12 @@ class AgentSpecError(ValueError):
 
 # Built-in players: spec name -> "module:factory", imported only when asked for.
 BUILTIN_AGENTS: dict[str, str] = {
-    "random": "agents.random_agent:RandomAgent",
-    "uct": "agents.mcts_agents:UCTAgent",
-    "puct": "agents.mcts_agents:PUCTAgent",
-    "minimax": "agents.minimax_agents:MinimaxAgent",
-    "expectimax": "agents.minimax_agents:ExpectimaxAgent",
-    "gtp": "agents.gtp.client:GTPAgent",
+    "random": "goarena.agents.random_agent:RandomAgent",
+    "uct": "goarena.agents.mcts_agents:UCTAgent",
+    "puct": "goarena.agents.mcts_agents:PUCTAgent",
+    "minimax": "goarena.agents.minimax_agents:MinimaxAgent",
+    "expectimax": "goarena.agents.minimax_agents:ExpectimaxAgent",
+    "gtp": "goarena.agents.gtp.client:GTPAgent",
 }
 
 

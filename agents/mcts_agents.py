@@ -24,9 +24,18 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.base import RESIGN, Action, GameContext, MoveInfo, restart_seed
 from go_env import Game, Rules
-from search import PUCT, UCT, Candidate, Evaluator, Leaves, RolloutEvaluator, TreeSearch, UniformEvaluator
+from goarena.agents.base import RESIGN, Action, GameContext, MoveInfo, restart_seed
+from goarena.search import (
+    PUCT,
+    UCT,
+    Candidate,
+    Evaluator,
+    Leaves,
+    RolloutEvaluator,
+    TreeSearch,
+    UniformEvaluator,
+)
 
 EvaluatorSpec = str | Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarray]]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import importlib
 
-from agents.base import AgentSpecError, GameContext, PolicyAgent, make_agent
 from go_env import Game, Rules
-from search.expectimax import OpponentModel, expectimax
-from search.minimax import Heuristic, Minimax, area_heuristic
+from goarena.agents.base import AgentSpecError, GameContext, PolicyAgent, make_agent
+from goarena.search.expectimax import OpponentModel, expectimax
+from goarena.search.minimax import Heuristic, Minimax, area_heuristic
 
 
 def _heuristic(heuristic: Heuristic | str | None) -> Heuristic:

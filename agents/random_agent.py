@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Action, GameContext, restart_seed
 from go_env import Game, Rules
+from goarena.agents.base import Action, GameContext, restart_seed
 
 
 class RandomAgent:

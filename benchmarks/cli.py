@@ -17,7 +17,7 @@ from go_env import Game, Rules
 from go_env.rules import RULES_PRESETS
 
 if TYPE_CHECKING:
-    from benchmarks.league.config import LeagueConfig
+    from goarena.benchmarks.league.config import LeagueConfig
 
 
 def demo(args: argparse.Namespace) -> None:
@@ -45,27 +45,27 @@ def demo(args: argparse.Namespace) -> None:
 
 def bench(args: argparse.Namespace) -> None:
     if args.what == "env":
-        from benchmarks.bench import env_speed
+        from goarena.benchmarks.bench import env_speed
 
         env_speed.main(args.rest)
     elif args.what == "search":
-        from benchmarks.bench import search_speed
+        from goarena.benchmarks.bench import search_speed
 
         search_speed.main(args.rest)
     elif args.what == "league":
-        from benchmarks.bench import league_speed
+        from goarena.benchmarks.bench import league_speed
 
         league_speed.main(args.rest)
     elif args.what == "strength":
-        from benchmarks.bench import strength
+        from goarena.benchmarks.bench import strength
 
         strength.main(args.rest)
 
 
 def gtp(args: argparse.Namespace) -> None:
     """Serve a player as a GTP engine on stdin and stdout."""
-    from agents.base import Closeable, make_agent
-    from agents.gtp.engine import GTPEngine
+    from goarena.agents.base import Closeable, make_agent
+    from goarena.agents.gtp.engine import GTPEngine
 
     rules = Rules.preset(args.rules, komi=args.komi) if args.komi is not None else Rules.preset(args.rules)
     agent = make_agent(args.agent)
@@ -80,7 +80,7 @@ def gtp(args: argparse.Namespace) -> None:
 
 def warmup(args: argparse.Namespace) -> None:
     """Compile every kernel ahead of time (numba keeps them in its cache)."""
-    from search.warmup import warmup as warm_up
+    from goarena.search.warmup import warmup as warm_up
 
     seconds = warm_up(args.size, log=_log)
     print(f"kernels ready in {seconds:.1f} s")
@@ -93,7 +93,7 @@ def _log(line: str) -> None:
 def _warm_up_in_background(player: str, size: int) -> threading.Event:
     """Warm up the kernels of the game and of ``player`` (a built-in's name) in a thread; the
     event is set when it is done, failed or not (kernels left cold compile when first used)."""
-    from search.warmup import warmup as warm_up
+    from goarena.search.warmup import warmup as warm_up
 
     ready = threading.Event()
 
@@ -127,8 +127,8 @@ def _player_option(text: str) -> tuple[str, str]:
 
 def league_parser() -> argparse.ArgumentParser:
     """The options of ``goarena league``."""
-    from benchmarks.league.config import SCHEDULES
-    from benchmarks.match.settle import SETTLE_MODES
+    from goarena.benchmarks.league.config import SCHEDULES
+    from goarena.benchmarks.match.settle import SETTLE_MODES
 
     parser = argparse.ArgumentParser(
         prog="goarena league",
@@ -183,8 +183,8 @@ def league_parser() -> argparse.ArgumentParser:
 
 def league_config(args: argparse.Namespace) -> LeagueConfig:
     """The league that ``goarena league``'s options describe (a file's, changed by the options)."""
-    from benchmarks.league.config import LeagueConfig, LeagueConfigError
-    from benchmarks.league.play import default_config, load_config
+    from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
+    from goarena.benchmarks.league.play import default_config, load_config
 
     base = load_config(args.config) if args.config else None
     data = base.to_dict() if base else default_config().to_dict()
@@ -208,11 +208,11 @@ def league_config(args: argparse.Namespace) -> LeagueConfig:
 def league(argv: list[str]) -> None:
     """``goarena league [CONFIG] [options]``: play a league (or resume it) and print its standings;
     ``goarena league table DIR``: the standings of a league again."""
-    from benchmarks.league import standings
-    from benchmarks.league.config import LeagueConfigError
-    from benchmarks.league.play import check_players, open_league, play_league, slug, warm_up
-    from benchmarks.league.runner import LeagueRunError
-    from benchmarks.league.store import LeagueStoreError
+    from goarena.benchmarks.league import standings
+    from goarena.benchmarks.league.config import LeagueConfigError
+    from goarena.benchmarks.league.play import check_players, open_league, play_league, slug, warm_up
+    from goarena.benchmarks.league.runner import LeagueRunError
+    from goarena.benchmarks.league.store import LeagueStoreError
 
     if argv[:1] == ["table"]:
         league_table(argv[1:])
@@ -265,8 +265,8 @@ def league_table(argv: list[str]) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--plot", type=Path, help="also write the ladder plot here (PNG)")
     args = parser.parse_args(argv)
-    from benchmarks.league.standings import build_report, plot_ladder, print_report
-    from benchmarks.league.store import LeagueStore, LeagueStoreError
+    from goarena.benchmarks.league.standings import build_report, plot_ladder, print_report
+    from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError
 
     try:
         store = LeagueStore.open_existing(args.directory)

@@ -7,8 +7,8 @@ budget or a callback. Evaluators are plain objects or callables (``Evaluator``);
 package imports nothing of ``agents`` and never imports torch.
 """
 
-from search.batched_puct import BatchedPUCT
-from search.evaluator import (
+from goarena.search.batched_puct import BatchedPUCT
+from goarena.search.evaluator import (
     Evaluator,
     EvaluatorError,
     Leaves,
@@ -17,9 +17,9 @@ from search.evaluator import (
     UniformEvaluator,
     as_evaluator,
 )
-from search.puct import PUCT
-from search.tree import ILLEGAL, NO_PARENT, ROOT, UNVISITED, Candidate, Tree, TreeSearch
-from search.uct import UCT
+from goarena.search.puct import PUCT
+from goarena.search.tree import ILLEGAL, NO_PARENT, ROOT, UNVISITED, Candidate, Tree, TreeSearch
+from goarena.search.uct import UCT
 
 __all__ = [
     "BatchedPUCT",

@@ -28,7 +28,7 @@ from numba import njit, prange
 from go_env import core as K
 from go_env.batch import GameBatch
 from go_env.core import GoState, inline_kernel
-from search.evaluator import (
+from goarena.search.evaluator import (
     Evaluator,
     Leaves,
     Scratch,
@@ -38,9 +38,9 @@ from search.evaluator import (
     new_scratch,
     shapes,
 )
-from search.puct import collect, expand_backup, mix_root_noise
-from search.selection import make_selection
-from search.tree import ROOT, Tree, clear, new_tree
+from goarena.search.puct import collect, expand_backup, mix_root_noise
+from goarena.search.selection import make_selection
+from goarena.search.tree import ROOT, Tree, clear, new_tree
 
 
 @inline_kernel

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from go_env import Game
-from search.minimax import Heuristic, area_heuristic, final_value, leaf_value
+from goarena.search.minimax import Heuristic, area_heuristic, final_value, leaf_value
 
 OpponentModel = Callable[[Game], np.ndarray]
 """``p(game) -> float[N*N+1]``: the opponent's move distribution (sums to 1, legal moves only)."""

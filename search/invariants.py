@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from go_env.invariants import InvariantError
-from search.tree import ILLEGAL, NO_PARENT, ROOT, Tree, TreeSearch
+from goarena.search.tree import ILLEGAL, NO_PARENT, ROOT, Tree, TreeSearch
 
 __all__ = ["InvariantError", "check_tree"]
 

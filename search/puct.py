@@ -32,7 +32,7 @@ import numpy as np
 from go_env import Game
 from go_env import core as K
 from go_env.core import GoState, kernel
-from search.evaluator import (
+from goarena.search.evaluator import (
     Evaluator,
     Leaves,
     UniformEvaluator,
@@ -41,8 +41,18 @@ from search.evaluator import (
     outcome,
     shapes,
 )
-from search.selection import make_selection, select
-from search.tree import ILLEGAL, ROOT, UNVISITED, Tree, TreeSearch, add_node, add_virtual_loss, backup, expand
+from goarena.search.selection import make_selection, select
+from goarena.search.tree import (
+    ILLEGAL,
+    ROOT,
+    UNVISITED,
+    Tree,
+    TreeSearch,
+    add_node,
+    add_virtual_loss,
+    backup,
+    expand,
+)
 
 
 @kernel

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from go_env.core import inline_kernel
-from search.tree import ILLEGAL, UNVISITED
+from goarena.search.tree import ILLEGAL, UNVISITED
 
 ALPHAZERO, ALPHAGO, UCB1 = 0, 1, 2
 RULES = {"alphazero": ALPHAZERO, "alphago": ALPHAGO, "ucb1": UCB1}

@@ -25,7 +25,7 @@ import numpy as np
 
 from go_env import Game
 from go_env.core import inline_kernel, kernel
-from search.evaluator import Scratch, new_scratch, random_state, shapes
+from goarena.search.evaluator import Scratch, new_scratch, random_state, shapes
 
 ROOT = 0
 NO_PARENT = -1  # parent of the root

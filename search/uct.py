@@ -27,8 +27,8 @@ import numpy as np
 from go_env import Game
 from go_env import core as K
 from go_env.core import inline_kernel, kernel
-from search.evaluator import outcome, playout
-from search.tree import ILLEGAL, ROOT, UNVISITED, TreeSearch, add_node, backup, expand
+from goarena.search.evaluator import outcome, playout
+from goarena.search.tree import ILLEGAL, ROOT, UNVISITED, TreeSearch, add_node, backup, expand
 
 
 @inline_kernel

@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterable
 from numba.core import event
 
 from go_env import Game, Rules
-from search.evaluator import RolloutEvaluator
-from search.expectimax import expectimax
-from search.minimax import Minimax, area_heuristic
-from search.puct import PUCT
-from search.uct import UCT
+from goarena.search.evaluator import RolloutEvaluator
+from goarena.search.expectimax import expectimax
+from goarena.search.minimax import Minimax, area_heuristic
+from goarena.search.puct import PUCT
+from goarena.search.uct import UCT
 
 # Built-in players by spec name, each with what warms its kernels up (``random`` needs only
 # the ``Game``'s, which are always warmed up).

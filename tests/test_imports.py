@@ -14,23 +14,35 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# Each package by its import name, and its folder (pyproject.toml maps the one onto the other).
+FOLDERS = {
+    "go_env": "go_env",
+    "goarena.search": "search",
+    "goarena.agents": "agents",
+    "goarena.benchmarks": "benchmarks",
+}
 # What each package may import of ours: arrows only point down this list.
 ALLOWED = {
     "go_env": {"go_env"},
-    "search": {"go_env", "search"},
-    "agents": {"go_env", "search", "agents"},
-    "benchmarks": {"go_env", "search", "agents", "benchmarks"},
+    "goarena.search": {"go_env", "goarena.search"},
+    "goarena.agents": {"go_env", "goarena.search", "goarena.agents"},
+    "goarena.benchmarks": {"go_env", "goarena.search", "goarena.agents", "goarena.benchmarks"},
 }
-TORCH_FREE = ("go_env", "search")
+TORCH_FREE = ("go_env", "goarena.search")
+
+
+def package_of(module: str) -> str:
+    """The package of ours a dotted module name belongs to."""
+    return next(package for package in FOLDERS if module == package or module.startswith(package + "."))
 
 
 def module_files() -> dict[str, Path]:
     """Every module of our packages by dotted name (a package by its own name)."""
     modules = {}
-    for package in ALLOWED:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
-            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    for package, folder in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            modules[".".join([package, *(parts[:-1] if parts[-1] == "__init__" else parts)])] = path
     return modules
 
 
@@ -106,9 +118,10 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_every_module_and_imports_inside_functions():
     graph = import_graph()
-    assert {"go_env", "go_env.core", "search.puct", "agents.base", "benchmarks.league"} <= graph.keys()
+    assert {"go_env", "go_env.core", "goarena.search.puct", "goarena.agents.base"} <= graph.keys()
+    assert "goarena.benchmarks.league" in graph
     assert "go_env.core" in graph["go_env.game"]
-    assert "search.evaluator" in graph["search.puct"]
+    assert "goarena.search.evaluator" in graph["goarena.search.puct"]
 
 
 def test_packages_import_only_the_layers_below():
@@ -116,7 +129,7 @@ def test_packages_import_only_the_layers_below():
         f"{name} imports {target}"
         for name, targets in import_graph().items()
         for target in sorted(targets)
-        if target.split(".")[0] not in ALLOWED[name.split(".")[0]]
+        if package_of(target) not in ALLOWED[package_of(name)]
     ]
     assert not crossings, "\n".join(crossings)
 
@@ -134,7 +147,7 @@ def test_the_cycle_finder_finds_a_cycle():
 def test_the_rules_and_search_never_import_torch():
     """In a fresh interpreter: importing every module of ``go_env`` and ``search`` never asks
     for torch (a finder records every attempt, so the test holds whether torch is installed)."""
-    modules = [name for name in module_files() if name.split(".")[0] in TORCH_FREE]
+    modules = [name for name in module_files() if package_of(name) in TORCH_FREE]
     script = "\n".join(
         [
             "import importlib, sys",
@@ -163,3 +176,21 @@ def test_test_modules_have_names_of_their_own():
 def test_the_gymnasium_env_does_not_stand_on_the_pettingzoo_adapter():
     """Observation planes and outcomes are facts of a ``Game``, not of the AEC env."""
     assert "go_env.aec" not in import_graph()["go_env.gym_env"]
+
+
+def test_our_modules_are_imported_by_their_installed_names():
+    """``agents``, ``search`` and ``benchmarks`` are folders; their import names are ``goarena.*``
+    (a bare ``import agents`` would find another distribution's package, or a second copy)."""
+    bare = [
+        f"{name} imports {imported}"
+        for name, path in module_files().items()
+        for imported in imported_names(name, path)
+        if imported.split(".")[0] in {"agents", "search", "benchmarks"}
+    ]
+    tests = [
+        f"{path.relative_to(ROOT)} imports {imported}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        for imported in imported_names("tests", path)
+        if imported.split(".")[0] in {"agents", "search", "benchmarks"}
+    ]
+    assert not bare + tests, "\n".join(bare + tests)

@@ -3,9 +3,9 @@
 The two sides share only the protocol's vocabulary (``protocol``); neither imports the other.
 """
 
-from agents.gtp.client import ANSWER_LIMIT, GTPAgent, GTPEngineError, find_engine
-from agents.gtp.engine import GTPEngine, GTPError, TimedAgent
-from agents.gtp.protocol import LINE_LIMIT, kata_rules
+from goarena.agents.gtp.client import ANSWER_LIMIT, GTPAgent, GTPEngineError, find_engine
+from goarena.agents.gtp.engine import GTPEngine, GTPError, TimedAgent
+from goarena.agents.gtp.protocol import LINE_LIMIT, kata_rules
 
 __all__ = [
     "ANSWER_LIMIT",

@@ -35,11 +35,11 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import IO
 
-from agents.base import RESIGN, GameContext
-from agents.gtp.protocol import COLOR_LETTERS, LINE_LIMIT, kata_rules, shorten
 from go_env import coords
 from go_env.game import BLACK, WHITE, Game
 from go_env.rules import Rules
+from goarena.agents.base import RESIGN, GameContext
+from goarena.agents.gtp.protocol import COLOR_LETTERS, LINE_LIMIT, kata_rules, shorten
 
 _STDERR_LINES = 20  # kept for error messages
 ANSWER_LIMIT = 1 << 20  # characters: a longer answer is an error

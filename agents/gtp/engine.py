@@ -77,12 +77,20 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 
 import numpy as np
 
-from agents.base import RESIGN, Agent, AnalysisAgent, GameContext, MoveInfo, MoveObserver, reset_player
-from agents.gtp.protocol import COLORS, KATA_FIXED, KATA_KO, LINE_LIMIT, kata_rules, shorten
 from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError
 from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
 from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, write_sgf
+from goarena.agents.base import (
+    RESIGN,
+    Agent,
+    AnalysisAgent,
+    GameContext,
+    MoveInfo,
+    MoveObserver,
+    reset_player,
+)
+from goarena.agents.gtp.protocol import COLORS, KATA_FIXED, KATA_KO, LINE_LIMIT, kata_rules, shorten
 
 try:
     _VERSION = version("goarena")

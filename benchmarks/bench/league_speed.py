@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.league.config import LeagueConfig
-from benchmarks.league.play import run_league
-from benchmarks.league.schedule import schedule
+from goarena.benchmarks.league.config import LeagueConfig
+from goarena.benchmarks.league.play import run_league
+from goarena.benchmarks.league.schedule import schedule
 
 FAST_PLAYERS = {"random": "random", "uct-20": "uct:playouts=20", "uct-100": "uct:playouts=100"}
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from go_env import Game
 from go_env.batch import GameBatch
-from search import PUCT, UCT, BatchedPUCT, RolloutEvaluator, TreeSearch, UniformEvaluator
+from goarena.search import PUCT, UCT, BatchedPUCT, RolloutEvaluator, TreeSearch, UniformEvaluator
 
 SEARCHES: dict[str, Callable[[], TreeSearch]] = {
     "UCT": lambda: UCT(seed=0),

@@ -19,9 +19,9 @@ import math
 import shlex
 from pathlib import Path
 
-from benchmarks.league.config import LeagueConfig
-from benchmarks.league.play import run_league
-from benchmarks.league.store import StoredGame
+from goarena.benchmarks.league.config import LeagueConfig
+from goarena.benchmarks.league.play import run_league
+from goarena.benchmarks.league.store import StoredGame
 
 GNUGO = "gnugo --mode gtp --chinese-rules --positional-superko"  # area scoring and superko, as Rules()
 AGENT, OPPONENT = "agent", "opponent"  # the players' names in the league

@@ -8,9 +8,9 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from benchmarks.match.settle import check_settle
 from go_env import Rules
 from go_env.game import MAX_SIZE, MIN_SIZE
+from goarena.benchmarks.match.settle import check_settle
 
 SCHEDULES = ("round-robin", "gauntlet")
 MAX_GAMES_PER_PAIR = 10_000

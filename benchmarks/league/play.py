@@ -44,14 +44,14 @@ import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
-from agents.base import AgentSpecError, Closeable, GameContext, StatusReporter, check_spec, make_agent
-from agents.gtp import GTPEngineError, find_engine
-from benchmarks.league.config import LeagueConfig, LeagueConfigError
-from benchmarks.league.runner import PlayedGame, ScheduledGame, run_local, run_ray
-from benchmarks.league.schedule import schedule
-from benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
 from go_env.game import COLOR_NAMES
-from search.warmup import warmup
+from goarena.agents.base import AgentSpecError, Closeable, GameContext, StatusReporter, check_spec, make_agent
+from goarena.agents.gtp import GTPEngineError, find_engine
+from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
+from goarena.benchmarks.league.runner import PlayedGame, ScheduledGame, run_local, run_ray
+from goarena.benchmarks.league.schedule import schedule
+from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
+from goarena.search.warmup import warmup
 
 if sys.version_info >= (3, 11):
     import tomllib

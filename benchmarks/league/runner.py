@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
-from agents.base import Agent, Closeable, StatusReporter, WeightedAgent, make_agent
-from agents.gtp import GTPAgent
-from benchmarks.match.referee import GameRecord, Turn, crash_reason, forfeit_record, play_game
 from go_env import Rules
 from go_env.game import BLACK, WHITE
+from goarena.agents.base import Agent, Closeable, StatusReporter, WeightedAgent, make_agent
+from goarena.agents.gtp import GTPAgent
+from goarena.benchmarks.match.referee import GameRecord, Turn, crash_reason, forfeit_record, play_game
 
 ENGINE_GRACE = 0.5  # seconds a GTP engine may answer past the limit before it is killed
 WATCHDOG_GRACE = 2.0  # seconds a call may run past the limit before its worker is killed

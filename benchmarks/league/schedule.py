@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benchmarks.league.config import LeagueConfig, pairs
-from benchmarks.league.runner import ScheduledGame
+from goarena.benchmarks.league.config import LeagueConfig, pairs
+from goarena.benchmarks.league.runner import ScheduledGame
 
 
 def schedule(config: LeagueConfig, grown_from: Sequence[LeagueConfig] = ()) -> list[ScheduledGame]:

@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.league.config import LeagueConfig
-from benchmarks.league.ratings import Ratings, Result, fit_ratings
-from benchmarks.league.store import LeagueStore, StoredGame
+from goarena.benchmarks.league.config import LeagueConfig
+from goarena.benchmarks.league.ratings import Ratings, Result, fit_ratings
+from goarena.benchmarks.league.store import LeagueStore, StoredGame
 
 PRIOR_GAMES = 1.0
 

@@ -28,7 +28,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from agents.base import (
+from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError, as_move, result_string
+from go_env.rules import Rules
+from go_env.sgf import write_sgf
+from goarena.agents.base import (
     RESIGN,
     Agent,
     CleanupPlayer,
@@ -38,16 +41,13 @@ from agents.base import (
     UnsupportedGame,
     reset_player,
 )
-from benchmarks.match.settle import (
+from goarena.benchmarks.match.settle import (
     Settled,
     check_settle,
     default_settle,
     reopen_for_cleanup,
     settle_by_dead_stones,
 )
-from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError, as_move, result_string
-from go_env.rules import Rules
-from go_env.sgf import write_sgf
 
 _LETTERS = {BLACK: "B", WHITE: "W"}
 MOVE_CALLS = ("select_move", "cleanup_move")

@@ -5,7 +5,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from agents.base import (
+from go_env import BLACK, Game, Rules
+from goarena.agents.base import (
     Actor,
     AgentSpecError,
     GameContext,
@@ -16,11 +17,10 @@ from agents.base import (
     reset_player,
     weights_digest,
 )
-from agents.random_agent import RandomAgent
-from go_env import BLACK, Game, Rules
+from goarena.agents.random_agent import RandomAgent
 
 NET_PLAYERS = """
-from agents.base import UnsupportedGame
+from goarena.agents.base import UnsupportedGame
 
 BUILT = []
 
@@ -70,7 +70,7 @@ def test_builtin_spec_with_options():
 
 
 def test_module_factory_spec_with_options():
-    agent = make_agent("agents.random_agent:RandomAgent:seed=5")
+    agent = make_agent("goarena.agents.random_agent:RandomAgent:seed=5")
     assert isinstance(agent, RandomAgent) and agent.seed == 5
 
 
@@ -80,7 +80,7 @@ def test_module_factory_spec_with_options():
         ("nonesuch", "unknown player"),
         ("random:depth=3", "bad options"),
         ("no_such_module:factory", "cannot import"),
-        ("agents.random_agent:Nothing", "has no"),
+        ("goarena.agents.random_agent:Nothing", "has no"),
         ("gtp:", "engine's command"),
         ("builtins:dict", "did not build a player"),
         ("puct:evaluator=net", "bad options for 'puct:evaluator=net': unknown evaluator 'net'"),

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.base import RESIGN, Agent, make_agent
-from agents.gtp import LINE_LIMIT, GTPAgent, GTPEngineError, find_engine
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp, to_gtp
 from go_env.sgf import read_sgf
+from goarena.agents.base import RESIGN, Agent, make_agent
+from goarena.agents.gtp import LINE_LIMIT, GTPAgent, GTPEngineError, find_engine
 
 GNUGO = find_engine("gnugo")
 needs_gnugo = pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")

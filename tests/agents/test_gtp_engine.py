@@ -14,12 +14,12 @@ from collections.abc import Callable
 
 import pytest
 
-from agents.base import RESIGN, MoveInfo
-from agents.gtp.engine import GTPEngine
-from agents.random_agent import RandomAgent
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp, to_gtp
 from go_env.sgf import read_sgf, write_sgf
+from goarena.agents.base import RESIGN, MoveInfo
+from goarena.agents.gtp.engine import GTPEngine
+from goarena.agents.random_agent import RandomAgent
 
 REQUIRED = (
     "protocol_version name version known_command list_commands quit boardsize clear_board komi play genmove"
@@ -280,7 +280,7 @@ def test_play_and_genmove_go_on_beyond_the_move_cap():
 
 
 def test_a_game_past_the_longest_a_game_holds_is_an_error(monkeypatch):
-    monkeypatch.setattr("agents.gtp.engine.MAX_MOVES", 60)
+    monkeypatch.setattr("goarena.agents.gtp.engine.MAX_MOVES", 60)
     engine = GTPEngine(RandomAgent(seed=3, pass_only_when_forced=True), size=3, rules=Rules(komi=0))
     answers = [engine.handle(f"genmove {'bw'[i % 2]}") for i in range(70)]
     assert len(engine.game.moves) == 60
@@ -291,7 +291,7 @@ def test_a_game_past_the_longest_a_game_holds_is_an_error(monkeypatch):
 
 def test_minimax_plays_2x2_perfectly_through_gtp():
     """2x2 under positional superko, komi 0, is B+1; its ko fight runs past 2 * N * N moves."""
-    from agents.minimax_agents import MinimaxAgent
+    from goarena.agents.minimax_agents import MinimaxAgent
 
     engine = GTPEngine(MinimaxAgent(depth=40), size=2, rules=Rules(komi=0))
     moves: list[str] = []
@@ -426,7 +426,7 @@ def test_loadsgf_of_a_fifo_or_stdin_does_not_block_the_engine(tmp_path):
     os.mkfifo(fifo)
     commands = f"1 loadsgf {fifo}\n2 loadsgf /dev/stdin\n3 name\n4 quit\n"
     process = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.cli", "gtp", "--agent", "random", "--size", "9"],
+        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "random", "--size", "9"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -584,7 +584,7 @@ def test_lz_analyze_streams_until_the_next_command_arrives():
 
 def test_an_enormous_command_line_is_cut_and_answered_once():
     process = subprocess.run(
-        [sys.executable, "-m", "benchmarks.cli", "gtp", "--agent", "random", "--size", "9"],
+        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "random", "--size", "9"],
         input="1 name\n2 play b " + "x" * 5_000_000 + "\n3 name\n",
         capture_output=True,
         text=True,
@@ -608,7 +608,9 @@ def test_run_stops_at_the_end_of_input():
 
 
 def test_with_the_uct_player():
-    mcts_agents = pytest.importorskip("agents.mcts_agents", reason="the search players are not built yet")
+    mcts_agents = pytest.importorskip(
+        "goarena.agents.mcts_agents", reason="the search players are not built yet"
+    )
     engine = GTPEngine(mcts_agents.UCTAgent(playouts=300, seed=1), size=9)
     assert "lz-analyze" in engine.commands()
     assert re.fullmatch(r"= [A-HJ][1-9]\n\n", engine.handle("genmove b"))
@@ -670,7 +672,7 @@ def test_scripted_session_with_goarena_gtp(tmp_path):
         ("9 quit", "=9"),
     ]
     process = subprocess.run(
-        [sys.executable, "-m", "benchmarks.cli", "gtp", "--agent", "random:seed=1", "--size", "9"],
+        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "random:seed=1", "--size", "9"],
         input="".join(f"{command}\n" for command, _ in script) + "name\n",  # after quit: unanswered
         capture_output=True,
         text=True,

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import (
+from go_env import BLACK, WHITE, Game, Rules
+from goarena.agents.base import (
     RESIGN,
     Actor,
     Agent,
@@ -23,9 +24,8 @@ from agents.base import (
     make_agent,
     reset_player,
 )
-from agents.mcts_agents import PUCTAgent, UCTAgent
-from go_env import BLACK, WHITE, Game, Rules
-from search import RolloutEvaluator
+from goarena.agents.mcts_agents import PUCTAgent, UCTAgent
+from goarena.search import RolloutEvaluator
 
 
 def play_game(black: Agent, white: Agent, size: int = 9) -> int:

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from agents.base import Agent, make_agent
-from agents.minimax_agents import ExpectimaxAgent, MinimaxAgent
-from agents.random_agent import RandomAgent
 from go_env import Game, Rules
-from search.minimax import area_heuristic
+from goarena.agents.base import Agent, make_agent
+from goarena.agents.minimax_agents import ExpectimaxAgent, MinimaxAgent
+from goarena.agents.random_agent import RandomAgent
+from goarena.search.minimax import area_heuristic
 
 
 def play_out(black: Agent, white: Agent, game: Game) -> Game:
@@ -25,7 +25,7 @@ def play_out(black: Agent, white: Agent, game: Game) -> Game:
 def test_specs_build_the_players():
     minimax = make_agent("minimax:depth=3,tt_size=4096")
     assert isinstance(minimax, MinimaxAgent) and minimax.depth == 3
-    timed = make_agent("minimax:depth=None,seconds=0.5,heuristic=search.minimax:area_heuristic")
+    timed = make_agent("minimax:depth=None,seconds=0.5,heuristic=goarena.search.minimax:area_heuristic")
     assert isinstance(timed, MinimaxAgent) and timed.seconds == 0.5
     assert timed.searcher.heuristic is area_heuristic
     expecti = make_agent("expectimax:depth=1,opponent=random")

@@ -18,15 +18,15 @@ from collections import Counter
 
 import pytest
 
-from agents.gtp import find_engine
-from benchmarks.cli import league_config, league_parser
-from benchmarks.league.config import LeagueConfig, LeagueConfigError
-from benchmarks.league.play import default_config, load_config, run_league
-from benchmarks.league.schedule import schedule
-from benchmarks.league.standings import build_report, plot_ladder
-from benchmarks.league.store import LeagueStore, LeagueStoreError
 from go_env import Game
 from go_env.sgf import read_sgf
+from goarena.agents.gtp import find_engine
+from goarena.benchmarks.cli import league_config, league_parser
+from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
+from goarena.benchmarks.league.play import default_config, load_config, run_league
+from goarena.benchmarks.league.schedule import schedule
+from goarena.benchmarks.league.standings import build_report, plot_ladder
+from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError
 
 GNUGO = find_engine("gnugo")
 FAST = {"random": "random", "uct-20": "uct:playouts=20"}
@@ -180,7 +180,7 @@ def test_a_directory_holding_another_league_is_refused(tmp_path, change, differs
 
 
 def test_a_league_that_played_no_game_yet_takes_the_new_options(tmp_path):
-    from benchmarks.league.play import open_league
+    from goarena.benchmarks.league.play import open_league
 
     config = LeagueConfig(players=FAST, size=5, games_per_pair=2)
     store, _ = open_league(config, tmp_path)  # stopped before its first game
@@ -295,7 +295,7 @@ def test_a_league_killed_mid_way_resumes_and_plays_every_game_exactly_once(tmp_p
     command = [
         sys.executable,
         "-m",
-        "benchmarks.cli",
+        "goarena.benchmarks.cli",
         "league",
         "--player",
         "random",
@@ -410,7 +410,7 @@ def test_crashing_engines_and_illegal_moves_lose_the_game_and_the_league_goes_on
 
 
 NET_PLAYER = """
-from agents.base import UnsupportedGame, weights_digest
+from goarena.agents.base import UnsupportedGame, weights_digest
 
 
 class NinePlayer:  # stands for a network trained on 9x9: building it loads its weights
@@ -453,7 +453,7 @@ def test_a_network_for_another_board_stops_the_league_and_its_weights_digest_is_
 
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
 def test_results_against_gnu_go_agree_with_its_own_final_score_after_the_clean_up(tmp_path):
-    from agents.gtp import GTPAgent
+    from goarena.agents.gtp import GTPAgent
 
     config = LeagueConfig(
         players={
@@ -480,7 +480,7 @@ def test_results_against_gnu_go_agree_with_its_own_final_score_after_the_clean_u
 
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
 def test_a_league_settled_by_the_arbiters_dead_stones(tmp_path):
-    from agents.gtp import GTPAgent
+    from goarena.agents.gtp import GTPAgent
 
     rules = "--chinese-rules --positional-superko"
     config = LeagueConfig(
@@ -537,7 +537,7 @@ def test_the_same_seed_replays_the_same_league(tmp_path):
 
 
 def test_command_line_json_and_the_table_of_a_finished_league(tmp_path, capsys):
-    from benchmarks.cli import league as main
+    from goarena.benchmarks.cli import league as main
 
     league_dir = tmp_path / "league"
     options = ["--player", "random", "--player", "uct-20=uct:playouts=20", "--games-per-pair", "2"]
@@ -580,7 +580,7 @@ TWO_RANDOM = ["--player", "random", "--player", "random-2=random", "--size", "5"
     ],
 )
 def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path, options, message):
-    from benchmarks.cli import league as main
+    from goarena.benchmarks.cli import league as main
 
     league_dir = tmp_path / "league"
     with pytest.raises(SystemExit) as exit:
@@ -592,7 +592,7 @@ def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path
 
 
 def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_path, capsys):
-    from benchmarks.cli import league as main
+    from goarena.benchmarks.cli import league as main
 
     with pytest.raises(SystemExit) as exit:
         main([*TWO_RANDOM, "--games-per-pair", "1e8", "--dir", str(tmp_path / "league")])
@@ -602,8 +602,8 @@ def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_pat
 
 @pytest.mark.parametrize("spec", ["puct:evaluator=net", "minimax:depth=None", "uct:playouts=-5"])
 def test_a_bad_option_value_reads_the_same_in_the_league_and_the_gtp_engine(tmp_path, spec):
-    from benchmarks import cli
-    from benchmarks.cli import league as main
+    from goarena.benchmarks import cli
+    from goarena.benchmarks.cli import league as main
 
     with pytest.raises(SystemExit) as engine:
         cli.main(["gtp", "--agent", spec])
@@ -615,7 +615,7 @@ def test_a_bad_option_value_reads_the_same_in_the_league_and_the_gtp_engine(tmp_
 
 
 def test_a_second_league_on_a_directory_stops_with_one_line_while_the_first_plays(tmp_path):
-    from benchmarks.cli import league as main
+    from goarena.benchmarks.cli import league as main
 
     config = LeagueConfig(players={"random": "random", "random-2": "random"}, size=5, games_per_pair=1)
     store = LeagueStore(tmp_path)  # as a league playing there now holds it
@@ -629,7 +629,7 @@ def test_a_second_league_on_a_directory_stops_with_one_line_while_the_first_play
 
 
 def test_an_unwritable_directory_or_a_full_disk_stops_the_league_with_one_line(tmp_path, monkeypatch):
-    from benchmarks.cli import league as main
+    from goarena.benchmarks.cli import league as main
 
     (tmp_path / "file").write_text("")
     with pytest.raises(SystemExit, match="goarena league: cannot create the league's directory"):
@@ -661,8 +661,8 @@ def test_an_unwritable_directory_or_a_full_disk_stops_the_league_with_one_line(t
 
 
 def test_a_resumed_league_shows_every_game_it_played_and_says_when_it_compiles(tmp_path, monkeypatch, capsys):
-    from benchmarks import cli
-    from benchmarks.league import play, standings
+    from goarena.benchmarks import cli
+    from goarena.benchmarks.league import play, standings
 
     shown: list[dict] = []
 

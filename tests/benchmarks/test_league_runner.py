@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from misbehaving_players import SILENT_ENGINE
 
-from benchmarks.league.runner import LeagueRunError, ScheduledGame, run_local
-from benchmarks.league.store import LeagueStore
 from go_env import BLACK, WHITE, Rules
 from go_env.sgf import read_sgf
+from goarena.benchmarks.league.runner import LeagueRunError, ScheduledGame, run_local
+from goarena.benchmarks.league.store import LeagueStore
 
 HERE = Path(__file__).parent  # misbehaving_players is imported from here, in the workers too
 RULES = Rules(komi=0.5)
@@ -197,7 +197,7 @@ def test_a_player_that_failed_a_game_is_built_afresh_for_the_next(counted):
 def league_command(directory: Path, *players: str, games_per_pair: int) -> list[str]:
     options = [option for player in players for option in ("--player", player)]
     return [
-        *(sys.executable, "-m", "benchmarks.cli", "league", *options, "--size", "5"),
+        *(sys.executable, "-m", "goarena.benchmarks.cli", "league", *options, "--size", "5"),
         *(
             "--games-per-pair",
             str(games_per_pair),
@@ -217,7 +217,9 @@ def start_league(command: list[str], output: int = subprocess.PIPE) -> subproces
 
 def stored_games(directory: Path) -> int:
     try:
-        with sqlite3.connect(directory / LeagueStore.FILENAME) as connection:
+        # Read-only: a plain connect would create the file before the league does.
+        uri = f"{(directory / LeagueStore.FILENAME).as_uri()}?mode=ro"
+        with sqlite3.connect(uri, uri=True) as connection:
             return int(connection.execute("SELECT count(*) FROM games").fetchone()[0])
     except sqlite3.Error:
         return 0

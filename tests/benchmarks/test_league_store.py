@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
+from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
 
 CONFIG = {"players": {"zeta": "random", "alpha": "uct:playouts=20"}, "games_per_pair": 2}
 

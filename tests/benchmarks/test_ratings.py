@@ -4,7 +4,7 @@ import choix
 import numpy as np
 import pytest
 
-from benchmarks.league.ratings import ELO_PER_NATURAL, Result, fit_ratings
+from goarena.benchmarks.league.ratings import ELO_PER_NATURAL, Result, fit_ratings
 
 TRUE_ELO = {"random": 0.0, "weak": 150.0, "medium": 400.0, "strong": 700.0}
 

@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from agents.base import RESIGN, GameContext, UnsupportedGame
-from agents.gtp import GTPAgent, find_engine
-from agents.random_agent import RandomAgent
-from benchmarks.match.referee import Turn, forfeit_record, play_game
 from go_env import BLACK, EMPTY, WHITE, Game, Rules
 from go_env.coords import from_gtp
 from go_env.sgf import read_sgf
+from goarena.agents.base import RESIGN, GameContext, UnsupportedGame
+from goarena.agents.gtp import GTPAgent, find_engine
+from goarena.agents.random_agent import RandomAgent
+from goarena.benchmarks.match.referee import Turn, forfeit_record, play_game
 
 RULES = Rules(komi=7.5)
 RANDOM_TO_THE_END = "random:seed=3,pass_only_when_forced=true"

@@ -4,10 +4,10 @@ the live view of a resumed league."""
 import pytest
 from rich.console import Console
 
-from benchmarks.league.config import LeagueConfig
-from benchmarks.league.schedule import schedule
-from benchmarks.league.standings import LiveProgress, build_report, print_report
-from benchmarks.league.store import LeagueStore, StoredGame
+from goarena.benchmarks.league.config import LeagueConfig
+from goarena.benchmarks.league.schedule import schedule
+from goarena.benchmarks.league.standings import LiveProgress, build_report, print_report
+from goarena.benchmarks.league.store import LeagueStore, StoredGame
 
 UCT = {"uct-30": "uct:playouts=30", "uct-300": "uct:playouts=300", "uct-3000": "uct:playouts=3000"}
 

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.bench.strength import AGENT, report, run, wilson_interval
-from benchmarks.league.store import LeagueStore
+from goarena.benchmarks.bench.strength import AGENT, report, run, wilson_interval
+from goarena.benchmarks.league.store import LeagueStore
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from agents.gtp import find_engine
+from goarena.agents.gtp import find_engine
 
 # GNU Go's options for the rule axes we test (see ``gnugo --help``).
 KO_OPTIONS = {

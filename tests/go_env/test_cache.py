@@ -18,7 +18,7 @@ ROLLOUT_SCRIPT = """
 import numpy as np
 from go_env import Game, Rules
 from go_env.core import GoState
-from search.evaluator import Leaves, RolloutEvaluator
+from goarena.search.evaluator import Leaves, RolloutEvaluator
 
 game = Game(5, Rules(komi=0.5))
 states = GoState(*(field[None].copy() for field in game.state))

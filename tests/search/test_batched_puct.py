@@ -8,7 +8,7 @@ from test_puct import _keyed
 
 from go_env import Game, Rules
 from go_env.batch import GameBatch
-from search import PUCT, BatchedPUCT, EvaluatorError, Leaves
+from goarena.search import PUCT, BatchedPUCT, EvaluatorError, Leaves
 
 
 class FakeNetwork:

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from go_env import Game, Rules
-from search.expectimax import expectimax, uniform_opponent
-from search.minimax import Minimax
+from goarena.search.expectimax import expectimax, uniform_opponent
+from goarena.search.minimax import Minimax
 
 
 def replay(size: int, rules: Rules, moves: list[int]) -> Game:

@@ -12,7 +12,15 @@ from numba import njit
 
 from go_env import Game, Rules
 from go_env import core as K
-from search.minimax import Minimax, _history_key, _node_key, area_heuristic, final_value, leaf_value, solve
+from goarena.search.minimax import (
+    Minimax,
+    _history_key,
+    _node_key,
+    area_heuristic,
+    final_value,
+    leaf_value,
+    solve,
+)
 
 A, B, C, D, PASS = 0, 1, 2, 3, 4
 # Under positional superko every stone played makes a board not seen before (there are

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from go_env import Game, coords
-from search import (
+from goarena.search import (
     ILLEGAL,
     PUCT,
     EvaluatorError,
@@ -15,7 +15,7 @@ from search import (
     RolloutEvaluator,
     UniformEvaluator,
 )
-from search.invariants import check_tree
+from goarena.search.invariants import check_tree
 from tests.boards import CAPTURE, HALF_POINT_KOMI, ONLY_WIN, ONLY_WIN_RULES, position
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from go_env import BLACK, WHITE, Game, Rules, coords
 from go_env import core as K
-from search import PUCT, Leaves, UniformEvaluator
+from goarena.search import PUCT, Leaves, UniformEvaluator
 from tests.boards import CAPTURE, HALF_POINT_KOMI, ONLY_WIN, ONLY_WIN_RULES, position
 
 GOLDEN = Path(__file__).parent / "golden" / "puct.json"

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from go_env import Game
-from search import PUCT, Leaves, UniformEvaluator
-from search.invariants import check_tree
+from goarena.search import PUCT, Leaves, UniformEvaluator
+from goarena.search.invariants import check_tree
 
 
 class _Counting(UniformEvaluator):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from go_env import Game
-from search import PUCT, UCT, RolloutEvaluator, TreeSearch
-from search.invariants import InvariantError, check_tree
-from search.tree import ILLEGAL, UNVISITED, Tree, new_tree
+from goarena.search import PUCT, UCT, RolloutEvaluator, TreeSearch
+from goarena.search.invariants import InvariantError, check_tree
+from goarena.search.tree import ILLEGAL, UNVISITED, Tree, new_tree
 from tests.boards import CAPTURE, HALF_POINT_KOMI, ONLY_WIN, ONLY_WIN_RULES, position
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from go_env import Game, Rules, coords
 from go_env import core as K
-from search import PUCT, UCT
-from search.evaluator import new_scratch, score_margin
-from search.invariants import check_tree
+from goarena.search import PUCT, UCT
+from goarena.search.evaluator import new_scratch, score_margin
+from goarena.search.invariants import check_tree
 from tests.boards import CAPTURE, HALF_POINT_KOMI, ONLY_WIN, ONLY_WIN_RULES, position
 
 

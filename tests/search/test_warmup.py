@@ -9,11 +9,11 @@ import threading
 import numba
 import pytest
 
-from agents.gtp.engine import GTPEngine
-from agents.random_agent import RandomAgent
-from benchmarks import cli
-from search import warmup as warmup_module
-from search.warmup import PLAYERS, warmup
+from goarena.agents.gtp.engine import GTPEngine
+from goarena.agents.random_agent import RandomAgent
+from goarena.benchmarks import cli
+from goarena.search import warmup as warmup_module
+from goarena.search.warmup import PLAYERS, warmup
 
 
 def test_warmup_runs_every_players_kernels_and_is_silent_once_warm():
