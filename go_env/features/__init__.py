@@ -1,0 +1,22 @@
+"""Network inputs as numba functions of the rules state.
+
+``history`` holds the AlphaZero history planes the environments observe, ``symmetry`` the 8
+dihedral maps of the board, ``liberties`` exact liberty counts, ``ladders`` a ladder reader and
+``alphago`` the 48 feature planes of AlphaGo's policy network.
+"""
+
+from __future__ import annotations
+
+from go_env.features.history import (
+    NUM_HISTORY_PLANES,
+    batch_history_planes,
+    history_planes,
+    new_history_planes,
+)
+
+__all__ = [
+    "NUM_HISTORY_PLANES",
+    "batch_history_planes",
+    "history_planes",
+    "new_history_planes",
+]
