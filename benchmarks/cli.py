@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import threading
 import traceback
@@ -169,6 +170,12 @@ def league_parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=os.cpu_count() or 1, help="games at once (default: cores)"
     )
     parser.add_argument(
+        "--device",
+        type=device_name,
+        default="cpu",
+        help="where the players' networks run: cpu (default), cuda, cuda:N, mps",
+    )
+    parser.add_argument(
         "--ray",
         nargs="?",
         const="",
@@ -205,6 +212,13 @@ def league_config(args: argparse.Namespace) -> LeagueConfig:
     return LeagueConfig.from_dict(data)
 
 
+def device_name(text: str) -> str:
+    """A torch device name, checked by its form only (go_env and the league never import torch)."""
+    if not re.fullmatch(r"cpu|mps|cuda(:\d+)?", text):
+        raise argparse.ArgumentTypeError(f"not a device: {text!r} (cpu, cuda, cuda:N or mps)")
+    return text
+
+
 def league(argv: list[str]) -> None:
     """``goarena league [CONFIG] [options]``: play a league (or resume it) and print its standings;
     ``goarena league table DIR``: the standings of a league again."""
@@ -239,6 +253,7 @@ def league(argv: list[str]) -> None:
                     use_ray=args.ray is not None,
                     ray_address=args.ray or None,
                     on_game=progress.update,
+                    device=args.device,
                 )
             report = standings.build_report(store)
         except (LeagueRunError, RuntimeError) as error:

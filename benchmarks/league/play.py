@@ -39,6 +39,7 @@ recorded, and the league goes on.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -232,14 +233,16 @@ def play_league(
     ray_address: str | None = None,
     use_ray: bool = False,
     on_game: Callable[[StoredGame, int, int], None] | None = None,
+    device: str = "cpu",
 ) -> None:
     """Play the games of ``games`` not yet in ``store``, committing each as it finishes.
 
     ``on_game(game, finished, total)`` is called after each game is committed; ``finished``
-    counts the games stored before too.
+    counts the games stored before too. Players learn ``device`` at reset, and a directory
+    of their own to write to: ``players/NAME`` in the league's directory.
     """
     finished = store.finished_ids()
-    todo = [game for game in games if game.id not in finished]
+    todo = [_placed(game, store.directory, device) for game in games if game.id not in finished]
     results: Iterable[PlayedGame] = (
         run_ray(todo, ray_address, workers) if use_ray else run_local(todo, workers)
     )
@@ -255,6 +258,14 @@ def play_league(
             results.close()
 
 
+def _placed(game: ScheduledGame, directory: Path, device: str) -> ScheduledGame:
+    """``game`` with the device and the players' directories of this run (made here)."""
+    black, white = (directory / "players" / slug(name) for name in game.names)
+    for run_dir in (black, white):
+        run_dir.mkdir(parents=True, exist_ok=True)
+    return dataclasses.replace(game, device=device, run_dirs=(black, white))
+
+
 def run_league(
     config: LeagueConfig,
     directory: Path,
@@ -263,6 +274,7 @@ def run_league(
     ray_address: str | None = None,
     use_ray: bool = False,
     on_game: Callable[[StoredGame, int, int], None] | None = None,
+    device: str = "cpu",
 ) -> LeagueStore:
     """Check the players, then play every scheduled game not yet in ``directory``'s database.
 
@@ -271,7 +283,15 @@ def run_league(
     check_players(config)
     store, games = open_league(config, directory)
     try:
-        play_league(store, games, workers=workers, ray_address=ray_address, use_ray=use_ray, on_game=on_game)
+        play_league(
+            store,
+            games,
+            workers=workers,
+            ray_address=ray_address,
+            use_ray=use_ray,
+            on_game=on_game,
+            device=device,
+        )
     except BaseException:
         store.close()
         raise

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 
 from go_env import Rules
 from go_env.game import BLACK, WHITE
@@ -64,6 +65,8 @@ class ScheduledGame:
     seconds_per_move: float | None
     settle: str | None = None
     arbiter: str | None = None
+    device: str = "cpu"  # where the players' networks run (GameContext.device)
+    run_dirs: tuple[Path | None, Path | None] = (None, None)  # Black's and White's (GameContext.run_dir)
 
     @property
     def names(self) -> tuple[str, str]:
@@ -238,6 +241,8 @@ def _play(players: Players, game: ScheduledGame, on_turn: Callable[[Turn | None]
         names=game.names,
         on_turn=on_turn,
         seeds=seeds,
+        device=game.device,
+        run_dirs=game.run_dirs,
     )
     return PlayedGame(game, record, versions, digests)
 

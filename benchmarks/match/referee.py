@@ -26,6 +26,7 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError, as_move, result_string
@@ -142,6 +143,8 @@ def play_game(
     names: tuple[str, str] | None = None,
     on_turn: Callable[[Turn | None], None] | None = None,
     seeds: tuple[int | None, int | None] = (None, None),
+    device: str = "cpu",
+    run_dirs: tuple[Path | None, Path | None] = (None, None),
 ) -> GameRecord:
     """Play one game and return its record.
 
@@ -167,6 +170,8 @@ def play_game(
         on_turn: told of every call to a player before it is made (a ``Turn``), and
             ``None`` once no player is being called (before the arbiter, and at the end).
         seeds: Black's and White's seeds, handed to them in their contexts.
+        device: where the players' networks run, handed to them in their contexts.
+        run_dirs: Black's and White's directories to write to (``GameContext.run_dir``).
 
     Returns:
         The record. Players' failures are results, not exceptions.
@@ -232,7 +237,8 @@ def play_game(
         for color, player in players.items():
             turn(color, "reset")
             with _Blame(color):
-                reset_player(player, GameContext(size, rules, seeds[color - 1], color))
+                context = GameContext(size, rules, seeds[color - 1], color, device, run_dirs[color - 1])
+                reset_player(player, context)
                 if isinstance(player, CleanupPlayer):
                     cleaners.add(color)
                 if isinstance(player, MoveObserver) and (color, player) in seats:

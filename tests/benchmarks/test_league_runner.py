@@ -19,6 +19,8 @@ from misbehaving_players import SILENT_ENGINE
 
 from go_env import BLACK, WHITE, Rules
 from go_env.sgf import read_sgf
+from goarena.benchmarks.league.config import LeagueConfig
+from goarena.benchmarks.league.play import run_league
 from goarena.benchmarks.league.runner import LeagueRunError, ScheduledGame, run_local
 from goarena.benchmarks.league.store import LeagueStore
 
@@ -130,6 +132,8 @@ class Counted:
         self.seed = context.seed
         self.rng = np.random.default_rng(context.seed)
         self.write("reset")
+        with open(f"{self.log}.contexts", "a") as file:
+            file.write(f"{self.tag} {context.device} {context.run_dir}\\n")
 
     def select_move(self, game):
         if self.seed == self.fail_seed:
@@ -181,6 +185,16 @@ def test_a_worker_builds_each_player_once_and_closes_it_when_the_league_ends(cou
         ("b", "closed"): 1,
     }
     assert played[0].digests == {"a": "sha-a", "b": "sha-b"}
+
+
+def test_players_learn_the_leagues_device_and_a_directory_of_their_own(counted, tmp_path):
+    spec, _ = counted
+    config = LeagueConfig(players={"a": spec("a"), "b": spec("b")}, size=5, games_per_pair=2)
+    run_league(config, tmp_path / "league", workers=1, device="cuda:1").close()
+    contexts = {tuple(line.split()) for line in (tmp_path / "log.contexts").read_text().splitlines()}
+    players = tmp_path / "league" / "players"
+    assert contexts == {("a", "cuda:1", str(players / "a")), ("b", "cuda:1", str(players / "b"))}
+    assert (players / "a").is_dir() and (players / "b").is_dir()
 
 
 def test_a_player_that_failed_a_game_is_built_afresh_for_the_next(counted):
