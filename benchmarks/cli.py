@@ -45,22 +45,56 @@ def demo(args: argparse.Namespace) -> None:
 
 
 def bench(args: argparse.Namespace) -> None:
+    """``goarena bench WHAT [options]``: run one benchmark and print its figures."""
     if args.what == "env":
         from goarena.benchmarks.bench import env_speed
 
-        env_speed.main(args.rest)
+        env_speed.show(args.sizes, args.seconds, args.json)
     elif args.what == "search":
         from goarena.benchmarks.bench import search_speed
 
-        search_speed.main(args.rest)
+        search_speed.show(args.size, args.simulations, args.repeat, args.batched_simulations)
     elif args.what == "league":
         from goarena.benchmarks.bench import league_speed
 
-        league_speed.main(args.rest)
+        league_speed.show(args.games_per_pair, args.workers, not args.no_ray)
     elif args.what == "strength":
         from goarena.benchmarks.bench import strength
 
-        strength.main(args.rest)
+        strength.show(
+            args.agent, args.opponent, args.level, args.games, args.size, args.komi, args.out, args.workers
+        )
+
+
+def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
+    """The options of each benchmark (the modules in benchmarks/bench/ take them as arguments)."""
+    kinds = benchmark.add_subparsers(dest="what", required=True)
+    env = kinds.add_parser("env", help="random-play steps per second against PettingZoo, OpenSpiel, pgx")
+    env.add_argument("--sizes", type=int, nargs="+", default=[9, 19], help="board sizes (default 9 19)")
+    env.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
+    env.add_argument("--json", action="store_true", help="print the measurements as JSON")
+    search = kinds.add_parser("search", help="UCT playouts, PUCT and batched PUCT simulations per second")
+    search.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    search.add_argument("--simulations", type=int, default=20000, help="per timed search (default 20000)")
+    search.add_argument("--repeat", type=int, default=3, help="timed searches per row (default 3)")
+    search.add_argument(
+        "--batched-simulations", type=int, default=400, help="per game in batched PUCT (default 400)"
+    )
+    league = kinds.add_parser("league", help="league throughput: games per minute by worker count")
+    league.add_argument("--games-per-pair", type=int, default=40, help="games per pairing (default 40)")
+    league.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (default 1 2)")
+    league.add_argument("--no-ray", action="store_true", help="leave out the Ray run")
+    strength = kinds.add_parser("strength", help="a player against GNU Go, with a Wilson interval")
+    strength.add_argument("--agent", required=True, help="our player's spec, e.g. 'uct:seconds=1.5'")
+    strength.add_argument("--opponent", default=None, help="opponent spec (default: GNU Go at --level)")
+    strength.add_argument(
+        "--level", type=int, default=1, help="GNU Go's level without --opponent (default 1)"
+    )
+    strength.add_argument("--games", type=int, default=20, help="games, colours alternating (default 20)")
+    strength.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    strength.add_argument("--komi", type=float, default=7.0, help="komi (default 7)")
+    strength.add_argument("--out", type=Path, default=None, help="folder for the league (resumable)")
+    strength.add_argument("--workers", type=int, default=1, help="games at once (default 1: a core a move)")
 
 
 def gtp(args: argparse.Namespace) -> None:
@@ -326,8 +360,7 @@ def main(argv: list[str] | None = None) -> None:
     benchmark = commands.add_parser(
         "bench", help="a benchmark: env (random play), search, strength (vs GNU Go), league (throughput)"
     )
-    benchmark.add_argument("what", choices=["env", "search", "strength", "league"])
-    benchmark.add_argument("rest", nargs=argparse.REMAINDER, help="options for the benchmark")
+    add_bench_parsers(benchmark)
     benchmark.set_defaults(run=bench)
 
     engine = commands.add_parser("gtp", help="serve a player as a GTP engine on stdin/stdout")

@@ -17,7 +17,6 @@ The peers are optional (``pip install goarena[bench]``); a missing one is report
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -29,7 +28,7 @@ from functools import partial
 import numba
 import numpy as np
 
-from go_env import Game
+from go_env import Game, Rules
 from go_env import core as K
 from go_env.aec import env as aec_env
 from go_env.batch import GameBatch
@@ -70,22 +69,23 @@ def core_python_loop(size: int, seconds: float) -> float:
 def numba_playouts(size: int, seconds: float, threads: int = 1) -> float:
     """Whole random playouts inside numba: one core, or a batch over ``threads`` cores."""
     geometry = K.make_geometry(size)
-    root = K.new_state(size, K.KO_POSITIONAL, False, 2 * size * size)
+    rules = Rules().kernel_rules(size)  # positional superko, area scoring, komi 7.5
+    root = K.new_state(size, *rules)
     previous_threads = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
         if threads == 1:
             scratch = K.copy_state(root)
             rng = np.array([12345], np.uint64)
-            return _timed(lambda: K.random_playouts(root, geometry, scratch, 64, rng, 7.5, False)[0], seconds)
+            return _timed(lambda: K.random_playouts(root, geometry, scratch, 64, rng)[0], seconds)
         batch_size = 64 * threads
-        batch = K.new_state(size, K.KO_POSITIONAL, False, 2 * size * size, batch=batch_size)
+        batch = K.new_state(size, *rules, batch=batch_size)
         moves_out = np.zeros(batch_size, np.int64)
         seeds = np.arange(1, batch_size + 1, dtype=np.int64)
 
         def batch_game() -> int:
             seeds[:] += batch_size
-            K.batch_reset(batch, geometry, np.array([K.KO_POSITIONAL, 0, 2 * size * size], np.int64))
+            K.batch_reset(batch, geometry, np.array(rules, np.int64))
             K.batch_random_playout(batch, geometry, seeds, moves_out)
             return int(moves_out.sum())
 
@@ -254,18 +254,10 @@ def report(results: list[Measurement]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="goarena bench env", description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[9, 19], help="board sizes (default 9 19)")
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
-    parser.add_argument("--json", action="store_true", help="print the measurements as JSON")
-    args = parser.parse_args(argv)
-    results = run(args.sizes, args.seconds)
-    if args.json:
+def show(sizes: list[int], seconds: float, as_json: bool) -> None:
+    """``goarena bench env``: measure and print the table (or JSON)."""
+    results = run(sizes, seconds)
+    if as_json:
         print(json.dumps([asdict(m) for m in results], indent=2))
     else:
         print(report(results))
-
-
-if __name__ == "__main__":
-    main()

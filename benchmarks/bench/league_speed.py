@@ -9,7 +9,6 @@ Times include starting the workers (and Ray), as a user running the league would
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import tempfile
 import time
@@ -32,29 +31,21 @@ def games_per_minute(config: LeagueConfig, workers: int, use_ray: bool) -> float
     return 60 * played / elapsed
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="goarena bench league", description=__doc__.splitlines()[0])
-    parser.add_argument("--games-per-pair", type=int, default=40, help="games per pairing (default 40)")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (default 1 2)")
-    parser.add_argument("--no-ray", action="store_true", help="leave out the Ray run")
-    args = parser.parse_args(argv)
-    config = LeagueConfig(players=FAST_PLAYERS, games_per_pair=args.games_per_pair, name="throughput")
+def show(games_per_pair: int, worker_counts: list[int], with_ray: bool) -> None:
+    """``goarena bench league``: games per minute for each worker count (and on Ray)."""
+    config = LeagueConfig(players=FAST_PLAYERS, games_per_pair=games_per_pair, name="throughput")
     players = ", ".join(f"{name} ({spec})" for name, spec in FAST_PLAYERS.items())
     print(f"League of {players}: {len(schedule(config))} games")
     games_per_minute(LeagueConfig(players=FAST_PLAYERS, games_per_pair=1), 1, use_ray=False)  # compiles
     baseline = 0.0
-    for workers in args.workers:
+    for workers in worker_counts:
         rate = games_per_minute(config, workers, use_ray=False)
         baseline = baseline or rate
         print(f"  processes, {workers} worker(s): {rate:7.1f} games/min ({rate / baseline:.2f}x)", flush=True)
-    if not args.no_ray:
+    if with_ray:
         if importlib.util.find_spec("ray") is None:
             print("  Ray: not installed (pip install 'goarena[ray]')")
         else:
-            workers = max(args.workers)
+            workers = max(worker_counts)
             rate = games_per_minute(config, workers, use_ray=True)
             print(f"  Ray (local), {workers} CPUs:   {rate:7.1f} games/min ({rate / baseline:.2f}x)")
-
-
-if __name__ == "__main__":
-    main()

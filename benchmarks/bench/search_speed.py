@@ -12,7 +12,6 @@ searches ``--batched-simulations`` in each of B games, one evaluator call per st
 
 from __future__ import annotations
 
-import argparse
 import gc
 import time
 import tracemalloc
@@ -79,24 +78,17 @@ def allocations(game: Game, simulations: int) -> tuple[int, int]:
     return len(gc.get_objects()) - objects, after - before
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="goarena bench search", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
-    parser.add_argument("--simulations", type=int, default=20000, help="per timed search (default 20000)")
-    parser.add_argument("--repeat", type=int, default=3, help="timed searches per row (default 3)")
-    parser.add_argument(
-        "--batched-simulations", type=int, default=400, help="per game in batched PUCT (default 400)"
-    )
-    args = parser.parse_args(argv)
-    game = Game(args.size)
-    print(f"Search speed on {args.size}x{args.size} from the empty board, one core")
+def show(size: int, simulations: int, repeat: int, batched_simulations: int) -> None:
+    """``goarena bench search``: print every table of this module's documentation."""
+    game = Game(size)
+    print(f"Search speed on {size}x{size} from the empty board, one core")
     rates = {}
     for name, make in SEARCHES.items():
-        rate = rates[name] = simulations_per_second(make(), game, args.simulations, args.repeat)
+        rate = rates[name] = simulations_per_second(make(), game, simulations, repeat)
         unit = "playouts/s" if name.startswith("UCT") else "simulations/s"
         print(f"  {name:<36s} {rate:>10,.0f} {unit}")
     one_at_a_time = rates["PUCT, uniform evaluator, batch 1"]
-    print(f"\nBatched PUCT over B games, uniform evaluator, {args.batched_simulations} simulations a game")
+    print(f"\nBatched PUCT over B games, uniform evaluator, {batched_simulations} simulations a game")
     row = "  {:>5} {:>7}  {:>13}  {:>17}  {:>9}  {}"
     print(row.format("games", "threads", "simulations/s", "evaluator calls/s", "vs PUCT", ""))
     print(
@@ -108,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
         for threads in sorted({1, min(2, numba.get_num_threads()), numba.get_num_threads()}):
             if threads > games:
                 continue
-            rate, calls = batched_rate(args.size, games, args.batched_simulations, args.repeat, threads)
+            rate, calls = batched_rate(size, games, batched_simulations, repeat, threads)
             print(
                 row.format(
                     games, threads, f"{rate:,.0f}", f"{calls:,.0f}", f"{rate / one_at_a_time:.2f}x", ""
@@ -116,10 +108,6 @@ def main(argv: list[str] | None = None) -> None:
             )
     print("\nPython objects one UCT search leaves behind (tree preallocated)")
     print(f"  {'simulations':>11s}  {'gc objects':>10s}  {'traced bytes':>12s}")
-    for simulations in (args.simulations // 10, args.simulations):
-        objects, traced = allocations(game, simulations)
-        print(f"  {simulations:>11,d}  {objects:>+10d}  {traced:>+12,d}")
-
-
-if __name__ == "__main__":
-    main()
+    for count in (simulations // 10, simulations):
+        objects, traced = allocations(game, count)
+        print(f"  {count:>11,d}  {objects:>+10d}  {traced:>+12,d}")

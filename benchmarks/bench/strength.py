@@ -14,7 +14,6 @@ the end it prints the win rate with a 95% Wilson interval and our seconds per mo
 
 from __future__ import annotations
 
-import argparse
 import math
 import shlex
 from pathlib import Path
@@ -94,24 +93,20 @@ def report(games: list[StoredGame], agent_spec: str, opponent_spec: str) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="goarena bench strength", description=__doc__.splitlines()[0])
-    parser.add_argument("--agent", required=True, help="our player's spec, e.g. 'uct:seconds=1.5'")
-    parser.add_argument("--opponent", default=None, help=f"opponent spec (default: 'gtp:{GNUGO} --level L')")
-    parser.add_argument("--level", type=int, default=1, help="GNU Go's level when no --opponent (default 1)")
-    parser.add_argument("--games", type=int, default=20, help="games, colours alternating (default 20)")
-    parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
-    parser.add_argument("--komi", type=float, default=7.0, help="komi (default 7)")
-    parser.add_argument("--out", type=Path, default=None, help="folder for the league (resumable)")
-    parser.add_argument("--workers", type=int, default=1, help="games at once (default 1: one core per move)")
-    args = parser.parse_args(argv)
-    opponent = args.opponent or f"gtp:{GNUGO} --level {args.level}"
-    slug = "".join(c if c.isalnum() else "-" for c in shlex.join([args.agent, opponent]))[:80]
-    out = args.out or Path("runs") / "strength" / slug
-    games = run(args.agent, opponent, args.games, args.size, args.komi, out, args.workers)
-    print(report(games, args.agent, opponent))
+def show(
+    agent: str,
+    opponent: str | None,
+    level: int,
+    games: int,
+    size: int,
+    komi: float,
+    out: Path | None,
+    workers: int,
+) -> None:
+    """``goarena bench strength``: play (or resume) the gauntlet and print its summary."""
+    opponent = opponent or f"gtp:{GNUGO} --level {level}"
+    slug = "".join(c if c.isalnum() else "-" for c in shlex.join([agent, opponent]))[:80]
+    out = out or Path("runs") / "strength" / slug
+    played = run(agent, opponent, games, size, komi, out, workers)
+    print(report(played, agent, opponent))
     print(f"SGF and results in {out}")
-
-
-if __name__ == "__main__":
-    main()
