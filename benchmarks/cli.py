@@ -121,6 +121,14 @@ def warmup(args: argparse.Namespace) -> None:
     print(f"kernels ready in {seconds:.1f} s")
 
 
+def data(args: argparse.Namespace) -> None:
+    """Expert-game data: GNU Go's self-play records."""
+    from goarena.agents.data import gnugo
+
+    config = gnugo.GnuGoConfig(args.out, args.size, args.games, args.level, args.komi, args.seed)
+    gnugo.run(config, workers=args.workers)
+
+
 def _log(line: str) -> None:
     print(f"goarena: {line}", file=sys.stderr, flush=True)
 
@@ -373,6 +381,18 @@ def main(argv: list[str] | None = None) -> None:
     warm = commands.add_parser("warmup", help="compile the kernels now, so that no player waits for it later")
     warm.add_argument("--size", type=int, default=9, help="board size of the position used (default 9)")
     warm.set_defaults(run=warmup)
+
+    expert = commands.add_parser("data", help="expert-game data: gnugo (self-play SGF)")
+    kinds = expert.add_subparsers(dest="what", required=True)
+    gnugo = kinds.add_parser("gnugo", help="GNU Go plays itself: one SGF per game (rerun to resume)")
+    gnugo.add_argument("--out", type=Path, required=True, help="folder of the games (game-000000.sgf, ...)")
+    gnugo.add_argument("--games", type=int, required=True, help="number of games")
+    gnugo.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    gnugo.add_argument("--level", type=int, default=1, help="GNU Go's level, 0 to 10 (default 1)")
+    gnugo.add_argument("--komi", type=float, default=7.0, help="komi (default 7)")
+    gnugo.add_argument("--seed", type=int, default=0, help="seed of the games (default 0)")
+    gnugo.add_argument("--workers", type=int, default=1, help="games at once, one GNU Go each (default 1)")
+    gnugo.set_defaults(run=data)
 
     args = parser.parse_args(argv)
     try:
