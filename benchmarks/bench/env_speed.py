@@ -5,8 +5,8 @@ reports moves per second. The Python-driven runners share one driver loop per AP
 the figures compare the engines, not the loops. The in-numba playouts pick uniformly among
 legal moves that fill no own eye (passing when there is none), as search uses them.
 
-    python -m benchmarks.bench.env_speed            # or: goarena bench env
-    python -m benchmarks.bench.env_speed --sizes 9 --seconds 1 --json
+    goarena bench env
+    goarena bench env --sizes 9 --seconds 1 --json
 
 A batch of games stepped in lock step is measured too: by the fused kernel that draws each
 game's move from given probabilities and plays it, and by the same step from Python (legal

@@ -1,8 +1,8 @@
 """League throughput: games per minute of one league of fast players, played with 1 and 2
 local workers and on a local Ray instance, each from an empty directory::
 
-    python -m benchmarks.bench.league_speed              # or: goarena bench league
-    python -m benchmarks.bench.league_speed --games-per-pair 20 --workers 1 2 4 --no-ray
+    goarena bench league
+    goarena bench league --games-per-pair 20 --workers 1 2 4 --no-ray
 
 Times include starting the workers (and Ray), as a user running the league would see them.
 """

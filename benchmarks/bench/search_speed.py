@@ -2,8 +2,8 @@
 over B games against one game at a time; and the Python objects a search allocates (none
 per node: the tree is numba arrays).
 
-    python -m benchmarks.bench.search_speed              # or: goarena bench search
-    python -m benchmarks.bench.search_speed --size 19 --simulations 5000
+    goarena bench search
+    goarena bench search --size 19 --simulations 5000
 
 Each rate is the best of ``--repeat`` searches of ``--simulations`` from the empty board,
 every one from a fresh tree, after a warm-up search that compiles the kernels. Batched PUCT
