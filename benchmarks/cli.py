@@ -122,11 +122,16 @@ def warmup(args: argparse.Namespace) -> None:
 
 
 def data(args: argparse.Namespace) -> None:
-    """Expert-game data: GNU Go's self-play records."""
-    from goarena.agents.data import gnugo
+    """Expert-game data: GNU Go's self-play records, SGF folders as training shards."""
+    if args.what == "gnugo":
+        from goarena.agents.data import gnugo
 
-    config = gnugo.GnuGoConfig(args.out, args.size, args.games, args.level, args.komi, args.seed)
-    gnugo.run(config, workers=args.workers)
+        config = gnugo.GnuGoConfig(args.out, args.size, args.games, args.level, args.komi, args.seed)
+        gnugo.run(config, workers=args.workers)
+    else:
+        from goarena.agents.data import shards
+
+        shards.run(args.sgf_dir, args.out_dir, size=args.size, workers=args.workers)
 
 
 def _log(line: str) -> None:
@@ -382,7 +387,7 @@ def main(argv: list[str] | None = None) -> None:
     warm.add_argument("--size", type=int, default=9, help="board size of the position used (default 9)")
     warm.set_defaults(run=warmup)
 
-    expert = commands.add_parser("data", help="expert-game data: gnugo (self-play SGF)")
+    expert = commands.add_parser("data", help="training data: gnugo (self-play SGF), shards (SGF -> shards)")
     kinds = expert.add_subparsers(dest="what", required=True)
     gnugo = kinds.add_parser("gnugo", help="GNU Go plays itself: one SGF per game (rerun to resume)")
     gnugo.add_argument("--out", type=Path, required=True, help="folder of the games (game-000000.sgf, ...)")
@@ -393,6 +398,12 @@ def main(argv: list[str] | None = None) -> None:
     gnugo.add_argument("--seed", type=int, default=0, help="seed of the games (default 0)")
     gnugo.add_argument("--workers", type=int, default=1, help="games at once, one GNU Go each (default 1)")
     gnugo.set_defaults(run=data)
+    shard = kinds.add_parser("shards", help="a folder tree of SGF files as training shards (rerun to resume)")
+    shard.add_argument("sgf_dir", type=Path, help="folder searched for .sgf files")
+    shard.add_argument("out_dir", type=Path, help="folder of the shards, manifest.json and report.json")
+    shard.add_argument("--size", type=int, default=9, help="board size of the games kept (default 9)")
+    shard.add_argument("--workers", type=int, default=1, help="processes reading files (default 1)")
+    shard.set_defaults(run=data)
 
     args = parser.parse_args(argv)
     try:

@@ -1,0 +1,150 @@
+"""Training positions read back from shards (``shards``): memory-mapped, split by game, augmented.
+
+::
+
+    data = ShardDataset("data/shards-9x9")
+    train, held_out = data.split_by_game(0.05, seed=0)
+    batch = data.batch(rng.choice(train, 256), rng=rng, augment=True)
+    batch.planes  # float32[256, 48, 9, 9]; batch.moves int64[256], the targets
+
+Every shard's arrays stay on disk (``np.load(mmap_mode="r")``); a batch reads only its rows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from go_env.features.symmetry import SYMMETRIES, transform_moves, transform_planes
+from goarena.agents.data.shards import ARRAYS, FORMAT, MANIFEST
+
+
+@dataclass(frozen=True)
+class PositionBatch:
+    """Positions with their targets, every array in the same symmetry of the board.
+
+    Attributes:
+        planes: float32[B, C, N, N], the input planes (C = 48).
+        moves: int64[B], the expert move, ``N*N`` for a pass.
+        outcomes: float32[B], +1 if the side to move won the game, -1 if it lost, 0 a draw.
+        boards: int8[B, N*N], 0 empty, 1 Black, 2 White.
+        to_play: int8[B], 1 Black, 2 White.
+        last_moves: int16[B], the move before, -1 none, ``N*N`` a pass.
+        symmetries: int64[B], the symmetry applied to each position (0: none; see
+            ``go_env.features.symmetry``).
+    """
+
+    planes: np.ndarray
+    moves: np.ndarray
+    outcomes: np.ndarray
+    boards: np.ndarray
+    to_play: np.ndarray
+    last_moves: np.ndarray
+    symmetries: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+
+class ShardDataset:
+    """Every shard of a folder built by ``shards.build_shards``, as one indexed set of positions.
+
+    Args:
+        directory: the shards' folder (with ``manifest.json``).
+
+    Raises:
+        ValueError: no manifest there, or one of another format.
+    """
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        path = self.directory / MANIFEST
+        if not path.is_file():
+            raise ValueError(f"no shards in {self.directory}: {MANIFEST} is missing (goarena data shards)")
+        manifest = json.loads(path.read_text())
+        if manifest.get("format") != FORMAT:
+            raise ValueError(f"{path} is of format {manifest.get('format')!r}, not {FORMAT}")
+        self.board_size: int = manifest["size"]
+        self.shards = [shard for entry in manifest["chunks"].values() for shard in entry["shards"]]
+        self._arrays = [
+            {key: np.load(self.directory / shard["name"] / f"{key}.npy", mmap_mode="r") for key in ARRAYS}
+            for shard in self.shards
+        ]
+        lengths = [len(arrays["moves"]) for arrays in self._arrays]
+        self._starts = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
+        if not len(self):
+            raise ValueError(f"the shards in {self.directory} hold no positions")
+        self.num_planes: int = manifest["planes"]
+
+    def __len__(self) -> int:
+        return int(self._starts[-1])
+
+    @property
+    def game_ids(self) -> np.ndarray:
+        """int32[len(self)]: the game of every position."""
+        return np.concatenate([arrays["game_ids"] for arrays in self._arrays])
+
+    def split_by_game(self, held_out_fraction: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Indices of (training, held-out) positions, about ``held_out_fraction`` of the games held
+        out, and every game wholly on one side. Both int64 arrays, sorted."""
+        if not 0 <= held_out_fraction < 1:
+            raise ValueError(f"held_out_fraction must be in [0, 1), got {held_out_fraction}")
+        game_ids = self.game_ids
+        games = np.unique(game_ids)
+        count = round(held_out_fraction * len(games))
+        held_out_games = np.random.default_rng(seed).choice(games, count, replace=False)
+        held_out = np.isin(game_ids, held_out_games)
+        return np.flatnonzero(~held_out), np.flatnonzero(held_out)
+
+    def batch(
+        self, indices: np.ndarray, rng: np.random.Generator | None = None, augment: bool = False
+    ) -> PositionBatch:
+        """The positions at ``indices`` (int[B]); with ``augment``, each in one of the 8 board
+        symmetries drawn from ``rng``, inputs and targets alike."""
+        indices = np.asarray(indices)
+        if not np.issubdtype(indices.dtype, np.integer) or indices.ndim != 1:
+            raise TypeError(f"indices must be a 1-d integer array, got {indices.dtype}{list(indices.shape)}")
+        if len(indices) and (indices.min() < 0 or indices.max() >= len(self)):
+            raise IndexError(f"indices must be in 0..{len(self) - 1}, got {indices.min()}..{indices.max()}")
+        rows = self._gather(indices)
+        size, num_points = self.board_size, self.board_size**2
+        planes = np.unpackbits(rows["planes"], axis=-1, count=num_points)
+        planes = planes.reshape(len(indices), -1, size, size)
+        moves = rows["moves"].astype(np.int64)
+        boards, last_moves = rows["boards"], rows["last_moves"]
+        symmetries = np.zeros(len(indices), np.int64)
+        if augment:
+            symmetries = (rng or np.random.default_rng()).integers(SYMMETRIES, size=len(indices))
+            for k in np.unique(symmetries[symmetries > 0]):
+                chosen = symmetries == k
+                planes[chosen] = transform_planes(planes[chosen], k)
+                moves[chosen] = transform_moves(moves[chosen], k, size)
+                turned = transform_planes(boards[chosen].reshape(-1, size, size), k)
+                boards[chosen] = turned.reshape(-1, num_points)
+                moved = chosen & (last_moves >= 0)
+                last_moves[moved] = transform_moves(last_moves[moved], k, size)
+        return PositionBatch(
+            planes=planes.astype(np.float32),
+            moves=moves,
+            outcomes=rows["outcomes"].astype(np.float32),
+            boards=boards,
+            to_play=rows["to_play"],
+            last_moves=last_moves,
+            symmetries=symmetries,
+        )
+
+    def _gather(self, indices: np.ndarray) -> dict[str, np.ndarray]:
+        """The shard rows of ``indices``, read shard by shard in row order."""
+        shard_of = np.searchsorted(self._starts, indices, side="right") - 1
+        rows = indices - self._starts[shard_of]
+        first = self._arrays[0]
+        out = {key: np.empty((len(indices), *first[key].shape[1:]), first[key].dtype) for key in ARRAYS}
+        for shard in np.unique(shard_of):
+            where = np.flatnonzero(shard_of == shard)
+            where = where[np.argsort(rows[where], kind="stable")]
+            for key, array in self._arrays[shard].items():
+                out[key][where] = array[rows[where]]
+        return out

@@ -1,0 +1,290 @@
+"""A folder tree of SGF records as training shards: one entry per expert move, memory-mappable.
+
+``goarena data shards SGF_DIR OUT_DIR --size 9`` reads every ``.sgf`` file under ``SGF_DIR``
+(sorted by path) in chunks of ``chunk_size`` files, over a pool of processes. Each chunk becomes
+one shard per rules and komi found in it, a folder ``OUT_DIR/chunk-000012-0/`` of ``.npy``
+files (``np.load(path, mmap_mode="r")``), with ``n`` positions, the position before each expert
+move (passes included)::
+
+    planes      uint8[n, 48, ceil(N*N/8)]  AlphaGo's 48 planes, np.packbits over the points
+    boards      int8[n, N*N]               0 empty, 1 Black, 2 White
+    to_play     int8[n]                    1 Black, 2 White
+    last_moves  int16[n]                   the move before, -1 none, N*N pass
+    moves       int16[n]                   the expert move (the target), N*N pass
+    outcomes    int8[n]                    +1 the side to move won, -1 it lost, 0 a draw
+    game_ids    int32[n]                   the record's index among the sorted files
+
+``manifest.json`` lists the finished chunks (each with the digest of its file names, its
+shards with their komi and rules, and its counts); it is rewritten atomically after every
+chunk, and a shard folder is complete before it is renamed into place, so a rerun rebuilds only
+the chunks that are missing or whose files changed. ``report.json`` totals the counts: files
+read, games kept, positions, and games skipped by reason (``reader.SKIP_REASONS``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.progress import MofNCompleteColumn, Progress
+
+from go_env.game import EMPTY, Game
+from goarena.agents.data.reader import SKIP_REASONS, ExpertGame, SkippedGame, read_expert_game
+
+NUM_PLANES = 48
+ARRAYS = ("planes", "boards", "to_play", "last_moves", "moves", "outcomes", "game_ids")
+MANIFEST = "manifest.json"
+REPORT = "report.json"
+FORMAT = 1
+_EXAMPLES = 3  # skipped files named per reason, for the report
+
+# Writes the planes of a position: encoder(state, geometry, out uint8[48, N, N]).
+Encoder = Callable[[Any, Any, np.ndarray], None]
+
+
+def alphago_encoder() -> Encoder:
+    """AlphaGo's 48 planes (``go_env.features.alphago``)."""
+    from go_env.features.alphago import NUM_ALPHAGO_PLANES, alphago_planes
+
+    assert NUM_ALPHAGO_PLANES == NUM_PLANES
+    return alphago_planes
+
+
+def encode_game(game: ExpertGame, game_id: int, encoder: Encoder) -> dict[str, np.ndarray]:
+    """The positions before each expert move of ``game`` as shard arrays (see the module docs)."""
+    size, num_points, n = game.size, game.size * game.size, game.num_targets
+    arrays: dict[str, np.ndarray] = {
+        "planes": np.empty((n, NUM_PLANES, (num_points + 7) // 8), np.uint8),
+        "boards": np.empty((n, num_points), np.int8),
+        "to_play": np.empty(n, np.int8),
+        "last_moves": np.empty(n, np.int16),
+        "moves": np.array(game.moves[game.first_target :], np.int16),
+        "game_ids": np.full(n, game_id, np.int32),
+    }
+    planes = np.zeros((NUM_PLANES, size, size), np.uint8)
+    replay = Game(size, game.rules)
+    for index, move in enumerate(game.moves):
+        row = index - game.first_target
+        if row >= 0:
+            encoder(replay.state, replay.geometry, planes)
+            arrays["planes"][row] = np.packbits(planes.reshape(NUM_PLANES, num_points), axis=1)
+            arrays["boards"][row] = replay.state.board[:num_points]
+            arrays["to_play"][row] = replay.to_play
+            last = replay.last_move
+            arrays["last_moves"][row] = -1 if last is None else last
+        replay.play(move)
+    won = arrays["to_play"] == game.winner
+    arrays["outcomes"] = np.where(game.winner == EMPTY, 0, np.where(won, 1, -1)).astype(np.int8)
+    return arrays
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    index: int
+    files: tuple[str, ...]  # paths relative to the SGF folder, sorted
+    first_id: int  # the game id of its first file
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256("\n".join(self.files).encode()).hexdigest()
+
+    @property
+    def prefix(self) -> str:
+        return f"chunk-{self.index:06d}"
+
+
+def sgf_files(sgf_dir: Path) -> list[str]:
+    """The ``.sgf`` files under ``sgf_dir`` (any case), as sorted relative paths."""
+    if not sgf_dir.is_dir():
+        raise ValueError(f"no folder of SGF files at {sgf_dir}")
+    found = (path for path in sgf_dir.rglob("*") if path.suffix.lower() == ".sgf" and path.is_file())
+    return sorted(path.relative_to(sgf_dir).as_posix() for path in found)
+
+
+def build_shards(
+    sgf_dir: Path,
+    out_dir: Path,
+    *,
+    size: int = 9,
+    workers: int = 1,
+    chunk_size: int = 256,
+    encoder: Encoder | None = None,
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Build (or finish) the shards of the records under ``sgf_dir`` in ``out_dir``.
+
+    Args:
+        sgf_dir: searched for ``.sgf`` files at any depth.
+        out_dir: the shards, ``manifest.json`` and ``report.json``.
+        size: the board size of the games kept.
+        workers: processes reading and encoding records.
+        chunk_size: files per chunk (the unit of work and of resuming).
+        encoder: the planes (``alphago_encoder()`` by default); a function passed here must
+            be picklable for ``workers > 1``.
+        on_chunk: called with (chunks done, chunks in all) as chunks finish, and once at the start.
+
+    Returns:
+        The report (also saved as ``report.json``).
+
+    Raises:
+        ValueError: bad arguments, or ``out_dir`` holds shards built another way (another
+            board size, chunk size or format).
+    """
+    if workers < 1 or chunk_size < 1:
+        raise ValueError(f"workers and chunk_size must be 1 or more, got {workers} and {chunk_size}")
+    encoder = encoder or alphago_encoder()
+    files = sgf_files(sgf_dir)
+    chunks = [
+        _Chunk(i, tuple(files[start : start + chunk_size]), start)
+        for i, start in enumerate(range(0, len(files), chunk_size))
+    ]
+    settings = {"format": FORMAT, "size": size, "planes": NUM_PLANES, "chunk_size": chunk_size}
+    manifest = _open_manifest(out_dir, settings)
+    done = manifest["chunks"]
+    digests = [chunk.digest for chunk in chunks]
+    for key in [key for key in done if int(key) >= len(chunks) or done[key]["digest"] != digests[int(key)]]:
+        del done[key]  # files added, removed or renamed: rebuilt below
+    todo = [chunk for chunk in chunks if str(chunk.index) not in done]
+    if on_chunk is not None:
+        on_chunk(len(chunks) - len(todo), len(chunks))
+    for entry in _build(sgf_dir, out_dir, size, todo, encoder, workers):
+        done[str(entry.pop("index"))] = entry
+        manifest["chunks"] = dict(sorted(done.items(), key=lambda item: int(item[0])))
+        _write_json(out_dir / MANIFEST, manifest)
+        if on_chunk is not None:
+            on_chunk(len(done), len(chunks))
+    _remove_strays(out_dir, manifest)
+    report = _report(manifest)
+    _write_json(out_dir / REPORT, report)
+    return report
+
+
+def _open_manifest(out_dir: Path, settings: dict[str, int]) -> dict[str, Any]:
+    path = out_dir / MANIFEST
+    if not path.exists():
+        out_dir.mkdir(parents=True, exist_ok=True)
+        return {**settings, "chunks": {}}
+    manifest = json.loads(path.read_text())
+    built = {key: manifest.get(key) for key in settings}
+    if built != settings:
+        raise ValueError(f"{out_dir} holds shards built with {built}, not {settings}: use another folder")
+    return manifest
+
+
+def _build(
+    sgf_dir: Path, out_dir: Path, size: int, todo: list[_Chunk], encoder: Encoder, workers: int
+) -> Iterator[dict[str, Any]]:
+    jobs = [(sgf_dir, out_dir, size, chunk, encoder) for chunk in todo]
+    if workers == 1 or len(jobs) <= 1:
+        yield from map(_build_chunk, jobs)
+        return
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(workers, len(jobs))) as pool:
+        yield from pool.imap_unordered(_build_chunk, jobs)
+
+
+def _build_chunk(job: tuple[Path, Path, int, _Chunk, Encoder]) -> dict[str, Any]:
+    """Read and encode a chunk's files, write its shards; its manifest entry."""
+    sgf_dir, out_dir, size, chunk, encoder = job
+    groups: dict[tuple[str, float], list[dict[str, np.ndarray]]] = {}
+    skipped: Counter[str] = Counter()
+    examples: dict[str, list[str]] = {}
+    for offset, name in enumerate(chunk.files):
+        try:
+            game = read_expert_game(sgf_dir / name, size)
+        except SkippedGame as skip:
+            skipped[skip.reason] += 1
+            examples.setdefault(skip.reason, [])
+            if len(examples[skip.reason]) < _EXAMPLES:
+                examples[skip.reason].append(f"{name}: {skip}")
+            continue
+        key = (game.rules.name, float(game.rules.komi))
+        groups.setdefault(key, []).append(encode_game(game, chunk.first_id + offset, encoder))
+    for stale in out_dir.glob(f"{chunk.prefix}-*"):
+        shutil.rmtree(stale)
+    shards = []
+    for number, ((rules, komi), games) in enumerate(sorted(groups.items())):
+        name = f"{chunk.prefix}-{number}"
+        arrays = {key: np.concatenate([game[key] for game in games]) for key in ARRAYS}
+        _write_shard(out_dir, name, arrays)
+        counts = {"positions": len(arrays["moves"]), "games": len(games)}
+        shards.append({"name": name, **counts, "komi": komi, "rules": rules})
+    return {
+        "index": chunk.index,
+        "digest": chunk.digest,
+        "files": len(chunk.files),
+        "shards": shards,
+        "skipped": dict(skipped),
+        "examples": examples,
+    }
+
+
+def _write_shard(out_dir: Path, name: str, arrays: dict[str, np.ndarray]) -> None:
+    """Write a shard's arrays into a hidden folder, then rename it into place."""
+    temporary = out_dir / f".tmp-{name}"
+    if temporary.exists():
+        shutil.rmtree(temporary)
+    temporary.mkdir()
+    for key, array in arrays.items():
+        np.save(temporary / f"{key}.npy", array)
+    temporary.rename(out_dir / name)
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(temporary, path)
+
+
+def _remove_strays(out_dir: Path, manifest: dict[str, Any]) -> None:
+    """Remove the shard folders no finished chunk lists (left by a changed file list or a kill)."""
+    listed = {shard["name"] for entry in manifest["chunks"].values() for shard in entry["shards"]}
+    for path in out_dir.glob("*chunk-*"):
+        if path.is_dir() and path.name not in listed:
+            shutil.rmtree(path)
+
+
+def _report(manifest: dict[str, Any]) -> dict[str, Any]:
+    entries = manifest["chunks"].values()
+    skipped = Counter({reason: 0 for reason in SKIP_REASONS})
+    examples: dict[str, list[str]] = {}
+    for entry in entries:
+        skipped.update(entry["skipped"])
+        for reason, names in entry["examples"].items():
+            examples[reason] = (examples.get(reason, []) + names)[:_EXAMPLES]
+    return {
+        "files_read": sum(entry["files"] for entry in entries),
+        "games_kept": sum(shard["games"] for entry in entries for shard in entry["shards"]),
+        "positions": sum(shard["positions"] for entry in entries for shard in entry["shards"]),
+        "skipped": dict(skipped),
+        "skipped_examples": examples,
+        "shards": sum(len(entry["shards"]) for entry in entries),
+        "board_size": manifest["size"],
+    }
+
+
+def run(sgf_dir: Path, out_dir: Path, *, size: int = 9, workers: int = 1) -> dict[str, Any]:
+    """``build_shards`` with a progress bar, then the report (the command's body)."""
+    with Progress(*Progress.get_default_columns(), MofNCompleteColumn()) as progress:
+        task = progress.add_task(f"SGF chunks of {sgf_dir}", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        report = build_shards(sgf_dir, out_dir, size=size, workers=workers, on_chunk=advance)
+    skipped = ", ".join(f"{reason} {count}" for reason, count in report["skipped"].items())
+    print(
+        f"{report['files_read']} files read, {report['games_kept']} games kept, "
+        f"{report['positions']} positions in {report['shards']} shards; skipped: {skipped}"
+    )
+    print(f"report: {out_dir / REPORT}")
+    return report

@@ -1,0 +1,195 @@
+"""SGF records -> shards: why records are skipped, which moves are targets, what a shard holds, resuming."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from go_env import BLACK, WHITE, Game, Rules
+from go_env.core import INFO_TO_PLAY
+from go_env.sgf import write_sgf
+from goarena.agents.data.reader import RANDOM_OPENING, SkippedGame, read_expert_game
+from goarena.agents.data.shards import ARRAYS, MANIFEST, REPORT, build_shards, encode_game
+
+
+def stone_planes(state, geometry, out: np.ndarray) -> None:
+    """A stand-in for the 48 planes: own stones, opponent stones, empty points, ones."""
+    size = out.shape[-1]
+    board = state.board[: size * size].reshape(size, size)
+    to_play = state.info[INFO_TO_PLAY]
+    out[:] = 0
+    out[0], out[1], out[2], out[3] = board == to_play, board == 3 - to_play, board == 0, 1
+
+
+# A 5x5 game in SGF letters, Black first: move 7, B[bc], captures W[bb] (point 6).
+MOVES = "ba bb ab dd cb ee bc cd bd"
+
+
+def record(moves: str = MOVES, *, root: str = "RE[B+3]", size: int = 5, comments: str = "") -> bytes:
+    nodes = "".join(
+        f";{'BW'[i % 2]}[{'' if move == '-' else move}]{comments if i < 2 else ''}"
+        for i, move in enumerate(moves.split())
+    )
+    return f"(;GM[1]FF[4]SZ[{size}]KM[6.5]{root}{nodes})".encode()
+
+
+HANDICAP = b"(;GM[1]SZ[5]HA[2]AB[aa][ea]RE[W+1];W[cc];B[dd])"
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (HANDICAP, "handicap or setup"),
+        (b"(;GM[1]SZ[5]AW[ae]RE[B+1];B[cc];W[dd])", "handicap or setup"),
+        (record(size=13), "board size"),
+        (record("cc dd cc"), "illegal move"),
+        (record(root=""), "no result"),
+        (record(root="RE[?]"), "no result"),
+        (b"(;GM[1]SZ[5];B[cc", "unreadable"),
+        (b"\x89PNG not a record", "unreadable"),
+    ],
+)
+def test_records_are_skipped_with_their_reason(data: bytes, reason: str) -> None:
+    with pytest.raises(SkippedGame) as skipped:
+        read_expert_game(data, 5)
+    assert skipped.value.reason == reason
+
+
+def test_every_move_of_an_archive_record_is_a_target() -> None:
+    game = read_expert_game(record(), 5)
+    assert game.first_target == 0 and len(game.moves) == 9
+    assert game.winner == BLACK and game.rules.komi == 6.5
+    assert read_expert_game(record(root="RE[W+R]"), 5).winner == WHITE
+    assert read_expert_game(record(root="RE[0]"), 5).winner == 0
+
+
+def test_random_opening_moves_are_not_targets() -> None:
+    marked = read_expert_game(record(comments=f"C[{RANDOM_OPENING}]"), 5)
+    other_comment = read_expert_game(record(comments="C[nice move]"), 5)
+    assert marked.first_target == 2 and other_comment.first_target == 0
+
+    arrays = encode_game(marked, 7, stone_planes)
+
+    moves = [int(m) for m in arrays["moves"]]
+    assert moves == list(marked.moves[2:]) and len(moves) == 7  # ba and bb are not targets
+    first = arrays["boards"][0]
+    assert np.count_nonzero(first) == 2 and first[1] == BLACK and first[6] == WHITE  # ba, bb
+    assert arrays["to_play"][0] == BLACK and arrays["last_moves"][0] == 6
+
+
+def test_a_shard_holds_the_position_before_each_expert_move() -> None:
+    game = read_expert_game(record(MOVES + " - -", root="RE[W+2]"), 5)
+    arrays = encode_game(game, 3, stone_planes)
+
+    n = len(game.moves)
+    assert {key: (value.dtype.name, value.shape) for key, value in arrays.items()} == {
+        "planes": ("uint8", (n, 48, 4)),
+        "boards": ("int8", (n, 25)),
+        "to_play": ("int8", (n,)),
+        "last_moves": ("int16", (n,)),
+        "moves": ("int16", (n,)),
+        "outcomes": ("int8", (n,)),
+        "game_ids": ("int32", (n,)),
+    }
+    assert arrays["moves"][-2:].tolist() == [25, 25]  # the passes are targets too
+    assert arrays["last_moves"].tolist() == [-1, *game.moves[:-1]]
+    assert arrays["to_play"].tolist() == [BLACK, WHITE] * (n // 2) + [BLACK] * (n % 2)
+    assert arrays["outcomes"].tolist() == [-1 if c == BLACK else 1 for c in arrays["to_play"]]
+    assert set(arrays["game_ids"].tolist()) == {3}
+    # The capture: W[bb] stands before move 7 and is gone before move 8.
+    assert arrays["boards"][6][6] == WHITE and arrays["boards"][7][6] == 0
+    planes = np.unpackbits(arrays["planes"], axis=-1, count=25).reshape(n, 48, 5, 5)
+    own = arrays["boards"] == arrays["to_play"][:, None]
+    assert (planes[:, 0].reshape(n, 25) == own).all() and (planes[:, 3] == 1).all()
+
+
+def write_folder(root: Path) -> None:
+    """Records in a tree: 3 kept games (one under a subfolder) and one of each kind skipped."""
+    (root / "kgs" / "2024").mkdir(parents=True)
+    (root / "a.sgf").write_bytes(record())
+    (root / "kgs" / "b.SGF").write_bytes(record("dd cc", root="RE[W+R]"))
+    (root / "kgs" / "2024" / "c.sgf").write_bytes(record("bb dd - -", root="RE[0]"))
+    (root / "kgs" / "handicap.sgf").write_bytes(HANDICAP)
+    (root / "kgs" / "big.sgf").write_bytes(record(size=13))
+    (root / "illegal.sgf").write_bytes(record("cc cc"))
+    (root / "unfinished.sgf").write_bytes(record(root=""))
+    (root / "garbage.sgf").write_bytes(b"(;GM[1")
+    (root / "notes.txt").write_text("not a record")
+
+
+def test_a_folder_tree_becomes_shards_and_a_report(tmp_path: Path) -> None:
+    write_folder(tmp_path / "sgf")
+    report = build_shards(tmp_path / "sgf", tmp_path / "out", size=5, chunk_size=3, encoder=stone_planes)
+
+    assert report["files_read"] == 8 and report["games_kept"] == 3
+    assert report["positions"] == 9 + 2 + 4
+    assert report["skipped"] == {
+        "unreadable": 1,
+        "board size": 1,
+        "handicap or setup": 1,
+        "illegal move": 1,
+        "no result": 1,
+    }
+    assert json.loads((tmp_path / "out" / REPORT).read_text()) == report
+    manifest = json.loads((tmp_path / "out" / MANIFEST).read_text())
+    shards = [shard for entry in manifest["chunks"].values() for shard in entry["shards"]]
+    assert {(shard["komi"], shard["rules"]) for shard in shards} == {(6.5, "goarena")}
+    ids = np.concatenate([np.load(tmp_path / "out" / s["name"] / "game_ids.npy") for s in shards])
+    assert len(np.unique(ids)) == 3  # one id a game
+    for shard in shards:
+        folder = tmp_path / "out" / shard["name"]
+        lengths = {len(np.load(folder / f"{key}.npy", mmap_mode="r")) for key in ARRAYS}
+        assert lengths == {shard["positions"]}
+
+
+def test_shards_resume_and_rebuild_only_chunks_whose_files_changed(tmp_path: Path) -> None:
+    sgf, out = tmp_path / "sgf", tmp_path / "out"
+    write_folder(sgf)
+    first = build_shards(sgf, out, size=5, chunk_size=3, encoder=stone_planes)
+    manifest = json.loads((out / MANIFEST).read_text())
+    built = {path.name: path.stat().st_mtime_ns for path in out.glob("chunk-*")}
+    # As a run killed after writing the last chunk's shards but before the manifest listed them.
+    last = max(manifest["chunks"], key=int)
+    del manifest["chunks"][last]
+    (out / MANIFEST).write_text(json.dumps(manifest))
+    (out / ".tmp-chunk-000099-0").mkdir()  # a shard folder cut off while being written
+
+    assert build_shards(sgf, out, size=5, chunk_size=3, encoder=stone_planes) == first
+    after = {path.name: path.stat().st_mtime_ns for path in out.glob("chunk-*")}
+    assert after.keys() == built.keys() and not (out / ".tmp-chunk-000099-0").exists()
+    rebuilt = {name for name in built if after[name] != built[name]}
+    assert rebuilt == {name for name in built if name.startswith(f"chunk-{int(last):06d}")}
+
+    (sgf / "zzz.sgf").write_bytes(record("ee aa", root="RE[B+1]"))  # sorts last: only the last chunk
+    grown = build_shards(sgf, out, size=5, chunk_size=3, encoder=stone_planes)
+    assert (grown["files_read"], grown["games_kept"]) == (9, 4)
+    with pytest.raises(ValueError, match="another folder"):
+        build_shards(sgf, out, size=9, chunk_size=3, encoder=stone_planes)
+
+
+def test_worker_processes_build_the_same_shards(tmp_path: Path) -> None:
+    write_folder(tmp_path / "sgf")
+    one, two = (
+        build_shards(tmp_path / "sgf", tmp_path / name, size=5, chunk_size=2, encoder=stone_planes, workers=n)
+        for name, n in (("one", 1), ("two", 2))
+    )
+    assert one == two
+    for path in (tmp_path / "one").glob("chunk-*/*.npy"):
+        assert np.array_equal(np.load(path), np.load(tmp_path / "two" / path.parent.name / path.name))
+
+
+def test_an_sgf_folder_must_exist(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no folder of SGF files"):
+        build_shards(tmp_path / "missing", tmp_path / "out", encoder=stone_planes)
+
+
+def test_generated_records_round_trip_through_write_sgf() -> None:
+    game = Game(5, Rules(komi=7))
+    for move in (12, 6, 25, 25):
+        game.play(move)
+    data = write_sgf(game, result="B+3", comments={0: RANDOM_OPENING})
+    expert = read_expert_game(data, 5)
+    assert expert.first_target == 1 and expert.moves == (12, 6, 25, 25)
