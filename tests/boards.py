@@ -29,6 +29,50 @@ ONLY_WIN_RULES = Rules(komi=0.5, max_moves=8)
 HALF_POINT_KOMI = Rules(komi=0.5)
 
 
+# Black to play: White's E5 has two liberties. Black F5 or E4 starts a ladder that runs to the
+# edge (down-left from F5, up-right from E4) and captures.
+LADDER = """
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . X . . . .
+. . . X O . . . .
+. . . . . X . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+# The same with a White breaker on H8, in the path of the ladder that E4 starts.
+LADDER_BREAKER = """
+. . . . . . . . .
+. . . . . . . O .
+. . . . . . . . .
+. . . . X . . . .
+. . . X O . . . .
+. . . . . X . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+# Black to play A1, a throw-in: White captures it at B1 and is left in atari on A1, where
+# Black takes back three stones.
+SNAPBACK = """
+. . . . .
+. . . . .
+X X . . .
+O O X . .
+. . X . .
+"""
+# Black to play C5 joins B5 into a chain with one liberty, A5: a self-atari of two stones.
+SELF_ATARI = """
+. X . O .
+. O O . .
+. . . . .
+. . . . .
+. . . . .
+"""
+
+
 def load_board(diagram: str) -> tuple[int, list[int], list[int]]:
     """(size, black points, white points) of a diagram."""
     rows = [line.split() for line in diagram.strip().splitlines()]
