@@ -225,6 +225,7 @@ BUILTIN_AGENTS: dict[str, str] = {
     "minimax": "goarena.agents.minimax_agents:MinimaxAgent",
     "expectimax": "goarena.agents.minimax_agents:ExpectimaxAgent",
     "gtp": "goarena.agents.gtp.client:GTPAgent",
+    "sl-policy": "goarena.agents.policy_agents:SLPolicyAgent",
 }
 
 

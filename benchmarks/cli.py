@@ -134,6 +134,13 @@ def data(args: argparse.Namespace) -> None:
         shards.run(args.sgf_dir, args.out_dir, size=args.size, workers=args.workers)
 
 
+def train(args: argparse.Namespace) -> None:
+    """Train a network: the job parses its own options."""
+    from goarena.agents.training import sl
+
+    sl.main(args.rest)
+
+
 def _log(line: str) -> None:
     print(f"goarena: {line}", file=sys.stderr, flush=True)
 
@@ -404,6 +411,11 @@ def main(argv: list[str] | None = None) -> None:
     shard.add_argument("--size", type=int, default=9, help="board size of the games kept (default 9)")
     shard.add_argument("--workers", type=int, default=1, help="processes reading files (default 1)")
     shard.set_defaults(run=data)
+
+    trainer = commands.add_parser("train", help="train a network: sl (policy net on expert moves)")
+    trainer.add_argument("job", choices=["sl"])
+    trainer.add_argument("rest", nargs=argparse.REMAINDER, help="the job's options (goarena train sl --help)")
+    trainer.set_defaults(run=train)
 
     args = parser.parse_args(argv)
     try:

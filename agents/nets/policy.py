@@ -1,0 +1,70 @@
+"""AlphaGo's SL policy network, with a pass move.
+
+A 5x5 convolution, ``layers - 2`` 3x3 convolutions (all ``filters`` wide, ReLU, 'same'
+padding), then a 1x1 convolution to one channel plus a bias per point: one logit per point.
+Go as we play it also needs pass, which no point stands for: its logit is a linear function
+of the last hidden layer averaged over the board. The seeds' network for 19x19 is
+``PolicyNet(19, layers=13, filters=192)``; the 9x9 default (6 x 64, about 225k weights,
+0.9 MB) trains on a small CPU in half an hour.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+ALPHAGO_PLANES = 48
+
+
+class PolicyNet(nn.Module):
+    """Logits over the moves of an N x N board: ``[B, planes, N, N] -> [B, N*N + 1]`` (pass last).
+
+    Args:
+        board_size: N; the convolutions fit any N, the per-point bias only this one.
+        planes: input feature planes (48: AlphaGo's features).
+        layers: convolutions in all, the 5x5 and the final 1x1 included (at least 2).
+        filters: channels of every hidden layer.
+    """
+
+    arch = "policy"
+
+    def __init__(self, board_size: int, planes: int = ALPHAGO_PLANES, layers: int = 6, filters: int = 64):
+        super().__init__()
+        for name, value, least in (
+            ("board_size", board_size, 2),
+            ("planes", planes, 1),
+            ("filters", filters, 1),
+        ):
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+        if not isinstance(layers, int) or isinstance(layers, bool) or layers < 2:
+            raise ValueError(f"layers counts the 5x5 and the 1x1 convolutions: at least 2, got {layers!r}")
+        self.kwargs: dict[str, Any] = {
+            "board_size": board_size,
+            "planes": planes,
+            "layers": layers,
+            "filters": filters,
+        }
+        self.board_size = board_size
+        self.planes = planes
+        hidden: list[nn.Module] = [nn.Conv2d(planes, filters, 5, padding=2), nn.ReLU()]
+        for _ in range(layers - 2):
+            hidden += [nn.Conv2d(filters, filters, 3, padding=1), nn.ReLU()]
+        self.hidden = nn.Sequential(*hidden)
+        self.point_head = nn.Conv2d(filters, 1, 1, bias=False)
+        self.point_bias = nn.Parameter(torch.zeros(board_size * board_size))
+        self.pass_head = nn.Linear(filters, 1)
+
+    def forward(self, planes: torch.Tensor) -> torch.Tensor:
+        """``planes`` float[B, planes, N, N] -> logits float[B, N*N + 1] (softmax outside)."""
+        expected = (self.planes, self.board_size, self.board_size)
+        if planes.dim() != 4 or tuple(planes.shape[1:]) != expected:
+            raise ValueError(
+                f"expected planes of shape [B, {', '.join(map(str, expected))}], got {list(planes.shape)}"
+            )
+        features = self.hidden(planes)
+        points = self.point_head(features).flatten(1) + self.point_bias
+        passing = self.pass_head(features.mean(dim=(2, 3)))
+        return torch.cat([points, passing], dim=1)

@@ -1,0 +1,67 @@
+"""Numpy in, numpy out: a network's move distribution for callers that never touch torch.
+
+The module is put in eval mode and run under ``torch.inference_mode`` on the device its
+weights are on; planes go in as any real dtype, probabilities come out as float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+
+def resolve_device(name: str) -> torch.device:
+    """``"cpu"``, ``"cuda"`` or ``"cuda:N"`` as a device, refusing a CUDA device that is absent."""
+    try:
+        device = torch.device(name)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"unknown device {name!r}: use cpu or cuda") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"unsupported device {name!r}: use cpu or cuda")
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            why = "torch was built without CUDA" if torch.version.cuda is None else "no GPU is visible"
+            raise ValueError(f"device {name!r} asked for, but CUDA is not available ({why})")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise ValueError(f"device {name!r} asked for, but there are {torch.cuda.device_count()} GPUs")
+    return device
+
+
+def policy_logits(model: nn.Module, planes: np.ndarray) -> np.ndarray:
+    """float32[B, N*N+1]: the network's logits for ``planes`` [B, C, N, N]."""
+    if planes.ndim != 4:
+        raise ValueError(f"planes must be a batch [B, C, N, N], got shape {planes.shape}")
+    device = next(model.parameters()).device
+    model.eval()
+    with torch.inference_mode():
+        logits = model(torch.as_tensor(planes, dtype=torch.float32, device=device))
+    return logits.float().cpu().numpy()
+
+
+def masked_softmax(logits: np.ndarray, legal: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """float64[B, A]: softmax(logits / temperature) over the legal moves (``legal`` nonzero),
+    0 elsewhere; ``temperature`` 0 puts all the mass on the best legal move."""
+    if logits.shape != legal.shape:
+        raise ValueError(f"logits {logits.shape} and legal mask {legal.shape} differ in shape")
+    if temperature < 0:
+        raise ValueError(f"temperature must be >= 0, got {temperature}")
+    allowed = legal.astype(bool)
+    if not allowed.any(axis=-1).all():
+        raise ValueError("a position has no legal move (is the game over?)")
+    masked = np.where(allowed, logits.astype(np.float64), -np.inf)
+    if temperature == 0:
+        best = np.zeros_like(masked)
+        np.put_along_axis(best, masked.argmax(axis=-1)[..., None], 1.0, axis=-1)
+        return best
+    scaled = masked / temperature
+    weights = np.exp(scaled - scaled.max(axis=-1, keepdims=True))
+    return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def policy_probabilities(
+    model: nn.Module, planes: np.ndarray, legal: np.ndarray, temperature: float = 1.0
+) -> np.ndarray:
+    """float64[B, N*N+1]: the network's move distribution over the legal moves (pass included)
+    of positions ``planes`` [B, C, N, N] with legal masks ``legal`` [B, N*N+1]."""
+    return masked_softmax(policy_logits(model, planes), legal, temperature)

@@ -1,0 +1,117 @@
+"""Players that move straight from a policy network, with no search.
+
+``SLPolicyAgent`` plays the SL policy network (``goarena train sl`` exports one as
+``policy.pt``): its best legal move at temperature 0, else a move drawn from ``p^(1/T)`` over
+the legal moves. Its ``policy(game)`` is the network's distribution over the legal moves
+(temperature 1), the prior a search or an analysis board shows.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from go_env import Game, Rules
+from go_env.features.alphago import game_planes
+from goarena.agents.base import Action, GameContext, UnsupportedGame, restart_seed
+from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
+from goarena.agents.nets.policy import PolicyNet
+from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device
+
+
+class SLPolicyAgent:
+    """The SL policy network as a player.
+
+    Args:
+        weights: a policy network's weights file (``policy.pt``), read once, here.
+        temperature: 0 plays the most probable legal move; above 0, moves are drawn in
+            proportion to ``p ** (1 / temperature)``.
+        device: where the network runs (cpu, cuda).
+        seed: seed of the move draws.
+
+    Raises:
+        CheckpointError: the file is no readable checkpoint.
+        ValueError: a bad temperature or device, or weights that are not a policy network.
+    """
+
+    takes_context = True
+
+    def __init__(
+        self, weights: Path | str, temperature: float = 0.0, device: str = "cpu", seed: int | None = None
+    ):
+        _check_temperature(temperature)
+        torch.set_num_threads(1)  # league workers are processes, one game each
+        contents = read_checkpoint(weights, resolve_device(device))
+        model = build_model(weights, contents, device)
+        if not isinstance(model, PolicyNet):
+            raise ValueError(f"{weights} holds a {contents['arch']!r} network, not a policy network")
+        self.model = model.eval()
+        self.board_size = model.board_size
+        self.name = "sl-policy"
+        self.temperature = float(temperature)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self._digest = str(contents["sha256"])
+
+    @staticmethod
+    def check_options(
+        context: GameContext | None,
+        weights: Path | str,
+        temperature: float = 0.0,
+        device: str = "cpu",
+        seed: int | None = None,
+    ) -> None:
+        """Check the options (and, given a context, the board size) without reading the weights."""
+        _check_temperature(temperature)
+        resolve_device(device)
+        arch, kwargs = describe(weights)
+        if arch != PolicyNet.arch:
+            raise ValueError(f"{weights} holds a {arch!r} network, not a policy network")
+        if context is not None:
+            _check_size(kwargs["board_size"], context.size)
+
+    def reset(self, context: GameContext | Rules) -> None:
+        """A new game: refuses a board size the network was not trained for."""
+        if isinstance(context, GameContext):
+            _check_size(self.board_size, context.size)
+        seed = restart_seed(self.seed, context)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def weights_digest(self) -> str:
+        return self._digest
+
+    def _logits(self, game: Game) -> tuple[np.ndarray, np.ndarray]:
+        _check_size(self.board_size, game.size)
+        logits = policy_logits(self.model, game_planes(game)[None])
+        return logits, game.legal_mask()[None]
+
+    def policy(self, game: Game) -> np.ndarray:
+        """float64[N*N+1]: the network's distribution over the legal moves (pass last)."""
+        logits, legal = self._logits(game)
+        return masked_softmax(logits, legal)[0]
+
+    def act(self, game: Game) -> Action:
+        """The move ``select_move`` plays, with the network's distribution (no value)."""
+        logits, legal = self._logits(game)
+        choice = masked_softmax(logits, legal, self.temperature)[0]
+        move = int(choice.argmax()) if self.temperature == 0 else int(self.rng.choice(len(choice), p=choice))
+        return Action(move, masked_softmax(logits, legal)[0])
+
+    def select_move(self, game: Game) -> int:
+        return self.act(game).move
+
+
+def _check_temperature(temperature: float) -> None:
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
+        raise ValueError(f"temperature must be a number, got {temperature!r}")
+    if not 0 <= temperature < math.inf:
+        raise ValueError(f"temperature must be finite and >= 0, got {temperature!r}")
+
+
+def _check_size(trained: int, asked: int) -> None:
+    if trained != asked:
+        raise UnsupportedGame(f"the network was trained for {trained}x{trained}, not {asked}x{asked}")

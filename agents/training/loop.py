@@ -1,0 +1,249 @@
+"""The loop every training job shares: a run directory, resumable checkpoints, logs, progress.
+
+A run directory holds::
+
+    config.json             the job's config; the run resumes only with the same one
+    checkpoints/last.pt     the latest training state: every ``checkpoint_every`` steps and at the end
+    checkpoints/best.pt     the state with the best held-out metric so far
+    tensorboard/            train/* and held_out/* scalars
+
+A job (``TrainingJob``) owns its model, optimizer and data; the loop asks it for one step at a
+time by number. Each step's minibatch and augmentation depend on the seed and the step alone
+(``EpochSampler``, ``step_rng``), so a run killed at any moment (even ``kill -9``) and started
+again from its last checkpoint ends with the same weights, bit for bit on the CPU, as one that
+never stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+import numpy as np
+import torch
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from torch import nn
+from torch.utils.tensorboard import SummaryWriter
+
+from goarena.agents.nets.checkpoint import read_checkpoint, save_model
+
+
+class RunConfigError(ValueError):
+    """A run directory that holds another config than the one asked for."""
+
+
+class Run:
+    """A run directory: writes ``config`` (JSON-safe values) to config.json, or checks that
+    the one there is the same.
+
+    Raises:
+        RunConfigError: the directory holds a run with another config (naming the keys).
+    """
+
+    def __init__(self, directory: Path | str, config: Mapping[str, Any]):
+        self.directory = Path(directory)
+        self.config = json.loads(json.dumps(dict(config)))  # as it reads back from the file
+        path = self.directory / "config.json"
+        if path.exists():
+            try:
+                saved = json.loads(path.read_text())
+            except ValueError as error:
+                raise RunConfigError(f"{path} is not JSON: {error}") from None
+            differing = sorted(
+                key for key in saved.keys() | self.config.keys() if saved.get(key) != self.config.get(key)
+            )
+            if differing:
+                changes = ", ".join(
+                    f"{key}: {saved.get(key)!r} -> {self.config.get(key)!r}" for key in differing
+                )
+                raise RunConfigError(
+                    f"{self.directory} holds a run with another config ({changes}); "
+                    "use another run directory, or the same options to resume"
+                )
+        else:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_suffix(".json.tmp")
+            temporary.write_text(json.dumps(self.config, indent=2) + "\n")
+            temporary.replace(path)
+
+    @property
+    def last(self) -> Path:
+        return self.directory / "checkpoints" / "last.pt"
+
+    @property
+    def best(self) -> Path:
+        return self.directory / "checkpoints" / "best.pt"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.directory / "tensorboard"
+
+
+def seed_everything(seed: int, device: torch.device) -> None:
+    """Seed torch, numpy and Python's generators; on the CPU, ask torch for deterministic kernels."""
+    torch.manual_seed(seed)
+    np.random.seed(seed % 2**32)  # noqa: NPY002 - the global generator, for code that draws from it
+    random.seed(seed)
+    if device.type == "cpu":
+        torch.use_deterministic_algorithms(True)
+
+
+def step_rng(seed: int, step: int) -> np.random.Generator:
+    """The random generator of one step (e.g. its augmentation), a function of seed and step only."""
+    return np.random.default_rng([seed, step])
+
+
+class EpochSampler:
+    """Minibatches of ``indices`` by step number: each epoch a new permutation (from the seed
+    and the epoch), cut into ``batch_size`` pieces (the last, partial one dropped)."""
+
+    def __init__(self, indices: np.ndarray, batch_size: int, seed: int):
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        if len(indices) < batch_size:
+            raise ValueError(f"{len(indices)} training positions cannot fill a batch of {batch_size}")
+        self.indices = np.asarray(indices)
+        self.batch_size = batch_size
+        self.seed = seed
+        self.batches_per_epoch = len(self.indices) // batch_size
+        self._epoch = -1
+        self._order = self.indices
+
+    def batch(self, step: int) -> np.ndarray:
+        epoch, position = divmod(step, self.batches_per_epoch)
+        if epoch != self._epoch:
+            self._order = np.random.default_rng([self.seed, epoch, 1]).permutation(self.indices)
+            self._epoch = epoch
+        start = position * self.batch_size
+        return self._order[start : start + self.batch_size]
+
+
+class TrainingJob(Protocol):
+    """What the loop trains: a model, its optimizer, one step at a time, and a held-out score."""
+
+    @property
+    def model(self) -> nn.Module: ...
+
+    @property
+    def optimizer(self) -> torch.optim.Optimizer: ...
+
+    def train_step(self, step: int) -> dict[str, float]:
+        """One optimizer step on step ``step``'s minibatch (a function of the step alone);
+        returns the minibatch's metrics."""
+        ...
+
+    def evaluate(self) -> dict[str, float]:
+        """Metrics on held-out data."""
+        ...
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How long to train and how often to log and checkpoint; ``best_metric`` names the
+    held-out metric (higher is better) that picks the best checkpoint."""
+
+    steps: int
+    checkpoint_every: int
+    log_every: int = 50
+    best_metric: str = "top1"
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "checkpoint_every", "log_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+
+
+def train(run: Run, job: TrainingJob, schedule: Schedule, *, progress: bool = True) -> dict[str, float]:
+    """Train ``job`` from the run's last checkpoint (or from the start) to ``schedule.steps``;
+    returns the held-out metrics at the end."""
+    device = next(job.model.parameters()).device
+    start, best = 0, -math.inf
+    held_out: dict[str, float] = {}
+    if run.last.exists():
+        start, best, held_out = _restore(job, read_checkpoint(run.last, device), run)
+    if start >= schedule.steps:
+        return held_out
+    writer = SummaryWriter(str(run.log_dir), purge_step=start)  # drops what followed the checkpoint
+    sums: dict[str, float] = {}  # the training metrics since the last log, summed over steps
+    summed = 0
+    bar = Progress(
+        TextColumn("[bold]step"),
+        MofNCompleteColumn(),
+        BarColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[status]}"),
+        disable=not progress,
+    )
+    with bar, writer:
+        task = bar.add_task("train", total=schedule.steps, completed=start, status="")
+        for step in range(start, schedule.steps):
+            job.model.train()
+            for name, value in job.train_step(step).items():
+                sums[name] = sums.get(name, 0.0) + value
+            summed += 1
+            done = step + 1
+            if done % schedule.log_every == 0 or done == schedule.steps:
+                means = {name: total / summed for name, total in sums.items()}
+                for name, value in means.items():
+                    writer.add_scalar(f"train/{name}", value, done)
+                sums.clear()
+                summed = 0
+                bar.update(task, status=" ".join(f"{name} {value:.3f}" for name, value in means.items()))
+            if done % schedule.checkpoint_every == 0 or done == schedule.steps:
+                job.model.eval()
+                held_out = job.evaluate()
+                for name, value in held_out.items():
+                    writer.add_scalar(f"held_out/{name}", value, done)
+                if held_out[schedule.best_metric] > best:
+                    best = held_out[schedule.best_metric]
+                    # best before last: a crash between the two leaves both sound
+                    _save(run.best, job, run, done, best, held_out)
+                _save(run.last, job, run, done, best, held_out)
+                writer.flush()
+            bar.update(task, completed=done)
+    return held_out
+
+
+def _save(path: Path, job: TrainingJob, run: Run, step: int, best: float, held_out: dict[str, float]) -> None:
+    save_model(
+        path,
+        job.model,
+        optimizer=job.optimizer.state_dict(),
+        step=step,
+        best=best,
+        held_out=json.dumps(held_out),
+        torch_rng=torch.get_rng_state(),
+        rng=json.dumps(_global_rng_states()),
+        config=json.dumps(run.config),
+    )
+
+
+def _restore(job: TrainingJob, contents: dict[str, Any], run: Run) -> tuple[int, float, dict[str, float]]:
+    if json.loads(contents["config"]) != run.config:
+        raise RunConfigError(f"{run.last} was written by a run with another config than config.json")
+    job.model.load_state_dict(contents["state_dict"])
+    job.optimizer.load_state_dict(contents["optimizer"])
+    torch.set_rng_state(contents["torch_rng"].cpu())
+    _set_global_rng_states(json.loads(contents["rng"]))
+    return int(contents["step"]), float(contents["best"]), json.loads(contents["held_out"])
+
+
+def _global_rng_states() -> dict[str, Any]:
+    """numpy's and Python's global generators as JSON (their states are plain integers)."""
+    numpy_state = cast(dict[str, Any], np.random.get_state(legacy=False))  # noqa: NPY002 - for code using it
+    numpy_state["state"]["key"] = numpy_state["state"]["key"].tolist()
+    version, python_state, gauss = random.getstate()
+    return {"numpy": numpy_state, "python": [version, list(python_state), gauss]}
+
+
+def _set_global_rng_states(states: dict[str, Any]) -> None:
+    numpy_state = states["numpy"]
+    numpy_state["state"]["key"] = np.array(numpy_state["state"]["key"], np.uint32)
+    np.random.set_state(numpy_state)  # noqa: NPY002 - as saved
+    version, python_state, gauss = states["python"]
+    random.setstate((version, tuple(python_state), gauss))

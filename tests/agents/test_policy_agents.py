@@ -1,0 +1,150 @@
+import numpy as np
+import pytest
+import torch
+
+from go_env import Game, Rules
+from goarena.agents.base import (
+    Actor,
+    AgentSpecError,
+    GameContext,
+    PolicyAgent,
+    UnsupportedGame,
+    WeightedAgent,
+    check_spec,
+    make_agent,
+)
+from goarena.agents.nets.checkpoint import CheckpointError, save_model, weights_digest
+from goarena.agents.nets.policy import PolicyNet
+from goarena.agents.policy_agents import SLPolicyAgent
+
+SIZE = 5
+# The fixed network's preferences: point 12 (the centre) best, then 6, then pass.
+BIASES = {12: 3.0, 6: 2.0}
+PASS_BIAS = 1.0
+
+
+@pytest.fixture(scope="module")
+def random_weights(tmp_path_factory):
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("nets") / "random.pt"
+    save_model(path, PolicyNet(SIZE, layers=3, filters=8))
+    return path
+
+
+@pytest.fixture(scope="module")
+def fixed_weights(tmp_path_factory):
+    """A network whose logits ignore the position: a bias per point."""
+    net = PolicyNet(SIZE, layers=2, filters=4)
+    with torch.no_grad():
+        for parameter in net.parameters():
+            parameter.zero_()
+        for point, bias in BIASES.items():
+            net.point_bias[point] = bias
+        net.pass_head.bias.fill_(PASS_BIAS)
+    path = tmp_path_factory.mktemp("nets") / "fixed.pt"
+    save_model(path, net)
+    return path
+
+
+def expected_policy(legal: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    logits = np.zeros(SIZE * SIZE + 1)
+    for point, bias in BIASES.items():
+        logits[point] = bias
+    logits[-1] = PASS_BIAS
+    weights = np.where(legal, np.exp(logits / temperature), 0.0)
+    return weights / weights.sum()
+
+
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_never_plays_an_illegal_move(random_weights, temperature):
+    player = SLPolicyAgent(random_weights, temperature=temperature, seed=1)
+    player.reset(GameContext(SIZE, Rules()))
+    for _ in range(3):
+        game = Game(SIZE)
+        while not game.is_over:
+            move = player.select_move(game)
+            assert game.legal_mask()[move], (move, str(game))
+            game.play(move)
+
+
+def test_greedy_plays_the_best_legal_move(fixed_weights):
+    player = SLPolicyAgent(fixed_weights)
+    game = Game(SIZE)
+    assert player.select_move(game) == 12
+    game.play(12)  # the best point is taken: the next best
+    assert player.select_move(game) == 6
+
+
+def test_policy_is_the_networks_distribution_over_the_legal_moves(fixed_weights):
+    player = SLPolicyAgent(fixed_weights, temperature=0.0)
+    game = Game(SIZE)
+    game.replay([12, 6])
+    policy = player.policy(game)
+    assert policy[12] == policy[6] == 0
+    np.testing.assert_allclose(policy, expected_policy(game.legal_mask()), rtol=1e-6)
+    action = player.act(game)
+    assert action.move == SIZE * SIZE  # pass is the best legal move left
+    np.testing.assert_allclose(action.policy, policy)
+    assert action.value is None
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.5])
+def test_samples_in_proportion_to_p_to_the_one_over_t(fixed_weights, temperature):
+    player = SLPolicyAgent(fixed_weights, temperature=temperature, seed=3)
+    game = Game(SIZE)
+    draws = 1000
+    counts = np.bincount([player.select_move(game) for _ in range(draws)], minlength=SIZE * SIZE + 1)
+    expected = expected_policy(game.legal_mask(), temperature)
+    assert np.abs(counts / draws - expected).max() < 0.05
+    assert counts[12] > counts[6] > counts[0]
+
+
+def test_reset_restarts_the_draws_from_its_seed_else_the_contexts(fixed_weights):
+    game = Game(SIZE)
+    first = SLPolicyAgent(fixed_weights, temperature=2.0, seed=5)
+    moves = [first.select_move(game) for _ in range(20)]
+    assert len(set(moves)) > 1
+    first.reset(GameContext(SIZE, Rules(), seed=9))  # its own seed wins
+    assert [first.select_move(game) for _ in range(20)] == moves
+    unseeded = SLPolicyAgent(fixed_weights, temperature=2.0)
+    unseeded.reset(GameContext(SIZE, Rules(), seed=5))
+    assert [unseeded.select_move(game) for _ in range(20)] == moves
+
+
+def test_refuses_a_board_size_it_was_not_trained_for(fixed_weights):
+    player = SLPolicyAgent(fixed_weights)
+    with pytest.raises(UnsupportedGame, match="trained for 5x5, not 9x9"):
+        player.reset(GameContext(9, Rules()))
+    with pytest.raises(UnsupportedGame, match="not 9x9"):
+        player.select_move(Game(9))
+    with pytest.raises(AgentSpecError, match="cannot play this game"):
+        check_spec(f"sl-policy:weights={fixed_weights}", GameContext(9, Rules()))
+    check_spec(f"sl-policy:weights={fixed_weights}", GameContext(SIZE, Rules()))
+
+
+def test_spec_builds_the_player_with_its_weights_digest(fixed_weights):
+    player = make_agent(f"sl-policy:weights={fixed_weights},temperature=0.5", seed=2)
+    assert isinstance(player, SLPolicyAgent) and player.temperature == 0.5 and player.seed == 2
+    assert isinstance(player, PolicyAgent) and isinstance(player, Actor) and isinstance(player, WeightedAgent)
+    assert player.weights_digest() == weights_digest(fixed_weights)
+
+
+@pytest.mark.parametrize("temperature", [-1.0, float("nan"), float("inf"), "hot", True])
+def test_bad_temperatures_are_refused(fixed_weights, temperature):
+    with pytest.raises(ValueError, match="temperature"):
+        SLPolicyAgent(fixed_weights, temperature=temperature)
+
+
+def test_bad_weights_are_refused(tmp_path):
+    with pytest.raises(CheckpointError, match="no checkpoint file"):
+        SLPolicyAgent(tmp_path / "absent.pt")
+    (tmp_path / "junk.pt").write_bytes(b"not a network")
+    with pytest.raises(AgentSpecError, match="not a readable checkpoint"):
+        make_agent(f"sl-policy:weights={tmp_path / 'junk.pt'}")
+
+
+def test_a_finished_game_has_no_move_to_choose(fixed_weights):
+    game = Game(SIZE)
+    game.replay([SIZE * SIZE, SIZE * SIZE])
+    with pytest.raises(ValueError, match="no legal move"):
+        SLPolicyAgent(fixed_weights).select_move(game)
