@@ -7,6 +7,14 @@ dihedral maps of the board, ``liberties`` exact liberty counts, ``ladders`` a la
 
 from __future__ import annotations
 
+from go_env.features.alphago import (
+    NUM_ALPHAGO_PLANES,
+    NUM_VALUE_PLANES,
+    alphago_planes,
+    batch_alphago_planes,
+    game_planes,
+    new_alphago_planes,
+)
 from go_env.features.history import (
     NUM_HISTORY_PLANES,
     batch_history_planes,
@@ -15,6 +23,12 @@ from go_env.features.history import (
 )
 
 __all__ = [
+    "NUM_ALPHAGO_PLANES",
+    "NUM_VALUE_PLANES",
+    "alphago_planes",
+    "batch_alphago_planes",
+    "game_planes",
+    "new_alphago_planes",
     "NUM_HISTORY_PLANES",
     "batch_history_planes",
     "history_planes",
