@@ -120,8 +120,7 @@ class GameBatch:
     def scores(self) -> np.ndarray:
         """float64[B]: Black's points minus White's minus komi, as each board stands."""
         out = np.empty(self.batch_size, np.float64)
-        territory = self.rules.scoring == "territory"
-        K.batch_score(self.state, self.geometry, float(self.rules.komi), territory, out)
+        K.batch_score(self.state, self.geometry, out)
         return out
 
     @property

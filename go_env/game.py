@@ -42,7 +42,7 @@ def _entry_points() -> _EntryPoints:
     about 2 us: more than playing a move. The state and geometry types are the same for
     every board size, so one set serves all games.
     """
-    state_type = numba.typeof(K.new_state(2, K.KO_POSITIONAL, False, 8))
+    state_type = numba.typeof(K.new_state(2, *Rules().kernel_rules(2)))
     geometry_type = numba.typeof(K.make_geometry(2))
 
     def compiled(kernel: Any, *arg_types: types.Type) -> Callable:
@@ -309,8 +309,7 @@ class Game:
 
     def score(self) -> float:
         """Black's points minus White's minus komi, under the game's scoring rule."""
-        territory = self.rules.scoring == "territory"
-        return float(K.score(self.state, self.geometry, float(self.rules.komi), territory))
+        return float(K.score(self.state, self.geometry))
 
     def winner(self) -> int:
         """BLACK, WHITE, or EMPTY for a draw, by the score of the board as it stands."""

@@ -8,7 +8,7 @@ and meant for tests, debugging and states that come from elsewhere.
 Example::
 
     game.play(move)
-    check_state(game.state, game.geometry)
+    check_state(game.state, game.geometry, rules=game.rules)
 """
 
 from __future__ import annotations
@@ -16,6 +16,16 @@ from __future__ import annotations
 import numpy as np
 
 from go_env import core as K
+from go_env.rules import MAX_KOMI, Rules
+
+# The slots of ``info`` that hold the rules, named, in the order of ``Rules.kernel_rules``.
+_RULES_SLOTS = (
+    ("ko_rule", K.INFO_KO_RULE),
+    ("suicide", K.INFO_SUICIDE),
+    ("max_moves", K.INFO_MAX_MOVES),
+    ("komi", K.INFO_KOMI),
+    ("scoring", K.INFO_SCORING),
+)
 
 
 class InvariantError(AssertionError):
@@ -27,13 +37,18 @@ def _require(condition: bool | np.bool_, invariant: str, detail: str) -> None:
         raise InvariantError(f"{invariant}: {detail}")
 
 
-def check_state(state: K.GoState, geometry: K.Geometry, history: bool = True) -> None:
+def check_state(
+    state: K.GoState, geometry: K.Geometry, history: bool = True, rules: Rules | None = None
+) -> None:
     """Check a state (or each game of a batch) against its own stones.
 
     Args:
         state: a ``GoState``; a batch is checked game by game.
         geometry: the tables of the state's board size.
         history: also check the history board of the latest move (playouts skip it).
+        rules: the rules the state was made under (a ``Game``'s ``rules``), if known: the
+            slots of ``info`` that hold them (ko rule, suicide, move cap, komi, scoring) must
+            agree with them.
 
     Raises:
         InvariantError: the first invariant broken, by name (``chain_libs``, ``key``, ...).
@@ -41,7 +56,7 @@ def check_state(state: K.GoState, geometry: K.Geometry, history: bool = True) ->
     if state.board.ndim == 2:
         for b in range(state.board.shape[0]):
             try:
-                check_state(K.state_item(state, b), geometry, history)
+                check_state(K.state_item(state, b), geometry, history, rules)
             except InvariantError as error:
                 raise InvariantError(f"game {b} of the batch: {error}") from None
         return
@@ -59,6 +74,8 @@ def check_state(state: K.GoState, geometry: K.Geometry, history: bool = True) ->
     _check_key(state, geometry, board)
     _check_empties(state, board)
     _check_info(state, geometry, board)
+    if rules is not None:
+        _check_rules(state, geometry, rules)
     if history:
         recent = state.recent[int(state.info[K.INFO_MOVE_NUMBER]) % K.HISTORY]
         _require(np.array_equal(recent, board), "recent", "the latest history board is not the board")
@@ -171,6 +188,10 @@ def _check_info(state: K.GoState, geometry: K.Geometry, board: np.ndarray) -> No
         f"{info[K.INFO_KO_RULE]}",
     )
     _require(info[K.INFO_SUICIDE] in (0, 1), "suicide", f"{info[K.INFO_SUICIDE]}")
+    komi = int(info[K.INFO_KOMI])
+    _require(abs(komi) <= 2 * MAX_KOMI, "komi", f"{komi} half points")
+    scoring = int(info[K.INFO_SCORING])
+    _require(scoring in (K.SCORING_AREA, K.SCORING_TERRITORY), "scoring", f"{scoring}")
     moves, passes, cap = int(info[K.INFO_MOVE_NUMBER]), int(info[K.INFO_PASSES]), int(info[K.INFO_MAX_MOVES])
     _require(0 <= passes <= moves, "passes", f"{passes} in a row after {moves} moves")
     last = int(info[K.INFO_LAST_MOVE])
@@ -181,3 +202,10 @@ def _check_info(state: K.GoState, geometry: K.Geometry, board: np.ndarray) -> No
     over = int(info[K.INFO_OVER])
     expected = K.ENDED_BY_PASSES if passes >= 2 else K.TRUNCATED if moves >= cap else K.RUNNING
     _require(over == expected, "over", f"{over}, with {passes} passes and {moves} of {cap} moves played")
+
+
+def _check_rules(state: K.GoState, geometry: K.Geometry, rules: Rules) -> None:
+    """The rules' slots of ``info`` hold ``rules`` as the kernels take them."""
+    for (name, slot), expected in zip(_RULES_SLOTS, rules.kernel_rules(geometry.size), strict=True):
+        found = int(state.info[slot])
+        _require(found == expected, name, f"{found}, but the rules give {expected}")

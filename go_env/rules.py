@@ -12,6 +12,7 @@ KoRule = Literal["positional", "situational", "simple"]
 Scoring = Literal["area", "territory"]
 
 _KO_CODES = {"simple": K.KO_SIMPLE, "positional": K.KO_POSITIONAL, "situational": K.KO_SITUATIONAL}
+_SCORING_CODES = {"area": K.SCORING_AREA, "territory": K.SCORING_TERRITORY}
 
 # The largest move cap. A game's position set is sized to its cap (16 to 32 bytes a move:
 # 2 MiB here); 100_000 is 80 times the default cap of the largest board (2 * 25 * 25).
@@ -54,7 +55,7 @@ class Rules:
     def __post_init__(self) -> None:
         if not isinstance(self.ko, str) or self.ko not in _KO_CODES:
             raise ValueError(f"unknown ko rule {self.ko!r}; expected one of {sorted(_KO_CODES)}")
-        if self.scoring not in ("area", "territory"):
+        if not isinstance(self.scoring, str) or self.scoring not in _SCORING_CODES:
             raise ValueError(f"unknown scoring {self.scoring!r}; expected 'area' or 'territory'")
         if not isinstance(self.suicide, bool):
             raise ValueError(f"suicide must be True or False, got {self.suicide!r}")
@@ -83,9 +84,12 @@ class Rules:
     def move_cap(self, size: int) -> int:
         return self.max_moves if self.max_moves is not None else 2 * size * size
 
-    def kernel_rules(self, size: int) -> tuple[int, int, int]:
-        """(ko rule code, suicide allowed, move cap) as the kernels take them."""
-        return _KO_CODES[self.ko], int(self.suicide), self.move_cap(size)
+    def kernel_rules(self, size: int) -> tuple[int, int, int, int, int]:
+        """(ko rule code, suicide allowed, move cap, komi in half points, scoring code) as
+        the kernels take them (``core.reset``, ``core.new_state``)."""
+        komi_half_points = int(2 * self.komi)  # exact: komi is a multiple of 0.5
+        scoring = _SCORING_CODES[self.scoring]
+        return _KO_CODES[self.ko], int(self.suicide), self.move_cap(size), komi_half_points, scoring
 
     def to_dict(self) -> dict[str, object]:
         return dataclasses.asdict(self)

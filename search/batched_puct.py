@@ -65,7 +65,7 @@ def scratch_item(states, arrays, b):
 @njit(cache=True, parallel=True)
 def collect_all(
     trees, roots, geometry, scratch_states, scratch_arrays, leaves, leaf_nodes, legal, counts, selection,
-    komi, territory, collected, finished,
+    collected, finished,
 ):  # fmt: skip
     """``collect`` up to ``counts[b]`` leaves in every game ``b``, into ``leaves`` (fields
     [B, k, ...]), ``leaf_nodes[b]`` and ``legal[b]``; counts go to ``collected`` and ``finished``."""
@@ -76,7 +76,7 @@ def collect_all(
             scratch = scratch_item(scratch_states, scratch_arrays, b)
             leaves_b, finished_b = collect(
                 tree_item(trees, b), K.batch_item(roots, b), geometry, scratch, K.batch_item(leaves, b),
-                leaf_nodes[b], legal[b], counts[b], selection, komi, territory,
+                leaf_nodes[b], legal[b], counts[b], selection,
             )  # fmt: skip
             collected[b] = leaves_b
             finished[b] = finished_b
@@ -185,7 +185,6 @@ class BatchedPUCT:
 
     def _search(self, batch: GameBatch, simulations: int) -> None:
         trees, k = self._allocate(batch, simulations), self.leaves_per_game
-        komi, territory = float(batch.rules.komi), batch.rules.scoring == "territory"
         done = np.where(batch.is_over, simulations, 0).astype(np.int64)
         collected = np.zeros(batch.batch_size, np.int64)
         finished = np.zeros(batch.batch_size, np.int64)
@@ -194,7 +193,7 @@ class BatchedPUCT:
         while (counts := np.minimum(k, simulations - done)).any():
             collect_all(
                 trees, batch.state, batch.geometry, self._scratch_states, self._scratch_arrays, self._leaves,
-                self._nodes, self._legal, counts, self.selection, komi, territory, collected, finished,
+                self._nodes, self._legal, counts, self.selection, collected, finished,
             )  # fmt: skip
             self.steps += 1
             done += collected + finished
@@ -204,7 +203,7 @@ class BatchedPUCT:
                 break  # trees full
             taken = slots < collected[:, None]
             states = GoState(*(field[taken] for field in self._leaves))
-            leaves = Leaves(states, self._legal[taken], batch.geometry, komi, territory)
+            leaves = Leaves(states, self._legal[taken], batch.geometry)
             priors, values = check_evaluation(leaves.legal, *self.evaluator.evaluate(leaves))
             self.evaluations += 1
             self._priors[taken] = priors

@@ -5,8 +5,8 @@ A search hands its leaves to an evaluator in one batched call::
     priors, values = evaluator.evaluate(leaves)
 
 ``leaves`` is a ``Leaves``: the positions as one batched ``GoState`` (every field with a
-leading axis ``B``), their legal-move masks, the board geometry and the scoring rule. The
-evaluator returns
+leading axis ``B``; each carries its komi and scoring rule), their legal-move masks and the
+board geometry. The evaluator returns
 
 - ``priors``: float[B, A] (``A = N*N + 1``, pass last), a move distribution for each leaf:
   probabilities (a softmax), not logits. They need not be masked or normalised: the search
@@ -64,15 +64,15 @@ def new_scratch(like: GoState) -> Scratch:
 
 
 @inline_kernel
-def score_margin(state, geometry, komi, territory, scratch):
+def score_margin(state, geometry, scratch):
     """``go_env``'s score with the flood fill's arrays taken from ``scratch``."""
-    return K.score_margin(state, geometry, komi, territory, scratch.marks, scratch.stack)
+    return K.score_margin(state, geometry, scratch.marks, scratch.stack)
 
 
 @inline_kernel
-def outcome(state, geometry, komi, territory, color, scratch):
+def outcome(state, geometry, color, scratch):
     """The result of the position as it stands for ``color``: 1 win, -1 loss, 0 draw."""
-    margin = score_margin(state, geometry, komi, territory, scratch)
+    margin = score_margin(state, geometry, scratch)
     if margin == 0:
         return 0.0
     return 1.0 if (margin > 0) == (color == K.BLACK) else -1.0
@@ -92,7 +92,7 @@ def playout(state, geometry, rng, moves, start):
 
 
 @kernel
-def rollout_values(states, geometry, scratch, rng, rollouts, komi, territory, out):
+def rollout_values(states, geometry, scratch, rng, rollouts, out):
     """``out[b]`` gets the mean outcome of ``rollouts`` random playouts from leaf ``b``,
     for its side to move. ``states`` is batched (leading axis B); it is left unchanged."""
     for b in range(out.shape[0]):
@@ -102,7 +102,7 @@ def rollout_values(states, geometry, scratch, rng, rollouts, komi, territory, ou
         for _ in range(rollouts):
             K.copy_into(scratch.state, leaf)
             playout(scratch.state, geometry, rng, scratch.moves, 0)
-            total += outcome(scratch.state, geometry, komi, territory, color, scratch)
+            total += outcome(scratch.state, geometry, color, scratch)
         out[b] = total / rollouts
 
 
@@ -110,11 +110,9 @@ def rollout_values(states, geometry, scratch, rng, rollouts, komi, territory, ou
 class Leaves:
     """A batch of ``B`` leaf positions for an evaluator."""
 
-    states: GoState  # every field with a leading axis [B]; history boards are kept
+    states: GoState  # every field with a leading axis [B]; history boards, komi and scoring are kept
     legal: np.ndarray  # int8[B, A]: legal-move masks, pass last
     geometry: Geometry
-    komi: float
-    territory: bool  # territory scoring (else area)
 
     def __len__(self) -> int:
         return int(self.legal.shape[0])
@@ -162,10 +160,7 @@ class RolloutEvaluator:
         if scratch is None or shapes(scratch.state) != shapes(leaves.states, batched=True):
             scratch = self._scratch = new_scratch(leaves.state(0))
         out = np.empty(len(leaves), np.float64)
-        rollout_values(
-            leaves.states, leaves.geometry, scratch, self._rng, self.rollouts,
-            float(leaves.komi), bool(leaves.territory), out,
-        )  # fmt: skip
+        rollout_values(leaves.states, leaves.geometry, scratch, self._rng, self.rollouts, out)
         return out
 
 

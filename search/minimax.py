@@ -48,14 +48,24 @@ FIRST = 1 << 62
 @njit(cache=True)
 def area_heuristic(state: K.GoState, geometry: K.Geometry) -> float:
     """The default heuristic: the area count (Tromp-Taylor) of the board as it stands."""
-    margin = K.score(state, geometry, 0.0, False)
+    num_points = geometry.size * geometry.size
+    marks = np.empty(num_points, np.int8)
+    stack = np.empty(num_points, np.int64)
+    margin = float(K.count_points(state, geometry, False, marks, stack))
     return margin if state.info[K.INFO_TO_PLAY] == K.BLACK else -margin
 
 
 @njit(cache=True)
-def _outcome(state, geometry, komi, territory):
-    margin = K.score(state, geometry, komi, territory)
+def _outcome(state, geometry):
+    margin = K.score(state, geometry)
     return margin if state.info[K.INFO_TO_PLAY] == K.BLACK else -margin
+
+
+@K.inline_kernel
+def _side_to_move_komi(state):
+    """The komi the side to move adds to its points: minus the komi for Black, plus for White."""
+    komi = 0.5 * state.info[K.INFO_KOMI]
+    return -komi if state.info[K.INFO_TO_PLAY] == K.BLACK else komi
 
 
 class TranspositionTable(NamedTuple):
@@ -158,7 +168,7 @@ def _history_key(state):
 
 
 @K.inline_kernel
-def _node_key(state, geometry, history_key, territory):
+def _node_key(state, geometry, history_key):
     """The transposition key: everything the rest of the game can depend on.
 
     Under superko a plain position key is wrong: which moves are legal below a node depends
@@ -172,7 +182,7 @@ def _node_key(state, geometry, history_key, territory):
     key = _mix(state.key[0] ^ geometry.zobrist_turn[info[K.INFO_TO_PLAY]] ^ history_key)
     key = _mix(key ^ np.uint64(info[K.INFO_KO_POINT] + 1))
     key = _mix(key ^ np.uint64(info[K.INFO_PASSES] + 4 * info[K.INFO_MOVE_NUMBER]))
-    if territory:
+    if info[K.INFO_SCORING] == K.SCORING_TERRITORY:
         key = _mix(key ^ np.uint64(info[K.INFO_CAPTURES] - info[K.INFO_CAPTURES + 1] + (1 << 32)))
     return key
 
@@ -245,7 +255,7 @@ def _order_moves(work, ply, color, first):
 
 
 @K.inline_kernel
-def _enter(work, tt, geometry, ply, komi, territory, use_tt, heuristic, outcome):
+def _enter(work, tt, geometry, ply, use_tt, heuristic, outcome):
     """Open the node at ``ply``; True if its value is known at once (``best_value[ply]``)."""
     counters = work.counters
     counters[NODES] += 1
@@ -253,9 +263,9 @@ def _enter(work, tt, geometry, ply, komi, territory, use_tt, heuristic, outcome)
         counters[ABORTED] = 1
     state = K.batch_item(work.stack, ply)
     if state.info[K.INFO_OVER] != K.RUNNING:
-        work.best_value[ply] = outcome(state, geometry, komi, territory)
+        work.best_value[ply] = outcome(state, geometry)
         return True
-    key = _node_key(state, geometry, work.history_key[ply], territory)
+    key = _node_key(state, geometry, work.history_key[ply])
     work.key[ply] = key
     depth = work.depth[ply]
     first = -1
@@ -282,7 +292,7 @@ def _enter(work, tt, geometry, ply, komi, territory, use_tt, heuristic, outcome)
     color = state.info[K.INFO_TO_PLAY]
     if depth == 0:
         counters[ESTIMATES] += 1
-        work.best_value[ply] = heuristic(state, geometry) + (-komi if color == K.BLACK else komi)
+        work.best_value[ply] = heuristic(state, geometry) + _side_to_move_komi(state)
         return True
     K.legal_mask(state, geometry, work.mask)
     _order_moves(work, ply, color, first)
@@ -313,7 +323,7 @@ def _close(work, tt, ply, use_tt):
         work.history[color, move] += work.depth[ply] * work.depth[ply]
 
 
-def _alphabeta(root, geometry, work, tt, depth, alpha, beta, komi, territory, use_tt, heuristic, outcome):
+def _alphabeta(root, geometry, work, tt, depth, alpha, beta, use_tt, heuristic, outcome):
     """Fail-soft alpha-beta negamax from ``root`` to ``depth`` plies.
 
     Returns the value (exact inside ``(alpha, beta)``, else a bound on the side it fell);
@@ -326,7 +336,7 @@ def _alphabeta(root, geometry, work, tt, depth, alpha, beta, komi, territory, us
     work.beta[0] = beta
     work.best_move[0] = -1
     ply = 0
-    known = _enter(work, tt, geometry, 0, komi, territory, use_tt, heuristic, outcome)
+    known = _enter(work, tt, geometry, 0, use_tt, heuristic, outcome)
     while True:
         if work.counters[ABORTED]:
             return 0.0
@@ -363,7 +373,7 @@ def _alphabeta(root, geometry, work, tt, depth, alpha, beta, komi, territory, us
         work.depth[ply] = work.depth[ply - 1] - 1
         work.alpha[ply] = -work.beta[ply - 1]
         work.beta[ply] = -work.alpha[ply - 1]
-        known = _enter(work, tt, geometry, ply, komi, territory, use_tt, heuristic, outcome)
+        known = _enter(work, tt, geometry, ply, use_tt, heuristic, outcome)
 
 
 @cache
@@ -377,11 +387,11 @@ def _kernel() -> Any:
     geometry_type = numba.typeof(game.geometry)
     work_type = numba.typeof(_new_work(game, 1, np.zeros((3, 5), np.int64), np.zeros(4, np.int64)))
     table_type = numba.typeof(new_table(64))
-    heuristic_type = types.FunctionType(types.float64(state_type, geometry_type))
-    outcome_type = types.FunctionType(types.float64(state_type, geometry_type, types.float64, types.boolean))
+    # The heuristic and the outcome: both h(state, geometry) -> float.
+    valuation_type = types.FunctionType(types.float64(state_type, geometry_type))
     signature = types.float64(
         state_type, geometry_type, work_type, table_type, types.int64, types.float64, types.float64,
-        types.float64, types.boolean, types.boolean, heuristic_type, outcome_type,
+        types.boolean, valuation_type, valuation_type,
     )  # fmt: skip
     return njit(signature, cache=True, _nrt=False)(_alphabeta)  # type: ignore[call-overload]
 
@@ -413,15 +423,12 @@ class SearchResult(NamedTuple):
 
 def final_value(game: Game) -> float:
     """The score of a finished ``game`` for the side to move (as the search counts it)."""
-    return float(
-        _outcome(game.state, game.geometry, float(game.rules.komi), game.rules.scoring == "territory")
-    )
+    return float(_outcome(game.state, game.geometry))
 
 
 def leaf_value(game: Game, heuristic: Heuristic) -> float:
     """``heuristic``'s estimate for the side to move in ``game``, komi included."""
-    komi = float(game.rules.komi)
-    return float(heuristic(game.state, game.geometry)) + (-komi if game.to_play == K.BLACK else komi)
+    return float(heuristic(game.state, game.geometry)) + _side_to_move_komi(game.state)
 
 
 def _check_heuristic(heuristic: Heuristic) -> None:
@@ -531,10 +538,9 @@ class Minimax:
         self._counters[BUDGET] = budget
         self._counters[ABORTED] = 0
         alpha, beta = self._window(game, depth)
-        rules = game.rules
         value = _kernel()(
-            game.state, game.geometry, self._work, self._table, depth, alpha, beta, float(rules.komi),
-            rules.scoring == "territory", self.use_tt, self.heuristic, _outcome,
+            game.state, game.geometry, self._work, self._table, depth, alpha, beta, self.use_tt,
+            self.heuristic, _outcome,
         )  # fmt: skip
         return float(value), int(self._work.best_move[0])
 

@@ -56,7 +56,7 @@ from goarena.search.tree import (
 
 
 @kernel
-def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, selection, komi, territory):
+def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, selection):
     """Select up to ``count`` new leaves from the position ``root`` (left unchanged).
 
     Leaf ``b`` goes to ``leaves`` (batched states), its node to ``leaf_nodes[b]`` and its
@@ -81,7 +81,7 @@ def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, sel
             child = tree.children[node, move]
             node = add_node(tree, node, move) if child == UNVISITED else child
         if state.info[K.INFO_OVER] != K.RUNNING:
-            value = outcome(state, geometry, komi, territory, state.info[K.INFO_TO_PLAY], scratch)
+            value = outcome(state, geometry, state.info[K.INFO_TO_PLAY], scratch)
             backup(tree, node, value, 0, False, scratch, 0, 0)
             finished += 1
         elif tree.virtual_loss[node] > 0:
@@ -233,15 +233,13 @@ class PUCT(TreeSearch):
         finished in a finished game)."""
         self._check_told()
         buffers = self._leaf_buffers(game)
-        komi = float(game.rules.komi)
-        territory = game.rules.scoring == "territory"
         collected, finished = collect(
             self.tree, game.state, game.geometry, self._scratch, buffers.states, buffers.nodes,
-            buffers.legal, min(self.batch, count), self.selection, komi, territory,
+            buffers.legal, min(self.batch, count), self.selection,
         )  # fmt: skip
         states = GoState(*(field[:collected] for field in buffers.states))
         self._pending = buffers.nodes[:collected] if collected else None
-        return Leaves(states, buffers.legal[:collected], game.geometry, komi, territory), finished
+        return Leaves(states, buffers.legal[:collected], game.geometry), finished
 
     def _check_told(self) -> None:
         if self._pending is not None:

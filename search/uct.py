@@ -68,7 +68,7 @@ def _select(tree, node, rng, c, rave, equivalence):
 
 
 @kernel
-def simulate(tree, root, geometry, scratch, rng, count, c, rave, equivalence, komi, territory):
+def simulate(tree, root, geometry, scratch, rng, count, c, rave, equivalence):
     """Run up to ``count`` UCT simulations from the position ``root`` (left unchanged).
 
     Returns:
@@ -93,7 +93,7 @@ def simulate(tree, root, geometry, scratch, rng, count, c, rave, equivalence, ko
             node = add_node(tree, node, move) if child == UNVISITED else child
         color = state.info[K.INFO_TO_PLAY]
         length = playout(state, geometry, rng, scratch.moves, depth)
-        value = outcome(state, geometry, komi, territory, color, scratch)
+        value = outcome(state, geometry, color, scratch)
         backup(tree, node, value, 0, rave, scratch, depth, length)
     return count
 
@@ -134,10 +134,9 @@ class UCT(TreeSearch):
         self.rave_equivalence = float(rave_equivalence)
 
     def _simulate(self, game: Game, count: int) -> int:
-        territory = game.rules.scoring == "territory"
         return int(
             simulate(
                 self.tree, game.state, game.geometry, self._scratch, self._rng, count,
-                self.c, self.rave, self.rave_equivalence, float(game.rules.komi), territory,
+                self.c, self.rave, self.rave_equivalence,
             )
         )  # fmt: skip

@@ -28,8 +28,17 @@ from go_env.core.state import (
 )
 
 
-def new_state(size: int, ko_rule: int, allow_suicide: int, max_moves: int, batch: int = 0) -> GoState:
-    """Allocate an empty-board state (or ``batch`` of them when ``batch > 0``)."""
+def new_state(
+    size: int,
+    ko_rule: int,
+    allow_suicide: int,
+    max_moves: int,
+    komi_half_points: int,
+    scoring: int,
+    batch: int = 0,
+) -> GoState:
+    """Allocate an empty-board state (or ``batch`` of them when ``batch > 0``) under the
+    rules as ``Rules.kernel_rules`` gives them (komi in half points: 15 for 7.5)."""
     num_points = size * size
     lead = (batch,) if batch else ()
     state = GoState(
@@ -48,7 +57,7 @@ def new_state(size: int, ko_rule: int, allow_suicide: int, max_moves: int, batch
         info=np.zeros(lead + (NUM_INFO,), np.int64),
     )
     geometry = make_geometry(size)
-    rules = np.array([ko_rule, int(allow_suicide), max_moves], np.int64)
+    rules = np.array([ko_rule, int(allow_suicide), max_moves, komi_half_points, scoring], np.int64)
     if batch:
         batch_reset(state, geometry, rules)
     else:
@@ -78,6 +87,7 @@ def batch_item(batch, b):
 
 @njit(cache=True, parallel=True)
 def batch_reset(batch, geometry, rules):
+    """Empty every board (``rules`` as ``reset`` takes them)."""
     for b in prange(batch.board.shape[0]):
         reset(batch_item(batch, b), geometry, rules)
 
@@ -106,9 +116,10 @@ def batch_random_playout(batch, geometry, seeds, moves_out):
 
 
 @njit(cache=True, parallel=True)
-def batch_score(batch, geometry, komi, territory, out):
+def batch_score(batch, geometry, out):
+    """``out[b]`` gets the score of game ``b`` (see ``score``)."""
     for b in prange(batch.board.shape[0]):
-        out[b] = score(batch_item(batch, b), geometry, komi, territory)
+        out[b] = score(batch_item(batch, b), geometry)
 
 
 @inline_kernel

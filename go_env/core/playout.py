@@ -83,8 +83,9 @@ def random_playout(state, geometry, rng):
 
 
 @njit(cache=True)
-def random_playouts(root, geometry, scratch, count, rng, komi, territory):
-    """Play ``count`` random games on from ``root`` (left unchanged), in ``scratch``.
+def random_playouts(root, geometry, scratch, count, rng):
+    """Play ``count`` random games on from ``root`` (left unchanged), in ``scratch``, each
+    scored under the root's komi and scoring rule.
 
     Returns:
         (moves played in all, games Black won, games drawn).
@@ -95,7 +96,7 @@ def random_playouts(root, geometry, scratch, count, rng, komi, territory):
     for _ in range(count):
         copy_into(scratch, root)
         moves += random_playout(scratch, geometry, rng)
-        margin = score(scratch, geometry, komi, territory)
+        margin = score(scratch, geometry)
         if margin > 0:
             black_wins += 1
         elif margin == 0:

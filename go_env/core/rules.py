@@ -16,12 +16,14 @@ from go_env.core.state import (
     INFO_CAPTURES,
     INFO_KO_POINT,
     INFO_KO_RULE,
+    INFO_KOMI,
     INFO_LAST_MOVE,
     INFO_MAX_MOVES,
     INFO_MOVE_NUMBER,
     INFO_NUM_EMPTY,
     INFO_OVER,
     INFO_PASSES,
+    INFO_SCORING,
     INFO_SUICIDE,
     INFO_TO_PLAY,
     KO,
@@ -263,7 +265,8 @@ def apply_legal(state, geometry, move, keep_history=True):
 
 @kernel
 def reset(state, geometry, rules):
-    """Empty the board. ``rules`` is int64[3]: ko rule, suicide allowed, max moves."""
+    """Empty the board. ``rules`` is int64[5]: ko rule, suicide allowed, max moves, komi in
+    half points, scoring rule (as ``Rules.kernel_rules`` gives them)."""
     num_points = geometry.size * geometry.size
     state.board[:] = EMPTY
     state.board[num_points] = WALL
@@ -281,6 +284,8 @@ def reset(state, geometry, rules):
     state.info[INFO_KO_RULE] = rules[0]
     state.info[INFO_SUICIDE] = rules[1]
     state.info[INFO_MAX_MOVES] = rules[2]
+    state.info[INFO_KOMI] = rules[3]
+    state.info[INFO_SCORING] = rules[4]
     _record_position(state, geometry, True)
 
 

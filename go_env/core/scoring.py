@@ -1,11 +1,26 @@
-"""Counting the board: area (Tromp-Taylor) and territory scores, and each point's area owner."""
+"""Counting the board: area (Tromp-Taylor) and territory scores, and each point's area owner.
+
+A state carries its komi and scoring rule (``INFO_KOMI``, ``INFO_SCORING``): ``score`` reads
+them; ``count_points`` counts under settings of the caller's choosing.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from go_env.core.state import BLACK, EMPTY, INFO_CAPTURES, WALL, WHITE, inline_kernel, kernel
+from go_env.core.state import (
+    BLACK,
+    EMPTY,
+    INFO_CAPTURES,
+    INFO_KOMI,
+    INFO_SCORING,
+    SCORING_TERRITORY,
+    WALL,
+    WHITE,
+    inline_kernel,
+    kernel,
+)
 
 
 @inline_kernel
@@ -52,9 +67,10 @@ def area_owner(state, geometry, out):
 
 
 @kernel
-def score_margin(state, geometry, komi, territory, marks, stack):
-    """``score`` with the flood fill's work arrays passed in (int8[P], int64[P]): allocates
-    nothing, so kernels compiled without reference counting can call it."""
+def count_points(state, geometry, territory, marks, stack):
+    """Black's points minus White's, komi not included, by area or (``territory``) territory
+    counting; the flood fill's work arrays are passed in (int8[P], int64[P]), so that kernels
+    compiled without reference counting can call it."""
     num_points = geometry.size * geometry.size
     marks[:] = 0
     black = 0
@@ -78,12 +94,19 @@ def score_margin(state, geometry, komi, territory, marks, stack):
     if territory:
         black += state.info[INFO_CAPTURES]
         white += state.info[INFO_CAPTURES + 1]
-    return black - white - komi
+    return black - white
+
+
+@inline_kernel
+def score_margin(state, geometry, marks, stack):
+    """``score`` with the flood fill's work arrays passed in (see ``count_points``)."""
+    territory = state.info[INFO_SCORING] == SCORING_TERRITORY
+    return count_points(state, geometry, territory, marks, stack) - 0.5 * state.info[INFO_KOMI]
 
 
 @njit(cache=True)
-def score(state, geometry, komi, territory):
-    """Black's points minus White's points minus komi.
+def score(state, geometry):
+    """Black's points minus White's points minus komi, under the state's scoring rule.
 
     Area scoring (Tromp-Taylor): stones plus empty regions reaching only one colour.
     Territory scoring: those empty regions plus stones captured; every stone on the
@@ -92,4 +115,4 @@ def score(state, geometry, komi, territory):
     num_points = geometry.size * geometry.size
     marks = np.empty(num_points, np.int8)
     stack = np.empty(num_points, np.int64)
-    return score_margin(state, geometry, komi, territory, marks, stack)
+    return score_margin(state, geometry, marks, stack)

@@ -39,6 +39,9 @@ STATUS_NAMES = ("legal", "occupied", "suicide", "ko", "superko", "game over", "o
 # Ko rules.
 KO_SIMPLE, KO_POSITIONAL, KO_SITUATIONAL = 0, 1, 2
 
+# Scoring rules (``INFO_SCORING``).
+SCORING_AREA, SCORING_TERRITORY = 0, 1
+
 # Why a game is over (``INFO_OVER``).
 RUNNING, ENDED_BY_PASSES, TRUNCATED = 0, 1, 2
 
@@ -57,7 +60,9 @@ INFO_SUICIDE = 8  # 1 if suicide is allowed
 INFO_MAX_MOVES = 9  # the game is truncated when INFO_MOVE_NUMBER reaches this
 INFO_OVER = 10  # RUNNING / ENDED_BY_PASSES / TRUNCATED
 INFO_LAST_MOVE = 11  # last move played, or -1
-NUM_INFO = 12
+INFO_KOMI = 12  # komi in half points (komi 7.5 is 15), so that it fits the int64 slots
+INFO_SCORING = 13  # SCORING_AREA / SCORING_TERRITORY
+NUM_INFO = 14
 
 
 class Geometry(NamedTuple):

@@ -22,7 +22,7 @@ from goarena.search.evaluator import Leaves, RolloutEvaluator
 
 game = Game(5, Rules(komi=0.5))
 states = GoState(*(field[None].copy() for field in game.state))
-leaves = Leaves(states, game.legal_mask()[None].copy(), game.geometry, 0.5, False)
+leaves = Leaves(states, game.legal_mask()[None].copy(), game.geometry)
 print(RolloutEvaluator(rollouts=64, seed=1).values(leaves)[0])
 """
 

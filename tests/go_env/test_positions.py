@@ -358,6 +358,17 @@ def test_white_wins_on_komi() -> None:
     assert game.result() == "W+3.5" and game.winner() == WHITE
 
 
+def test_the_state_carries_its_komi_and_scoring_and_counts_under_other_settings() -> None:
+    game = position(TERRITORY, Rules(komi=-2.5, scoring="territory"))
+    play(game, "A4")
+    info = game.state.info
+    assert info[K.INFO_KOMI] == -5 and info[K.INFO_SCORING] == K.SCORING_TERRITORY  # half points
+    assert game.score() == 8 - 5 + 2.5
+    marks, stack = np.empty(game.num_points, np.int8), np.empty(game.num_points, np.int64)
+    assert K.count_points(game.state, game.geometry, True, marks, stack) == 8 - 5
+    assert K.count_points(game.state, game.geometry, False, marks, stack) == 15 - 10  # as area
+
+
 # ---------------------------------------------------------------------------------------
 # The end of the game
 # ---------------------------------------------------------------------------------------

@@ -201,7 +201,7 @@ def run_against_reference(
     rules = Rules(komi=0.5, ko=ko, suicide=suicide, max_moves=max_moves)  # type: ignore[arg-type]
     game = Game(size, rules)
     ref = Reference(size, ko, suicide, rules.move_cap(size))
-    check_state(game.state, game.geometry)
+    check_state(game.state, game.geometry, rules=rules)
     reasons: Counter[str | None] = Counter()
     for _ in range(MAX_PICKS):
         if ref.over and game.is_over:
@@ -221,7 +221,7 @@ def run_against_reference(
             continue
         game.play(move)
         ref.play(move)
-        check_state(game.state, game.geometry)
+        check_state(game.state, game.geometry, rules=rules)
         check_against_reference(game, ref)
     return reasons
 
@@ -276,8 +276,10 @@ def test_batched_kernels_match_single_games(
     geometry = K.make_geometry(size)
     num_points = size * size
     max_moves = 3 * num_points
-    states = K.new_state(size, KO_CODES[ko], suicide, max_moves, batch=batch)
-    singles = [K.new_state(size, KO_CODES[ko], suicide, max_moves) for _ in range(batch)]
+    # Komi 7.5 (15 half points); territory scoring with simple ko, area with superko.
+    rules = (KO_CODES[ko], suicide, max_moves, 15, K.SCORING_TERRITORY if ko == "simple" else K.SCORING_AREA)
+    states = K.new_state(size, *rules, batch=batch)
+    singles = [K.new_state(size, *rules) for _ in range(batch)]
     rng = np.random.default_rng(seed)
     masks = np.empty((batch, num_points + 1), np.int8)
     mask = np.empty(num_points + 1, np.int8)
@@ -305,14 +307,14 @@ def test_batched_kernels_match_single_games(
     played = np.empty(batch, np.int64)
     K.batch_random_playout(states, geometry, seeds, played)
     scores = np.empty(batch, np.float64)
-    K.batch_score(states, geometry, 7.5, ko == "simple", scores)
+    K.batch_score(states, geometry, scores)
     for b, single in enumerate(singles):
         generator = np.array([seeds[b] | np.uint64(1)], np.uint64)
         assert played[b] == K.random_playout(single, geometry, generator)
         same_state(K.state_item(states, b), single)
         assert single.info[K.INFO_OVER] != K.RUNNING
         check_state(single, geometry, history=False)
-        assert scores[b] == K.score(single, geometry, 7.5, ko == "simple")
+        assert scores[b] == K.score(single, geometry)
 
 
 @settings(max_examples=30, deadline=None)
@@ -325,7 +327,7 @@ def test_batched_kernels_match_single_games(
 def test_random_playout_keeps_the_bookkeeping(size: int, ko: str, suicide: bool, seed: int) -> None:
     """random_move reorders the empty list as it searches; the state must stay whole."""
     geometry = K.make_geometry(size)
-    state = K.new_state(size, KO_CODES[ko], suicide, 4 * size * size)
+    state = K.new_state(size, KO_CODES[ko], suicide, 4 * size * size, 15, K.SCORING_AREA)
     generator = np.array([seed], np.uint64)
     while state.info[K.INFO_OVER] == K.RUNNING:
         move = K.random_move(state, geometry, generator)
@@ -334,7 +336,7 @@ def test_random_playout_keeps_the_bookkeeping(size: int, ko: str, suicide: bool,
         assert K.play(state, geometry, move) == K.LEGAL
         check_state(state, geometry)
     # The in-numba loop plays the same game from the same generator state.
-    replay = K.new_state(size, KO_CODES[ko], suicide, 4 * size * size)
+    replay = K.new_state(size, KO_CODES[ko], suicide, 4 * size * size, 15, K.SCORING_AREA)
     played = K.random_playout(replay, geometry, np.array([seed], np.uint64))
     assert played == state.info[K.INFO_MOVE_NUMBER]
     np.testing.assert_array_equal(replay.board, state.board)
@@ -350,7 +352,7 @@ def test_random_playout_keeps_the_bookkeeping(size: int, ko: str, suicide: bool,
 )
 def test_random_playouts_match_playouts_one_by_one(size: int, ko: str, opening: int, seed: int) -> None:
     geometry = K.make_geometry(size)
-    root = K.new_state(size, KO_CODES[ko], 0, 3 * size * size)
+    root = K.new_state(size, KO_CODES[ko], 0, 3 * size * size, 0, K.SCORING_AREA)  # komi 0
     generator = np.array([seed], np.uint64)
     for _ in range(opening):  # start from some position, not only the empty board
         if root.info[K.INFO_OVER] == K.RUNNING:
@@ -358,14 +360,14 @@ def test_random_playouts_match_playouts_one_by_one(size: int, ko: str, opening: 
     before = K.copy_state(root)
     scratch = K.copy_state(root)
     start = generator.copy()
-    moves, black_wins, draws = K.random_playouts(root, geometry, scratch, 8, generator, 0.0, False)
+    moves, black_wins, draws = K.random_playouts(root, geometry, scratch, 8, generator)
     same_state(root, before)  # the root is left alone
 
     expected = [0, 0, 0]
     for _ in range(8):
         game = K.copy_state(before)
         expected[0] += K.random_playout(game, geometry, start)
-        margin = K.score(game, geometry, 0.0, False)
+        margin = K.score(game, geometry)
         expected[1] += margin > 0
         expected[2] += margin == 0
     assert [moves, black_wins, draws] == expected
@@ -375,7 +377,7 @@ def test_random_playouts_match_playouts_one_by_one(size: int, ko: str, opening: 
 @pytest.mark.parametrize("size", [13, 19, 25])
 def test_big_board_playout_keeps_the_bookkeeping(size: int) -> None:
     geometry = K.make_geometry(size)
-    state = K.new_state(size, K.KO_POSITIONAL, 0, 4 * size * size)
+    state = K.new_state(size, K.KO_POSITIONAL, 0, 4 * size * size, 15, K.SCORING_AREA)
     K.random_playout(state, geometry, np.array([size], np.uint64))
     assert state.info[K.INFO_OVER] == K.ENDED_BY_PASSES
     check_state(state, geometry, history=False)

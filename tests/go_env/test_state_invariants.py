@@ -119,6 +119,16 @@ def negative_captures(s: K.GoState) -> None:
     s.info[K.INFO_CAPTURES] = -1
 
 
+@breaks("komi")
+def komi_past_the_largest(s: K.GoState) -> None:
+    s.info[K.INFO_KOMI] = 2 * 1000 + 1
+
+
+@breaks("scoring")
+def unknown_scoring(s: K.GoState) -> None:
+    s.info[K.INFO_SCORING] = 2
+
+
 @breaks("passes")
 def pass_never_played(s: K.GoState) -> None:
     s.info[K.INFO_PASSES] = 1
@@ -142,10 +152,29 @@ def test_a_broken_invariant_is_named(name):
         check_state(state, CAPTURED.geometry)
 
 
+@pytest.mark.parametrize(
+    ("slot", "value", "invariant"),
+    [
+        (K.INFO_KOMI, 2 * 7, "komi"),  # the rules say 0.5
+        (K.INFO_SCORING, K.SCORING_TERRITORY, "scoring"),
+        (K.INFO_KO_RULE, K.KO_SIMPLE, "ko_rule"),
+        (K.INFO_SUICIDE, 1, "suicide"),
+        (K.INFO_MAX_MOVES, 3, "max_moves"),
+    ],
+)
+def test_the_rules_slots_are_checked_against_the_rules(slot, value, invariant):
+    check_state(CAPTURED.state, CAPTURED.geometry, rules=CAPTURED.rules)
+    state = K.copy_state(CAPTURED.state)
+    state.info[slot] = value
+    check_state(state, CAPTURED.geometry)  # sound on its own: only the rules tell
+    with pytest.raises(InvariantError, match=f"^{invariant}: .*but the rules give"):
+        check_state(state, CAPTURED.geometry, rules=CAPTURED.rules)
+
+
 def test_a_batch_is_checked_game_by_game():
     size = 5
     geometry = K.make_geometry(size)
-    states = K.new_state(size, K.KO_POSITIONAL, 0, 100, batch=3)
+    states = K.new_state(size, K.KO_POSITIONAL, 0, 100, 15, K.SCORING_AREA, batch=3)
     rng = np.random.default_rng(0)
     masks = np.empty((3, size * size + 1), np.int8)
     statuses = np.empty(3, np.int64)
@@ -167,4 +196,4 @@ def test_random_games_keep_every_invariant(size):
         game = Game(size)
         while not game.is_over:
             game.play(int(rng.choice(game.legal_moves())))
-            check_state(game.state, game.geometry)
+            check_state(game.state, game.geometry, rules=game.rules)

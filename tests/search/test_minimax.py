@@ -161,8 +161,8 @@ def test_the_table_key_holds_the_history_under_superko():
     exact = [Minimax(use_tt=False).solve(game).value for game in (first, second)]
     assert exact == [4, 1]
     # Without the history the two keys are one; with it they differ.
-    keys = [_node_key(g.state, g.geometry, _history_key(g.state), False) for g in (first, second)]
-    bare = [_node_key(g.state, g.geometry, np.uint64(0), False) for g in (first, second)]
+    keys = [_node_key(g.state, g.geometry, _history_key(g.state)) for g in (first, second)]
+    bare = [_node_key(g.state, g.geometry, np.uint64(0)) for g in (first, second)]
     assert bare[0] == bare[1] and keys[0] != keys[1]
     # One table shared by both searches, in either order, still gives each its own value.
     for order in ((first, second), (second, first)):

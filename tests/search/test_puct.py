@@ -85,7 +85,7 @@ def test_rollout_evaluator_finds_the_tactic(diagram, rules, answer):
 
 def _leaves(game: Game) -> Leaves:
     states = type(game.state)(*(field[None] for field in game.state))
-    return Leaves(states, game.legal_mask()[None].copy(), game.geometry, game.rules.komi, False)
+    return Leaves(states, game.legal_mask()[None].copy(), game.geometry)
 
 
 def test_uniform_evaluator():
