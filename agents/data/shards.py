@@ -1,10 +1,10 @@
 """A folder tree of SGF records as training shards: one entry per expert move, memory-mappable.
 
 ``goarena data shards SGF_DIR OUT_DIR --size 9`` reads every ``.sgf`` file under ``SGF_DIR``
-(sorted by path) in chunks of ``chunk_size`` files, over a pool of processes. Each chunk becomes
-one shard per rules and komi found in it, a folder ``OUT_DIR/chunk-000012-0/`` of ``.npy``
-files (``np.load(path, mmap_mode="r")``), with ``n`` positions, the position before each expert
-move (passes included)::
+(sorted by path) in chunks of ``chunk_size`` files, read and encoded by a pool of processes.
+Each chunk becomes one shard per rules and komi found in it, a folder
+``OUT_DIR/chunk-000012-0/`` of ``.npy`` files (``np.load(path, mmap_mode="r")``), with ``n``
+positions, the position before each expert move (passes included)::
 
     planes      uint8[n, 48, ceil(N*N/8)]  AlphaGo's 48 planes, np.packbits over the points
     boards      int8[n, N*N]               0 empty, 1 Black, 2 White
@@ -13,12 +13,18 @@ move (passes included)::
     moves       int16[n]                   the expert move (the target), N*N pass
     outcomes    int8[n]                    +1 the side to move won, -1 it lost, 0 a draw
     game_ids    int32[n]                   the record's index among the sorted files
+    game_keys   uint64[games]              a digest of each game's moves (``game_key``)
+
+A record whose game (its moves and random opening) was read before is skipped as a duplicate:
+archives hold the same game twice, and GNU Go, given the same opening, sometimes plays the
+same game again.
 
 ``manifest.json`` lists the finished chunks (each with the digest of its file names, its
 shards with their komi and rules, and its counts); it is rewritten atomically after every
 chunk, and a shard folder is complete before it is renamed into place, so a rerun rebuilds only
 the chunks that are missing or whose files changed. ``report.json`` totals the counts: files
-read, games kept, positions, and games skipped by reason (``reader.SKIP_REASONS``).
+read, games kept, positions, and games skipped by reason (``reader.SKIP_REASONS`` and
+``DUPLICATE``).
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from typing import Any
 import numpy as np
 from rich.progress import MofNCompleteColumn, Progress
 
-from go_env.game import EMPTY, Game
+from go_env.game import EMPTY, MAX_SIZE, MIN_SIZE, Game
 from goarena.agents.data.reader import SKIP_REASONS, ExpertGame, SkippedGame, read_expert_game
 
 NUM_PLANES = 48
@@ -46,6 +52,7 @@ MANIFEST = "manifest.json"
 REPORT = "report.json"
 FORMAT = 1
 _EXAMPLES = 3  # skipped files named per reason, for the report
+DUPLICATE = "duplicate"  # a skip reason: the same moves as a game read before
 
 # Writes the planes of a position: encoder(state, geometry, out uint8[48, N, N]).
 Encoder = Callable[[Any, Any, np.ndarray], None]
@@ -141,6 +148,8 @@ def build_shards(
     """
     if workers < 1 or chunk_size < 1:
         raise ValueError(f"workers and chunk_size must be 1 or more, got {workers} and {chunk_size}")
+    if not MIN_SIZE <= size <= MAX_SIZE:
+        raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
     encoder = encoder or alphago_encoder()
     files = sgf_files(sgf_dir)
     chunks = [
@@ -156,8 +165,9 @@ def build_shards(
     todo = [chunk for chunk in chunks if str(chunk.index) not in done]
     if on_chunk is not None:
         on_chunk(len(chunks) - len(todo), len(chunks))
-    for entry in _build(sgf_dir, out_dir, size, todo, encoder, workers):
-        done[str(entry.pop("index"))] = entry
+    seen = _seen_keys(out_dir, manifest)
+    for read in _read_chunks(sgf_dir, size, todo, encoder, workers):
+        done[str(read.chunk.index)] = _write_chunk(out_dir, read, seen)
         manifest["chunks"] = dict(sorted(done.items(), key=lambda item: int(item[0])))
         _write_json(out_dir / MANIFEST, manifest)
         if on_chunk is not None:
@@ -180,52 +190,88 @@ def _open_manifest(out_dir: Path, settings: dict[str, int]) -> dict[str, Any]:
     return manifest
 
 
-def _build(
-    sgf_dir: Path, out_dir: Path, size: int, todo: list[_Chunk], encoder: Encoder, workers: int
-) -> Iterator[dict[str, Any]]:
-    jobs = [(sgf_dir, out_dir, size, chunk, encoder) for chunk in todo]
+@dataclass
+class _ChunkRead:
+    """A chunk's records, read and encoded (by a worker): the games kept, the rest counted."""
+
+    chunk: _Chunk
+    games: list[tuple[str, ExpertGame, dict[str, np.ndarray]]]  # (file, game, its arrays)
+    skipped: Counter[str]
+    examples: dict[str, list[str]]
+
+    def skip(self, reason: str, example: str) -> None:
+        self.skipped[reason] += 1
+        named = self.examples.setdefault(reason, [])
+        if len(named) < _EXAMPLES:
+            named.append(example)
+
+
+def _read_chunks(
+    sgf_dir: Path, size: int, todo: list[_Chunk], encoder: Encoder, workers: int
+) -> Iterator[_ChunkRead]:
+    """The chunks ``todo`` read, in order (so that the first of duplicate games is the one kept)."""
+    jobs = [(sgf_dir, size, chunk, encoder) for chunk in todo]
     if workers == 1 or len(jobs) <= 1:
-        yield from map(_build_chunk, jobs)
+        yield from map(_read_chunk, jobs)
         return
     context = multiprocessing.get_context("spawn")
     with context.Pool(min(workers, len(jobs))) as pool:
-        yield from pool.imap_unordered(_build_chunk, jobs)
+        yield from pool.imap(_read_chunk, jobs)
 
 
-def _build_chunk(job: tuple[Path, Path, int, _Chunk, Encoder]) -> dict[str, Any]:
-    """Read and encode a chunk's files, write its shards; its manifest entry."""
-    sgf_dir, out_dir, size, chunk, encoder = job
-    groups: dict[tuple[str, float], list[dict[str, np.ndarray]]] = {}
-    skipped: Counter[str] = Counter()
-    examples: dict[str, list[str]] = {}
+def _read_chunk(job: tuple[Path, int, _Chunk, Encoder]) -> _ChunkRead:
+    sgf_dir, size, chunk, encoder = job
+    read = _ChunkRead(chunk, [], Counter(), {})
     for offset, name in enumerate(chunk.files):
         try:
             game = read_expert_game(sgf_dir / name, size)
         except SkippedGame as skip:
-            skipped[skip.reason] += 1
-            examples.setdefault(skip.reason, [])
-            if len(examples[skip.reason]) < _EXAMPLES:
-                examples[skip.reason].append(f"{name}: {skip}")
+            read.skip(skip.reason, f"{name}: {skip}")
             continue
-        key = (game.rules.name, float(game.rules.komi))
-        groups.setdefault(key, []).append(encode_game(game, chunk.first_id + offset, encoder))
-    for stale in out_dir.glob(f"{chunk.prefix}-*"):
+        read.games.append((name, game, encode_game(game, chunk.first_id + offset, encoder)))
+    return read
+
+
+def game_key(game: ExpertGame) -> int:
+    """A 64-bit digest of a game's positions and targets: equal for duplicate records."""
+    data = np.array([game.size, game.first_target, *game.moves], np.int16).tobytes()
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def _write_chunk(out_dir: Path, read: _ChunkRead, seen: set[int]) -> dict[str, Any]:
+    """Write a chunk's shards, one per rules and komi, leaving out the games already ``seen``
+    (which gains the others); its manifest entry."""
+    groups: dict[tuple[str, float], list[tuple[int, dict[str, np.ndarray]]]] = {}
+    for name, game, arrays in read.games:
+        key = game_key(game)
+        if key in seen:
+            read.skip(DUPLICATE, f"{name}: the moves of a game read before")
+            continue
+        seen.add(key)
+        groups.setdefault((game.rules.name, float(game.rules.komi)), []).append((key, arrays))
+    for stale in out_dir.glob(f"{read.chunk.prefix}-*"):
         shutil.rmtree(stale)
     shards = []
     for number, ((rules, komi), games) in enumerate(sorted(groups.items())):
-        name = f"{chunk.prefix}-{number}"
-        arrays = {key: np.concatenate([game[key] for game in games]) for key in ARRAYS}
+        name = f"{read.chunk.prefix}-{number}"
+        arrays = {key: np.concatenate([game[key] for _, game in games]) for key in ARRAYS}
+        arrays["game_keys"] = np.array([key for key, _ in games], np.uint64)
         _write_shard(out_dir, name, arrays)
         counts = {"positions": len(arrays["moves"]), "games": len(games)}
         shards.append({"name": name, **counts, "komi": komi, "rules": rules})
     return {
-        "index": chunk.index,
-        "digest": chunk.digest,
-        "files": len(chunk.files),
+        "digest": read.chunk.digest,
+        "files": len(read.chunk.files),
         "shards": shards,
-        "skipped": dict(skipped),
-        "examples": examples,
+        "skipped": dict(read.skipped),
+        "examples": read.examples,
     }
+
+
+def _seen_keys(out_dir: Path, manifest: dict[str, Any]) -> set[int]:
+    """The keys of the games in the finished chunks' shards."""
+    names = [shard["name"] for entry in manifest["chunks"].values() for shard in entry["shards"]]
+    return {int(key) for name in names for key in np.load(out_dir / name / "game_keys.npy")}
 
 
 def _write_shard(out_dir: Path, name: str, arrays: dict[str, np.ndarray]) -> None:
@@ -255,7 +301,7 @@ def _remove_strays(out_dir: Path, manifest: dict[str, Any]) -> None:
 
 def _report(manifest: dict[str, Any]) -> dict[str, Any]:
     entries = manifest["chunks"].values()
-    skipped = Counter({reason: 0 for reason in SKIP_REASONS})
+    skipped = Counter({reason: 0 for reason in (*SKIP_REASONS, DUPLICATE)})
     examples: dict[str, list[str]] = {}
     for entry in entries:
         skipped.update(entry["skipped"])

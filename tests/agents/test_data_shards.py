@@ -132,6 +132,7 @@ def test_a_folder_tree_becomes_shards_and_a_report(tmp_path: Path) -> None:
         "handicap or setup": 1,
         "illegal move": 1,
         "no result": 1,
+        "duplicate": 0,
     }
     assert json.loads((tmp_path / "out" / REPORT).read_text()) == report
     manifest = json.loads((tmp_path / "out" / MANIFEST).read_text())
@@ -170,6 +171,25 @@ def test_shards_resume_and_rebuild_only_chunks_whose_files_changed(tmp_path: Pat
         build_shards(sgf, out, size=9, chunk_size=3, encoder=stone_planes)
 
 
+def test_a_game_read_twice_is_kept_once_also_across_reruns(tmp_path: Path) -> None:
+    sgf, out = tmp_path / "sgf", tmp_path / "out"
+    sgf.mkdir()
+    (sgf / "a.sgf").write_bytes(record())
+    (sgf / "b.sgf").write_bytes(record(root="RE[B+3]PB[someone]"))  # the same game
+    (sgf / "c.sgf").write_bytes(record(comments=f"C[{RANDOM_OPENING}]"))  # other targets
+
+    report = build_shards(sgf, out, size=5, chunk_size=1, encoder=stone_planes)
+
+    assert (report["games_kept"], report["skipped"]["duplicate"]) == (2, 1)
+    assert report["skipped_examples"]["duplicate"] == ["b.sgf: the moves of a game read before"]
+    # Rebuilding the first chunk finds its game already kept by the second.
+    manifest = json.loads((out / MANIFEST).read_text())
+    del manifest["chunks"]["0"]
+    (out / MANIFEST).write_text(json.dumps(manifest))
+    again = build_shards(sgf, out, size=5, chunk_size=1, encoder=stone_planes)
+    assert (again["games_kept"], again["skipped"]["duplicate"], again["positions"]) == (2, 1, 9 + 7)
+
+
 def test_worker_processes_build_the_same_shards(tmp_path: Path) -> None:
     write_folder(tmp_path / "sgf")
     one, two = (
@@ -181,9 +201,14 @@ def test_worker_processes_build_the_same_shards(tmp_path: Path) -> None:
         assert np.array_equal(np.load(path), np.load(tmp_path / "two" / path.parent.name / path.name))
 
 
-def test_an_sgf_folder_must_exist(tmp_path: Path) -> None:
+def test_bad_arguments_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no folder of SGF files"):
         build_shards(tmp_path / "missing", tmp_path / "out", encoder=stone_planes)
+    with pytest.raises(ValueError, match="board size"):
+        build_shards(tmp_path, tmp_path / "out", size=40, encoder=stone_planes)
+    with pytest.raises(ValueError, match="workers"):
+        build_shards(tmp_path, tmp_path / "out", workers=0, encoder=stone_planes)
+    assert not (tmp_path / "out").exists()
 
 
 def test_generated_records_round_trip_through_write_sgf() -> None:
