@@ -19,41 +19,19 @@ import argparse
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from goarena.agents.data.dataset import PositionBatch, ShardDataset
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import resolve_device
 from goarena.agents.training.loop import EpochSampler, Run, Schedule, seed_everything, step_rng, train
 
 EVAL_BATCH = 512
-
-
-class PositionBatch(Protocol):
-    @property
-    def planes(self) -> np.ndarray: ...  # float32[B, 48, N, N]
-
-    @property
-    def moves(self) -> np.ndarray: ...  # int64[B], N*N for pass
-
-
-class PositionDataset(Protocol):
-    """What the job reads (``goarena.agents.data.dataset.ShardDataset`` is one)."""
-
-    @property
-    def board_size(self) -> int: ...
-
-    def __len__(self) -> int: ...
-
-    def split_by_game(self, held_out_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]: ...
-
-    def batch(
-        self, indices: np.ndarray, rng: np.random.Generator | None = None, augment: bool = False
-    ) -> PositionBatch: ...
 
 
 @dataclass(frozen=True)
@@ -111,7 +89,7 @@ def accuracy(logits: torch.Tensor, moves: torch.Tensor) -> dict[str, float]:
 class SLJob:
     """The SL policy network on ``dataset``'s positions, for ``loop.train``."""
 
-    def __init__(self, dataset: PositionDataset, config: SLConfig, device: torch.device):
+    def __init__(self, dataset: ShardDataset, config: SLConfig, device: torch.device):
         self.dataset = dataset
         self.config = config
         self.device = device
@@ -160,23 +138,21 @@ def train_sl(
     run_dir: Path | str,
     *,
     device: str = "cpu",
-    threads: int | None = None,
-    dataset: PositionDataset | None = None,
+    threads: int = 1,
     progress: bool = True,
 ) -> dict[str, Any]:
     """Train (or resume) the SL run in ``run_dir``, export ``policy.pt`` and return (and save as
-    metrics.json) the exported network's held-out metrics. ``dataset`` defaults to the shards
-    in ``config.data``; ``threads`` sets torch's CPU threads (the same seed gives the same
-    weights for the same number of threads)."""
-    torch_device = resolve_device(device)
-    if threads is not None:
-        if threads < 1:
-            raise ValueError(f"threads must be positive, got {threads}")
-        torch.set_num_threads(threads)
-    if dataset is None:
-        from goarena.agents.data.dataset import ShardDataset
+    metrics.json) the exported network's held-out metrics.
 
-        dataset = ShardDataset(config.data)
+    ``threads`` sets torch's CPU threads: one by default, as the same seed gives the same
+    weights only for the same number of threads, and a small network gains little from more
+    on a shared CPU.
+    """
+    torch_device = resolve_device(device)
+    if threads < 1:
+        raise ValueError(f"threads must be positive, got {threads}")
+    torch.set_num_threads(threads)
+    dataset = ShardDataset(config.data)
     run = Run(run_dir, asdict(config))
     seed_everything(config.seed, torch_device)
     job = SLJob(dataset, config, torch_device)
@@ -220,7 +196,7 @@ def parser() -> argparse.ArgumentParser:
             f"--{name}", type=type(default), default=default, help=f"{help_text} (default {default})"
         )
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
-    parser.add_argument("--threads", type=int, help="torch's CPU threads (default: torch's choice)")
+    parser.add_argument("--threads", type=int, default=1, help="torch's CPU threads (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
