@@ -56,7 +56,7 @@ class ShardDataset:
         directory: the shards' folder (with ``manifest.json``).
 
     Raises:
-        ValueError: no manifest there, or one of another format.
+        ValueError: no manifest there, one of another format, or no positions.
     """
 
     def __init__(self, directory: str | Path):

@@ -43,10 +43,11 @@ from typing import Any
 import numpy as np
 from rich.progress import MofNCompleteColumn, Progress
 
+from go_env.features.alphago import NUM_ALPHAGO_PLANES, alphago_planes
 from go_env.game import EMPTY, MAX_SIZE, MIN_SIZE, Game
 from goarena.agents.data.reader import SKIP_REASONS, ExpertGame, SkippedGame, read_expert_game
 
-NUM_PLANES = 48
+NUM_PLANES = NUM_ALPHAGO_PLANES
 ARRAYS = ("planes", "boards", "to_play", "last_moves", "moves", "outcomes", "game_ids")
 MANIFEST = "manifest.json"
 REPORT = "report.json"
@@ -56,14 +57,6 @@ DUPLICATE = "duplicate"  # a skip reason: the same moves as a game read before
 
 # Writes the planes of a position: encoder(state, geometry, out uint8[48, N, N]).
 Encoder = Callable[[Any, Any, np.ndarray], None]
-
-
-def alphago_encoder() -> Encoder:
-    """AlphaGo's 48 planes (``go_env.features.alphago``)."""
-    from go_env.features.alphago import NUM_ALPHAGO_PLANES, alphago_planes
-
-    assert NUM_ALPHAGO_PLANES == NUM_PLANES
-    return alphago_planes
 
 
 def encode_game(game: ExpertGame, game_id: int, encoder: Encoder) -> dict[str, np.ndarray]:
@@ -124,7 +117,7 @@ def build_shards(
     size: int = 9,
     workers: int = 1,
     chunk_size: int = 256,
-    encoder: Encoder | None = None,
+    encoder: Encoder = alphago_planes,
     on_chunk: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Build (or finish) the shards of the records under ``sgf_dir`` in ``out_dir``.
@@ -135,8 +128,8 @@ def build_shards(
         size: the board size of the games kept.
         workers: processes reading and encoding records.
         chunk_size: files per chunk (the unit of work and of resuming).
-        encoder: the planes (``alphago_encoder()`` by default); a function passed here must
-            be picklable for ``workers > 1``.
+        encoder: the planes (AlphaGo's, ``go_env.features.alphago``, by default); another
+            function passed here must be picklable for ``workers > 1``.
         on_chunk: called with (chunks done, chunks in all) as chunks finish, and once at the start.
 
     Returns:
@@ -150,7 +143,6 @@ def build_shards(
         raise ValueError(f"workers and chunk_size must be 1 or more, got {workers} and {chunk_size}")
     if not MIN_SIZE <= size <= MAX_SIZE:
         raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
-    encoder = encoder or alphago_encoder()
     files = sgf_files(sgf_dir)
     chunks = [
         _Chunk(i, tuple(files[start : start + chunk_size]), start)

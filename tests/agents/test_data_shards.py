@@ -10,6 +10,7 @@ import pytest
 
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.core import INFO_TO_PLAY
+from go_env.features.alphago import game_planes
 from go_env.sgf import write_sgf
 from goarena.agents.data.reader import RANDOM_OPENING, SkippedGame, read_expert_game
 from goarena.agents.data.shards import ARRAYS, MANIFEST, REPORT, build_shards, encode_game
@@ -104,6 +105,19 @@ def test_a_shard_holds_the_position_before_each_expert_move() -> None:
     planes = np.unpackbits(arrays["planes"], axis=-1, count=25).reshape(n, 48, 5, 5)
     own = arrays["boards"] == arrays["to_play"][:, None]
     assert (planes[:, 0].reshape(n, 25) == own).all() and (planes[:, 3] == 1).all()
+
+
+def test_shards_hold_alphagos_planes_by_default(tmp_path: Path) -> None:
+    (tmp_path / "sgf").mkdir()
+    (tmp_path / "sgf" / "game.sgf").write_bytes(record())
+    build_shards(tmp_path / "sgf", tmp_path / "out", size=5)
+
+    packed = np.load(tmp_path / "out" / "chunk-000000-0" / "planes.npy")
+    game = Game(5, Rules(komi=6.5))
+    for row, move in enumerate(read_expert_game(record(), 5).moves):
+        planes = np.unpackbits(packed[row], axis=-1, count=25).reshape(48, 5, 5)
+        assert (planes == game_planes(game)).all()
+        game.play(move)
 
 
 def write_folder(root: Path) -> None:
