@@ -26,7 +26,7 @@ The policy networks read the 48 planes 0-47; the paper's value network adds plan
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from numba import njit, prange
@@ -37,6 +37,8 @@ from go_env.core import (
     INFO_MOVE_NUMBER,
     INFO_TO_PLAY,
     LEGAL,
+    Geometry,
+    GoState,
     batch_item,
     is_eye,
     kernel,
@@ -49,9 +51,6 @@ from go_env.features.ladders import (
     new_ladder_work,
 )
 from go_env.features.liberties import chain_liberties, move_liberties
-
-if TYPE_CHECKING:
-    from go_env.game import Game
 
 NUM_ALPHAGO_PLANES = 48
 NUM_VALUE_PLANES = 49  # with the player-colour plane
@@ -158,7 +157,16 @@ def new_alphago_planes(size: int, player_colour: bool = False, batch: int = 0) -
     return np.zeros((*lead, planes, size, size), np.uint8)
 
 
-def game_planes(game: Game, player_colour: bool = False) -> np.ndarray:
+class Position(Protocol):
+    """What ``game_planes`` reads of a ``go_env.Game`` (named structurally: ``go_env.game``
+    imports this package)."""
+
+    size: int
+    state: GoState
+    geometry: Geometry
+
+
+def game_planes(game: Position, player_colour: bool = False) -> np.ndarray:
     """The planes of a ``go_env.Game``'s position (uint8[48, N, N], 49 with ``player_colour``)."""
     out = new_alphago_planes(game.size, player_colour)
     alphago_planes(game.state, game.geometry, out)
