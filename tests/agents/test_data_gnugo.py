@@ -10,6 +10,7 @@ from go_env.sgf import load_sgf
 from goarena.agents.data.gnugo import GnuGoConfig, generate, missing_games
 from goarena.agents.data.reader import RANDOM_OPENING, read_expert_game
 from goarena.agents.gtp import find_engine
+from goarena.benchmarks.cli import main
 
 needs_gnugo = pytest.mark.skipif(
     find_engine("gnugo") is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)"
@@ -69,6 +70,13 @@ def test_workers_write_the_same_games_as_one_process(tmp_path: Path) -> None:
     assert [p.read_bytes() for p in sorted(one.out.iterdir())] == [
         p.read_bytes() for p in sorted(two.out.iterdir())
     ]
+
+
+@needs_gnugo
+def test_the_command_writes_the_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["data", "gnugo", "--size", "5", "--games", "2", "--out", str(tmp_path), "--seed", "1"])
+    assert "2 games in" in capsys.readouterr().out
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["game-000000.sgf", "game-000001.sgf"]
 
 
 def test_a_missing_gnugo_is_a_clear_error(tmp_path: Path) -> None:

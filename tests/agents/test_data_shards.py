@@ -14,6 +14,7 @@ from go_env.features.alphago import game_planes
 from go_env.sgf import write_sgf
 from goarena.agents.data.reader import RANDOM_OPENING, SkippedGame, read_expert_game
 from goarena.agents.data.shards import ARRAYS, MANIFEST, REPORT, build_shards, encode_game
+from goarena.benchmarks.cli import main
 
 
 def stone_planes(state, geometry, out: np.ndarray) -> None:
@@ -232,3 +233,11 @@ def test_generated_records_round_trip_through_write_sgf() -> None:
     data = write_sgf(game, result="B+3", comments={0: RANDOM_OPENING})
     expert = read_expert_game(data, 5)
     assert expert.first_target == 1 and expert.moves == (12, 6, 25, 25)
+
+
+def test_the_command_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_folder(tmp_path / "sgf")
+    main(["data", "shards", str(tmp_path / "sgf"), str(tmp_path / "out"), "--size", "5"])
+    out = capsys.readouterr().out
+    assert "8 files read, 3 games kept, 15 positions in 1 shards" in out
+    assert "handicap or setup 1" in out and (tmp_path / "out" / REPORT).exists()
