@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from go_env import BLACK, EMPTY, WHITE, Game, GameBatch
+from go_env import BLACK, EMPTY, WHITE, Game, GameBatch, Rules
 from go_env.coords import from_gtp
 from go_env.core import state_item
 from go_env.features import (
@@ -81,9 +81,12 @@ def plane_names(index: int) -> str:
     return [name for first, name in groups if first <= index][-1] + f" (plane {index})"
 
 
-@pytest.mark.parametrize("size", [5, 7, 9])
-def test_planes_match_the_reference_on_random_positions(size):
-    positions = random_positions(size, 10, seed=1000 + size)
+@pytest.mark.parametrize(
+    "size, rules",
+    [(5, None), (7, None), (9, None), (7, Rules(ko="simple", suicide=True)), (5, Rules(ko="situational"))],
+)
+def test_planes_match_the_reference_on_random_positions(size, rules):
+    positions = random_positions(size, 10, seed=1000 + size, rules=rules)
     assert len(positions) > 40
     for game in positions:
         planes = game_planes(game, player_colour=True)

@@ -183,6 +183,15 @@ def test_the_escaper_runs_only_where_a_breaker_waits():
     assert escaping(game) == ["F5"]
 
 
+@pytest.mark.parametrize("breaker, works", [([], True), (["R16"], False)])
+def test_a_ladder_across_the_19x19_board_is_read_to_the_end(breaker, works):
+    # Black B1 ataris White B2 from below; White runs up and right to the top edge, some 35
+    # plies on, unless a White stone waits on the way.
+    game = Game(19)
+    game.setup([from_gtp(v, 19) for v in ("B3", "A2", "C1")], [from_gtp(v, 19) for v in ["B2", *breaker]])
+    assert ladder_capture(game.state, game.geometry, from_gtp("B1", 19)) == works
+
+
 def test_escape_by_capturing_a_chaser_in_atari():
     # White E5 is in atari; Black E4 next to it is in atari too. White escapes by taking E4 at
     # E3 (the chaser's re-atari at F5 fails) or by joining F4 at F5.

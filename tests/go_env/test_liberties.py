@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from go_env import BLACK, EMPTY, Game
+from go_env import BLACK, EMPTY, Game, Rules
 from go_env.coords import from_gtp
 from go_env.features.liberties import chain_liberties, move_liberties
 from tests.boards import CAPTURE, SELF_ATARI, SNAPBACK, position
@@ -46,12 +46,12 @@ def place(board: list[int], p: int, color: int, size: int) -> tuple[list[int], i
     return board, captured
 
 
-def random_positions(size: int, games: int, seed: int) -> list[Game]:
+def random_positions(size: int, games: int, seed: int, rules: Rules | None = None) -> list[Game]:
     """Positions met in random games (no passes until the board fills), several per game."""
     rng = np.random.default_rng(seed)
     positions = []
     for _ in range(games):
-        game = Game(size)
+        game = Game(size, rules)
         for _ in range(int(rng.integers(size * size // 2, 3 * size * size))):
             moves = game.legal_moves()
             moves = moves[moves != game.pass_move] if len(moves) > 1 else moves
