@@ -226,6 +226,7 @@ BUILTIN_AGENTS: dict[str, str] = {
     "expectimax": "goarena.agents.minimax_agents:ExpectimaxAgent",
     "gtp": "goarena.agents.gtp.client:GTPAgent",
     "sl-policy": "goarena.agents.policy_agents:SLPolicyAgent",
+    "rollout-policy": "goarena.agents.rollout_agent:RolloutPolicyAgent",
 }
 
 

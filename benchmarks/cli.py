@@ -136,9 +136,9 @@ def data(args: argparse.Namespace) -> None:
 
 def train(args: argparse.Namespace) -> None:
     """Train a network: the job parses its own options."""
-    from goarena.agents.training import sl
+    from goarena.agents.training import rollout, sl
 
-    sl.main(args.rest)
+    {"sl": sl, "rollout": rollout}[args.job].main(args.rest)
 
 
 def _log(line: str) -> None:
@@ -412,9 +412,11 @@ def main(argv: list[str] | None = None) -> None:
     shard.add_argument("--workers", type=int, default=1, help="processes reading files (default 1)")
     shard.set_defaults(run=data)
 
-    trainer = commands.add_parser("train", help="train a network: sl (policy net on expert moves)")
-    trainer.add_argument("job", choices=["sl"])
-    trainer.add_argument("rest", nargs=argparse.REMAINDER, help="the job's options (goarena train sl --help)")
+    trainer = commands.add_parser(
+        "train", help="train a network: sl (policy net on expert moves), rollout (fast rollout policy)"
+    )
+    trainer.add_argument("job", choices=["sl", "rollout"])
+    trainer.add_argument("rest", nargs=argparse.REMAINDER, help="the job's options (goarena train JOB -h)")
     trainer.set_defaults(run=train)
 
     args = parser.parse_args(argv)

@@ -1,0 +1,114 @@
+"""``rollout-policy``: a player that plays AlphaGo's fast rollout policy alone, with no search.
+
+It draws each move from the policy's softmax over the legal moves (``temperature`` sharpens or
+flattens it), or plays the most likely move (``temperature=greedy``). The logits come from the
+same numba kernels the pattern playouts run (``go_env.features.patterns``); no torch is needed.
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from go_env import Game, Rules
+from go_env.features.patterns import load_weights, move_logits, new_pattern_scratch
+from goarena.agents.base import Action, GameContext, UnsupportedGame, restart_seed, weights_digest
+
+GREEDY = "greedy"
+
+
+def _temperature(value: float | str) -> float:
+    """The temperature as a number, 0.0 for greedy; ValueError for anything else."""
+    if value == GREEDY:
+        return 0.0
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value) and value > 0:
+        return float(value)
+    raise ValueError(f"temperature must be a positive number or {GREEDY!r}, got {value!r}")
+
+
+class RolloutPolicyAgent:
+    """Plays the rollout policy's moves.
+
+    Args:
+        weights: a ``rollout.npz`` (``goarena train rollout``).
+        temperature: a positive number (1.0: the policy as trained), or ``"greedy"``.
+        seed: seed of its random generator.
+
+    Raises:
+        ValueError: a bad temperature, or a file that is not rollout weights.
+    """
+
+    takes_context = True
+
+    def __init__(self, weights: str | PathLike[str], temperature: float | str = 1.0, seed: int | None = None):
+        self.name = "rollout-policy"
+        self.temperature = _temperature(temperature)
+        self.path = Path(weights)
+        self.policy_weights, self.size = load_weights(self.path)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self._scratch = new_pattern_scratch(self.size)
+
+    @staticmethod
+    def check_options(context: GameContext | None, weights: str | PathLike[str], **options: Any) -> None:
+        """Check a spec's options without building the lookup tables (see ``check_spec``)."""
+        unknown = set(options) - {"temperature", "seed"}
+        if unknown:
+            raise TypeError(
+                f"unknown options {', '.join(sorted(unknown))} (takes weights, temperature, seed)"
+            )
+        _temperature(options.get("temperature", 1.0))
+        try:
+            with np.load(weights) as data:
+                size = int(data["size"])
+        except (KeyError, ValueError, OSError) as error:
+            raise ValueError(f"{weights}: not a rollout weights file ({error})") from error
+        if context is not None:
+            _check_size(size, context.size)
+
+    def reset(self, context: GameContext | Rules) -> None:
+        if isinstance(context, GameContext):
+            _check_size(self.size, context.size)
+        seed = restart_seed(self.seed, context)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def policy(self, game: Game) -> np.ndarray:
+        """float64[N*N+1]: the softmax over the legal moves at the player's temperature (greedy:
+        all on the most likely moves, shared among ties)."""
+        _check_size(self.size, game.size)
+        logits = np.empty(game.num_points + 1, np.float64)
+        move_logits(game.state, game.geometry, self.policy_weights, self._scratch, logits)
+        if not np.isfinite(logits).any():
+            raise ValueError("the game is over: no legal move to weigh")
+        best = logits.max()
+        if self.temperature == 0.0:
+            weights = (logits == best).astype(np.float64)
+        else:
+            weights = np.exp((logits - best) / self.temperature)
+        return weights / weights.sum()
+
+    def select_move(self, game: Game) -> int:
+        return self.act(game).move
+
+    def act(self, game: Game) -> Action:
+        """The move with the distribution it was drawn from (and no value)."""
+        policy = self.policy(game)
+        if self.temperature == 0.0:
+            move = int(np.flatnonzero(policy)[0])
+        else:
+            move = int(self.rng.choice(len(policy), p=policy))
+        return Action(move, policy)
+
+    def weights_digest(self) -> str:
+        return weights_digest([self.path])
+
+
+def _check_size(trained: int, asked: int) -> None:
+    if trained != asked:
+        raise UnsupportedGame(
+            f"the rollout weights were trained for {trained}x{trained}, not {asked}x{asked}"
+        )
