@@ -74,8 +74,10 @@ def read_expert_game(source: bytes | str | Path, size: int) -> ExpertGame:
     game = record.game
     if game.size != size:
         raise SkippedGame("board size", f"a {game.size}x{game.size} game, not {size}x{size}")
-    if record.handicap or game.setup_black or game.setup_white or game.first_to_play != BLACK:
-        raise SkippedGame("handicap or setup", f"handicap {record.handicap}, setup stones or White first")
+    if record.handicap:
+        raise SkippedGame("handicap or setup", f"a handicap of {record.handicap} stones")
+    if game.setup_black or game.setup_white or game.first_to_play != BLACK:
+        raise SkippedGame("handicap or setup", "setup stones (AB, AW) or White to play first")
     winner = _winner(record.result)
     first_target = 0
     while first_target < len(record.moves) and record.comments.get(first_target) == RANDOM_OPENING:
