@@ -14,7 +14,7 @@ from go_env.features import patterns as pt
 from goarena.agents.base import AgentSpecError, GameContext, UnsupportedGame, check_spec, make_agent
 from goarena.agents.nets.rollout import RolloutPolicy
 from goarena.agents.rollout_agent import RolloutPolicyAgent
-from goarena.agents.training.rollout import RolloutConfig, RolloutJob
+from goarena.agents.training.rollout import RolloutConfig, RolloutJob, train_rollout
 from tests.boards import CAPTURE, position
 
 
@@ -151,3 +151,13 @@ def test_bad_temperatures_are_refused(tmp_path: Path, temperature: object) -> No
     weights = save_policy(tmp_path / "rollout.npz", 9)
     with pytest.raises(ValueError, match="temperature"):
         RolloutPolicyAgent(weights, temperature=temperature)  # type: ignore[arg-type]
+
+
+def test_a_run_exports_weights_the_player_reads(tmp_path: Path) -> None:
+    config = RolloutConfig(data="", steps=20, batch_size=32, lr=0.05, checkpoint_every=10, log_every=10)
+    metrics = train_rollout(config, tmp_path / "run", dataset=GameRecords(), progress=False)
+    assert metrics["held_out_positions"] == 30
+    assert 0.0 <= metrics["held_out"]["top1"] <= 1.0
+    player = RolloutPolicyAgent(tmp_path / "run" / "rollout.npz", temperature="greedy")
+    assert player.size == 7
+    assert player.policy_weights.weights.any()  # trained, not the zeros it started from
