@@ -55,7 +55,7 @@ from go_env.features.liberties import chain_liberties, move_liberties
 NUM_ALPHAGO_PLANES = 48
 NUM_VALUE_PLANES = 49  # with the player-colour plane
 
-STONE_COLOUR = 0
+OWN_STONES, OPPONENT_STONES, EMPTY_POINTS = 0, 1, 2
 ONES = 3
 TURNS_SINCE = 4
 LIBERTIES = 12
@@ -94,13 +94,13 @@ def _fill_planes(state, geometry, out, mark, liberties, libs_after, captures, si
         c = state.board[p]
         planes[ONES, p] = 1
         if c != EMPTY:
-            planes[STONE_COLOUR + (0 if c == color else 1), p] = 1
+            planes[OWN_STONES if c == color else OPPONENT_STONES, p] = 1
             placed = state.placed_at[p]
             age = move_number - placed + 1 if placed > 0 else 8  # setup stones are old
             planes[TURNS_SINCE + min(age, 8) - 1, p] = 1
             planes[LIBERTIES + min(liberties[p], 8) - 1, p] = 1
             continue
-        planes[STONE_COLOUR + 2, p] = 1
+        planes[EMPTY_POINTS, p] = 1
         if move_status(state, geometry, p) != LEGAL:
             continue
         planes[CAPTURE_SIZE + min(captures[p], 7), p] = 1
@@ -124,7 +124,7 @@ def _fill_planes(state, geometry, out, mark, liberties, libs_after, captures, si
 def alphago_planes(state, geometry, out):
     """Write the planes of one position into ``out`` (uint8[48 or 49, N, N], C-contiguous)."""
     size = geometry.size
-    if out.ndim != 3 or out.shape[0] < NUM_ALPHAGO_PLANES or out.shape[0] > NUM_VALUE_PLANES:
+    if out.shape[0] < NUM_ALPHAGO_PLANES or out.shape[0] > NUM_VALUE_PLANES:
         raise ValueError("alphago planes: out must have 48 or 49 planes of N x N points")
     if out.shape[1] != size or out.shape[2] != size:
         raise ValueError("alphago planes: out's board axes differ from the board size")
