@@ -29,7 +29,8 @@ class SLPolicyAgent:
         weights: a policy network's weights file (``policy.pt``), read once, here.
         temperature: 0 plays the most probable legal move; above 0, moves are drawn in
             proportion to ``p ** (1 / temperature)``.
-        device: where the network runs (cpu, cuda).
+        device: where the network runs (cpu, cuda); None runs it where the game's context
+            says (``GameContext.device``), on the CPU until a context comes.
         seed: seed of the move draws.
 
     Raises:
@@ -40,12 +41,18 @@ class SLPolicyAgent:
     takes_context = True
 
     def __init__(
-        self, weights: Path | str, temperature: float = 0.0, device: str = "cpu", seed: int | None = None
+        self,
+        weights: Path | str,
+        temperature: float = 0.0,
+        device: str | None = None,
+        seed: int | None = None,
     ):
         _check_temperature(temperature)
         torch.set_num_threads(1)  # league workers are processes, one game each
-        contents = read_checkpoint(weights, resolve_device(device))
-        model = build_model(weights, contents, device)
+        self.device = device
+        where = resolve_device(device or "cpu")
+        contents = read_checkpoint(weights, where)
+        model = build_model(weights, contents, where)
         if not isinstance(model, PolicyNet):
             raise ValueError(f"{weights} holds a {contents['arch']!r} network, not a policy network")
         self.model = model.eval()
@@ -61,12 +68,13 @@ class SLPolicyAgent:
         context: GameContext | None,
         weights: Path | str,
         temperature: float = 0.0,
-        device: str = "cpu",
+        device: str | None = None,
         seed: int | None = None,
     ) -> None:
-        """Check the options (and, given a context, the board size) without reading the weights."""
+        """Check the options (and, given a context, the board size and device) without reading
+        the weights."""
         _check_temperature(temperature)
-        resolve_device(device)
+        resolve_device(device or (context.device if context else "cpu"))
         arch, kwargs = describe(weights)
         if arch != PolicyNet.arch:
             raise ValueError(f"{weights} holds a {arch!r} network, not a policy network")
@@ -74,9 +82,12 @@ class SLPolicyAgent:
             _check_size(kwargs["board_size"], context.size)
 
     def reset(self, context: GameContext | Rules) -> None:
-        """A new game: refuses a board size the network was not trained for."""
+        """A new game: refuses a board size the network was not trained for; without a device
+        of its own, moves the network to the context's."""
         if isinstance(context, GameContext):
             _check_size(self.board_size, context.size)
+            if self.device is None:
+                self.model.to(resolve_device(context.device))
         seed = restart_seed(self.seed, context)
         if seed is not None:
             self.rng = np.random.default_rng(seed)

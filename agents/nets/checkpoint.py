@@ -72,6 +72,7 @@ def write_atomically(path: Path, contents: dict[str, Any]) -> None:
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as file:
+            os.fchmod(file.fileno(), 0o644)  # mkstemp's 0600 would keep the weights from other users
             torch.save(contents, file)
             file.flush()
             os.fsync(file.fileno())

@@ -148,3 +148,15 @@ def test_a_finished_game_has_no_move_to_choose(fixed_weights):
     game.replay([SIZE * SIZE, SIZE * SIZE])
     with pytest.raises(ValueError, match="no legal move"):
         SLPolicyAgent(fixed_weights).select_move(game)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_runs_where_the_context_says_unless_told_otherwise(fixed_weights):
+    cuda = GameContext(SIZE, Rules(), device="cuda")
+    SLPolicyAgent(fixed_weights, device="cpu").reset(cuda)  # its own device wins
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        SLPolicyAgent(fixed_weights).reset(cuda)
+    with pytest.raises(AgentSpecError, match="CUDA is not available"):
+        check_spec(f"sl-policy:weights={fixed_weights}", cuda)
+    with pytest.raises(AgentSpecError, match="CUDA is not available"):
+        make_agent(f"sl-policy:weights={fixed_weights},device=cuda")
