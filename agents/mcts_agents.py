@@ -9,6 +9,7 @@ Their options are plain keywords, so spec strings reach them all::
     uct:seconds=1.5,reuse=false
     uct:playouts=3000,resign_threshold=None                   # plays every game out
     puct:simulations=800,evaluator=rollout,batch=16
+    puct:prior=policy.pt,evaluator=pattern,rollout_weights=rollout.npz   # networks' priors
     puct:noise=0.25,temperature=1.0,temperature_moves=30,seed=7     # self-play
 
 A player searches each position once: ``policy`` and then ``select_move`` on the same
@@ -25,7 +26,16 @@ from collections.abc import Callable
 import numpy as np
 
 from go_env import Game, Rules
-from goarena.agents.base import RESIGN, Action, GameContext, MoveInfo, restart_seed
+from go_env.features.patterns import load_weights
+from goarena.agents.base import (
+    RESIGN,
+    Action,
+    GameContext,
+    MoveInfo,
+    UnsupportedGame,
+    restart_seed,
+    weights_digest,
+)
 from goarena.search import (
     PUCT,
     UCT,
@@ -36,8 +46,17 @@ from goarena.search import (
     TreeSearch,
     UniformEvaluator,
 )
+from goarena.search.rollout import PatternRolloutEvaluator
 
 EvaluatorSpec = str | Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarray]]
+EVALUATORS = ("uniform", "rollout", "pattern")
+
+
+def _check_evaluator(evaluator: EvaluatorSpec, rollout_weights: str | None) -> None:
+    if isinstance(evaluator, str) and evaluator not in EVALUATORS:
+        raise ValueError(f"unknown evaluator {evaluator!r}: {', '.join(EVALUATORS)}, or an Evaluator")
+    if evaluator == "pattern" and rollout_weights is None:
+        raise ValueError("evaluator=pattern needs rollout_weights=PATH (a rollout.npz)")
 
 
 def move_info(candidate: Candidate) -> MoveInfo:
@@ -209,9 +228,14 @@ class PUCTAgent(_SearchAgent):
         simulations: simulations per move (default 800 when ``seconds`` is not given).
         seconds: time per move; with ``simulations`` too, the first limit reached ends the search.
         evaluator: ``"uniform"`` (uniform priors, value 0), ``"rollout"`` (uniform priors,
-            value from ``rollouts`` random playouts), an ``Evaluator``, or a callable
-            ``f(leaves) -> (priors, values)``.
-        rollouts: playouts per leaf for ``evaluator="rollout"``.
+            value from ``rollouts`` random playouts), ``"pattern"`` (the rollout policy's
+            priors, value from ``rollouts`` playouts of it; needs ``rollout_weights``), an
+            ``Evaluator``, or a callable ``f(leaves) -> (priors, values)``.
+        rollouts: playouts per leaf for ``evaluator="rollout"`` or ``"pattern"``.
+        prior: a policy network's weights (``policy.pt``): its priors replace the evaluator's,
+            which then gives the values only (one batched forward pass per evaluator call).
+        rollout_weights: the rollout policy's weights (``rollout.npz``) for ``"pattern"``.
+        device: where the policy network runs.
         c_puct: exploration constant.
         batch: leaves per evaluator call.
         selection: the selection rule: ``"alphazero"`` (Q + c·P·sqrt(ΣN)/(1+N)), ``"alphago"``
@@ -236,6 +260,9 @@ class PUCTAgent(_SearchAgent):
         seconds: float | None = None,
         evaluator: EvaluatorSpec = "uniform",
         rollouts: int = 1,
+        prior: str | None = None,
+        rollout_weights: str | None = None,
+        device: str = "cpu",
         c_puct: float = 1.5,
         batch: int = 8,
         selection: str = "alphazero",
@@ -254,8 +281,18 @@ class PUCTAgent(_SearchAgent):
             simulations = 800
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
-        if isinstance(evaluator, str) and evaluator not in ("uniform", "rollout"):
-            raise ValueError(f"unknown evaluator {evaluator!r}: 'uniform', 'rollout', or an Evaluator")
+        _check_evaluator(evaluator, rollout_weights)
+        pattern_policy = load_weights(rollout_weights)[0] if rollout_weights is not None else None
+        network = None
+        self._digests: list[str] = []
+        if prior is not None:
+            from goarena.agents.inference.evaluator import load_policy_net, set_inference_threads
+
+            set_inference_threads(1)  # league workers are processes, one game each
+            network, digest = load_policy_net(prior, device)
+            self._digests.append(digest)
+        if rollout_weights is not None:
+            self._digests.append(weights_digest([rollout_weights]))
 
         def make_searcher(seed: int | None) -> TreeSearch:
             leaves: EvaluatorSpec = evaluator
@@ -263,6 +300,13 @@ class PUCTAgent(_SearchAgent):
                 leaves = UniformEvaluator()
             elif evaluator == "rollout":
                 leaves = RolloutEvaluator(rollouts, seed=seed)
+            elif evaluator == "pattern":
+                leaves = PatternRolloutEvaluator(pattern_policy, rollouts, seed=seed)  # type: ignore[arg-type]
+            if network is not None:
+                from goarena.agents.inference import PolicyNetEvaluator
+
+                values = None if evaluator == "uniform" else leaves
+                leaves = PolicyNetEvaluator(network, values)  # type: ignore[arg-type]
             return PUCT(
                 leaves,  # type: ignore[arg-type]  # an Evaluator or a callable, as PUCT takes
                 c_puct=c_puct,
@@ -280,6 +324,34 @@ class PUCTAgent(_SearchAgent):
         self.temperature = temperature
         self.temperature_moves = temperature_moves
         self.name = "puct"
+
+    @classmethod
+    def check_options(cls, context: GameContext | None, **options: object) -> None:
+        """Check the options, and the networks' files (and their board size, given a
+        context) without reading their weights."""
+        prior, rollout_weights = options.pop("prior", None), options.pop("rollout_weights", None)
+        evaluator = options.get("evaluator", "uniform")
+        _check_evaluator(evaluator, rollout_weights)  # type: ignore[arg-type]
+        sizes = []
+        if prior is not None:
+            from goarena.agents.inference.evaluator import policy_net_size
+            from goarena.agents.nets.predict import resolve_device
+
+            resolve_device(str(options.get("device", "cpu")))
+            sizes.append(policy_net_size(str(prior)))
+        if rollout_weights is not None:
+            sizes.append(load_weights(str(rollout_weights))[1])
+        if context is not None and any(size != context.size for size in sizes):
+            raise UnsupportedGame(
+                f"the networks were trained for {sizes[0]}x{sizes[0]}, not {context.size}x{context.size}"
+            )
+        if evaluator == "pattern":
+            options["evaluator"] = "uniform"
+        cls(**options)  # type: ignore[arg-type]  # the other options, checked by the player without networks
+
+    def weights_digest(self) -> str | None:
+        """The digest of the networks' weights (None without any)."""
+        return "+".join(self._digests) or None
 
     def _temperature(self, game: Game) -> float:
         if self.temperature_moves is None or len(game.moves) < self.temperature_moves:

@@ -1,0 +1,77 @@
+"""A policy network as a search evaluator: the leaves' 48 AlphaGo planes in one batch, one
+forward pass for all of them, and a softmax over each leaf's legal moves as its priors.
+
+The value of a leaf comes from ``values`` (any object with ``values(leaves)``, such as the
+random or pattern rollout evaluators of ``goarena.search``), or is 0 without one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import torch
+
+from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
+from goarena.agents.base import UnsupportedGame
+from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
+from goarena.agents.nets.policy import PolicyNet
+from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device
+from goarena.search import Leaves
+
+
+class LeafValues(Protocol):
+    def values(self, leaves: Leaves) -> np.ndarray: ...
+
+
+def load_policy_net(weights: Path | str, device: str = "cpu") -> tuple[PolicyNet, str]:
+    """The policy network saved at ``weights`` (in eval mode) and its weights' sha256."""
+    contents = read_checkpoint(weights, resolve_device(device))
+    model = build_model(weights, contents, device)
+    if not isinstance(model, PolicyNet):
+        raise ValueError(f"{weights} holds a {contents['arch']!r} network, not a policy network")
+    return model.eval(), str(contents["sha256"])
+
+
+def policy_net_size(weights: Path | str) -> int:
+    """The board size the policy network at ``weights`` was built for, without its weights."""
+    arch, kwargs = describe(weights)
+    if arch != PolicyNet.arch:
+        raise ValueError(f"{weights} holds a {arch!r} network, not a policy network")
+    return int(kwargs["board_size"])
+
+
+class PolicyNetEvaluator:
+    """Priors from a policy network, values from ``values`` (or 0).
+
+    Args:
+        model: a ``PolicyNet``.
+        values: gives each leaf's value for its side to move (e.g. rollouts); None: 0.
+    """
+
+    def __init__(self, model: PolicyNet, values: LeafValues | None = None):
+        self.model = model.eval()
+        self.values = values
+        self._planes = new_alphago_planes(model.board_size, batch=1)
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        size = leaves.geometry.size
+        if size != self.model.board_size:
+            raise UnsupportedGame(
+                f"the policy network was trained for {self.model.board_size}x"
+                f"{self.model.board_size}, not {size}x{size}"
+            )
+        count = len(leaves)
+        if self._planes.shape[0] < count:
+            self._planes = new_alphago_planes(size, batch=count)
+        planes = self._planes[:count]
+        batch_alphago_planes(leaves.states, leaves.geometry, planes)
+        priors = masked_softmax(policy_logits(self.model, planes), leaves.legal)
+        values = self.values.values(leaves) if self.values is not None else np.zeros(count)
+        return priors, values
+
+
+def set_inference_threads(threads: int = 1) -> None:
+    """One thread for torch: league workers and search players run one game per process."""
+    torch.set_num_threads(threads)

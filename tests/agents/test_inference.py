@@ -1,0 +1,110 @@
+"""A policy network as PUCT's prior: one forward pass per evaluator call, its softmax over
+each leaf's legal moves, and the player that uses it from a spec string."""
+
+import numpy as np
+import pytest
+import torch
+
+from go_env import Game
+from go_env.features.alphago import alphago_planes, new_alphago_planes
+from go_env.features.patterns import pattern_tables, save_weights
+from goarena.agents.base import AgentSpecError, GameContext, check_spec, make_agent
+from goarena.agents.inference import PolicyNetEvaluator, load_policy_net
+from goarena.agents.nets.checkpoint import save_model
+from goarena.agents.nets.policy import PolicyNet
+from goarena.agents.nets.predict import masked_softmax, policy_logits
+from goarena.search import PUCT, RolloutEvaluator
+from goarena.search.invariants import check_tree
+from tests.boards import position
+
+SIZE = 5
+
+
+@pytest.fixture(scope="module")
+def policy_weights(tmp_path_factory):
+    torch.manual_seed(1)
+    path = tmp_path_factory.mktemp("nets") / "policy.pt"
+    save_model(path, PolicyNet(SIZE, layers=3, filters=8))
+    return path
+
+
+@pytest.fixture(scope="module")
+def rollout_weights(tmp_path_factory):
+    path = tmp_path_factory.mktemp("nets") / "rollout.npz"
+    weights = np.random.default_rng(2).normal(0, 0.5, pattern_tables().num_features)
+    save_weights(path, weights, SIZE)
+    return path
+
+
+class Checked:
+    """Wraps a ``PolicyNetEvaluator``: each leaf's priors against the network on that leaf's
+    own planes, checked during the call (search reuses the leaves' buffers)."""
+
+    def __init__(self, inner):
+        self.inner, self.calls = inner, 0
+
+    def evaluate(self, leaves):
+        priors, values = self.inner.evaluate(leaves)
+        self.calls += 1
+        for b in range(len(leaves)):
+            planes = new_alphago_planes(SIZE)
+            alphago_planes(leaves.state(b), leaves.geometry, planes)
+            logits = policy_logits(self.inner.model, planes[None])
+            expected = masked_softmax(logits, leaves.legal[b : b + 1])[0]
+            np.testing.assert_allclose(priors[b], expected, atol=1e-6)
+            assert priors[b][leaves.legal[b] == 0].sum() == 0
+        return priors, values
+
+
+def test_priors_are_the_networks_softmax_over_each_leafs_legal_moves(policy_weights):
+    model, _ = load_policy_net(policy_weights)
+    evaluator = Checked(PolicyNetEvaluator(model))
+    game = position(
+        """
+        . X O . .
+        . X O . .
+        . X O . .
+        . . . . .
+        . . . . .
+        """
+    )
+    PUCT(evaluator, batch=4, seed=0).search(game, simulations=24)
+    assert evaluator.calls > 1
+
+
+def test_values_come_from_the_value_source_or_are_zero(policy_weights):
+    model, _ = load_policy_net(policy_weights)
+    game = Game(SIZE)
+    searcher = PUCT(PolicyNetEvaluator(model), seed=0)
+    searcher.search(game, simulations=16)
+    assert np.all(searcher.values()[searcher.visit_counts() > 0] == 0)
+    rollouts = PUCT(PolicyNetEvaluator(model, RolloutEvaluator(4, seed=1)), seed=0)
+    rollouts.search(game, simulations=16)
+    check_tree(rollouts)
+    assert np.any(rollouts.values()[rollouts.visit_counts() > 0] != 0)
+
+
+def test_another_board_size_is_refused(policy_weights):
+    model, _ = load_policy_net(policy_weights)
+    with pytest.raises(ValueError, match="trained for 5x5, not 7x7"):
+        PUCT(PolicyNetEvaluator(model), seed=0).search(Game(7), simulations=4)
+
+
+def test_puct_with_a_prior_and_pattern_rollouts_from_a_spec(policy_weights, rollout_weights):
+    networks = f"prior={str(policy_weights)!r},rollout_weights={str(rollout_weights)!r}"
+    spec = f"puct:simulations=32,evaluator=pattern,{networks}"
+    check_spec(spec, GameContext(SIZE, Game(SIZE).rules))
+    with pytest.raises(AgentSpecError, match="trained for 5x5, not 9x9"):
+        check_spec(spec, GameContext(9, Game(9).rules))
+    with pytest.raises(AgentSpecError, match="needs rollout_weights"):
+        check_spec("puct:evaluator=pattern")
+    with pytest.raises(AgentSpecError, match="c_puct|unexpected|takes"):
+        check_spec(f"puct:prior={str(policy_weights)!r},no_such_option=1")
+    player = make_agent(spec, seed=3)
+    digest = player.weights_digest()
+    assert digest is not None and len(digest.split("+")) == 2
+    game = Game(SIZE)
+    for _ in range(6):
+        move = player.select_move(game)
+        assert game.is_legal(move)
+        game.play(move)
