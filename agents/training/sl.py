@@ -153,9 +153,9 @@ def train_sl(
         raise ValueError(f"threads must be positive, got {threads}")
     torch.set_num_threads(threads)
     dataset = ShardDataset(config.data)
-    run = Run(run_dir, asdict(config))
     seed_everything(config.seed, torch_device)
     job = SLJob(dataset, config, torch_device)
+    run = Run(run_dir, asdict(config))  # written once the job is known to be sound
     schedule = Schedule(config.steps, config.checkpoint_every, config.log_every, best_metric="top1")
     train(run, job, schedule, progress=progress)
     best = read_checkpoint(run.best, torch_device)

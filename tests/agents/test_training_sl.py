@@ -111,6 +111,10 @@ def test_bad_options_are_refused_before_anything_is_written(shards, tmp_path):
             run(shards, tmp_path / "run", **changes)
     with pytest.raises(ValueError, match="no shards"):
         run(tmp_path / "nothing", tmp_path / "run")
+    with pytest.raises(ValueError, match="holds out no game"):
+        run(shards, tmp_path / "run", held_out=0.01)
+    with pytest.raises(ValueError, match="cannot fill a batch of 5000"):
+        run(shards, tmp_path / "run", batch_size=5000)
     assert not (tmp_path / "run").exists()
 
 
