@@ -154,13 +154,14 @@ def build_shards(
     digests = [chunk.digest for chunk in chunks]
     for key in [key for key in done if int(key) >= len(chunks) or done[key]["digest"] != digests[int(key)]]:
         del done[key]  # files added, removed or renamed: rebuilt below
+    _write_json(out_dir / MANIFEST, manifest)  # before any shard it listed is removed
     todo = [chunk for chunk in chunks if str(chunk.index) not in done]
     if on_chunk is not None:
         on_chunk(len(chunks) - len(todo), len(chunks))
     seen = _seen_keys(out_dir, manifest)
     for read in _read_chunks(sgf_dir, size, todo, encoder, workers):
         done[str(read.chunk.index)] = _write_chunk(out_dir, read, seen)
-        manifest["chunks"] = dict(sorted(done.items(), key=lambda item: int(item[0])))
+        manifest["chunks"] = done = dict(sorted(done.items(), key=lambda item: int(item[0])))
         _write_json(out_dir / MANIFEST, manifest)
         if on_chunk is not None:
             on_chunk(len(done), len(chunks))

@@ -12,8 +12,9 @@ from go_env import BLACK, WHITE, Game, Rules
 from go_env.core import INFO_TO_PLAY
 from go_env.features.alphago import game_planes
 from go_env.sgf import write_sgf
+from goarena.agents.data.dataset import ShardDataset
 from goarena.agents.data.reader import RANDOM_OPENING, SkippedGame, read_expert_game
-from goarena.agents.data.shards import ARRAYS, MANIFEST, REPORT, build_shards, encode_game
+from goarena.agents.data.shards import ARRAYS, MANIFEST, REPORT, build_shards, encode_game, sgf_files
 from goarena.benchmarks.cli import main
 
 
@@ -182,6 +183,10 @@ def test_shards_resume_and_rebuild_only_chunks_whose_files_changed(tmp_path: Pat
     (sgf / "zzz.sgf").write_bytes(record("ee aa", root="RE[B+1]"))  # sorts last: only the last chunk
     grown = build_shards(sgf, out, size=5, chunk_size=3, encoder=stone_planes)
     assert (grown["files_read"], grown["games_kept"]) == (9, 4)
+    for name in sgf_files(sgf)[6:]:  # the last chunk's files: nothing to build, a chunk to drop
+        (sgf / name).unlink()
+    shrunk = build_shards(sgf, out, size=5, chunk_size=3, encoder=stone_planes)
+    assert shrunk["files_read"] == 6 and len(ShardDataset(out)) == shrunk["positions"]
     with pytest.raises(ValueError, match="another folder"):
         build_shards(sgf, out, size=9, chunk_size=3, encoder=stone_planes)
 
