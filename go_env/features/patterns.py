@@ -74,9 +74,12 @@ SAVE_ATARI = 1
 ATARI = 2
 CAPTURE = 3  # 3 buckets
 SELF_ATARI = 6  # 2 buckets
-DISTANCE = 8  # 6 buckets
-NUM_TACTICAL = 14
+DISTANCE = 8
+NUM_DISTANCES = 6  # buckets: 1, 2, 3, 4, 5-7, 8 and more
+NUM_TACTICAL = DISTANCE + NUM_DISTANCES
 MAX_ACTIVE = 7  # features one candidate can switch on (pattern, response and one of each kind)
+# Playouts multiply the exps of a move's weights: bounded weights keep the products finite.
+MAX_WEIGHT = 100.0
 
 # Neighbour offsets (row, column) in the order of ``Geometry.neighbors`` and ``.diagonals``.
 _ORTHOGONAL = ((-1, 0), (0, -1), (0, 1), (1, 0))
@@ -336,28 +339,13 @@ def _neighbour_place(dr, dc):
 
 
 @inline_kernel
-def move_features(state, geometry, tables, scratch, move, out):
-    """Write the features of ``move`` (an empty point, or pass) for the side to move into
-    ``out`` (int32[MAX_ACTIVE]); return how many. ``chain_liberties`` must be current."""
-    size = geometry.size
-    num_points = size * size
-    if move == num_points:
-        out[0] = PASS
-        return 1
-    color = state.info[INFO_TO_PLAY]
-    code, colors = _pattern_codes(state, geometry, scratch, move, color)
+def local_features(state, geometry, tables, scratch, move, color, out):
+    """Write the features of ``color`` playing on the empty ``move`` that do not depend on the
+    previous move (the 3x3 pattern and the tactical ones) into ``out``; return (how many, the
+    liberties of the new chain capped at 2). ``chain_liberties`` must be current."""
+    code, _ = _pattern_codes(state, geometry, scratch, move, color)
     out[0] = tables.pattern_ids[code]
     count = 1
-    last = state.info[INFO_LAST_MOVE]
-    if 0 <= last < num_points:
-        dr = last // size - move // size
-        dc = last % size - move % size
-        if abs(dr) <= 1 and abs(dc) <= 1 and (dr != 0 or dc != 0):
-            out[count] = tables.response_ids[_neighbour_place(dr, dc) * NUM_COLOR_CODES + colors]
-            count += 1
-        distance = abs(dr) + abs(dc)
-        out[count] = DISTANCE + (max(distance, 1) - 1 if distance <= 4 else (4 if distance <= 7 else 5))
-        count += 1
     captured = 0
     ataris = False
     in_atari = False
@@ -387,6 +375,56 @@ def move_features(state, geometry, tables, scratch, move, out):
         count += 1
     if libs == 1:
         out[count] = SELF_ATARI + (new_size > 1)
+        count += 1
+    return count, libs
+
+
+@inline_kernel
+def distance_feature(geometry, move, last):
+    """The distance feature of the point ``move`` after the point ``last``."""
+    size = geometry.size
+    distance = abs(last // size - move // size) + abs(last % size - move % size)
+    return DISTANCE + (max(distance, 1) - 1 if distance <= 4 else (4 if distance <= 7 else 5))
+
+
+@inline_kernel
+def previous_move_place(geometry, move, last):
+    """Where the point ``last`` is among the 8 neighbours of the point ``move`` (0-3
+    orthogonal, 4-7 diagonal, in the geometry's orders), or -1 when it is not one of them."""
+    size = geometry.size
+    dr = last // size - move // size
+    dc = last % size - move % size
+    if abs(dr) > 1 or abs(dc) > 1 or (dr == 0 and dc == 0):
+        return -1
+    return _neighbour_place(dr, dc)
+
+
+@inline_kernel
+def response_feature(state, geometry, tables, scratch, move, color, place):
+    """The response pattern of ``color`` playing on the empty ``move`` with the previous move
+    at ``place`` among its neighbours (``previous_move_place``). ``chain_liberties`` must be
+    current."""
+    _, colors = _pattern_codes(state, geometry, scratch, move, color)
+    return tables.response_ids[place * NUM_COLOR_CODES + colors]
+
+
+@inline_kernel
+def move_features(state, geometry, tables, scratch, move, out):
+    """Write the features of ``move`` (an empty point, or pass) for the side to move into
+    ``out`` (int32[MAX_ACTIVE]); return how many. ``chain_liberties`` must be current."""
+    num_points = geometry.size * geometry.size
+    if move == num_points:
+        out[0] = PASS
+        return 1
+    color = state.info[INFO_TO_PLAY]
+    count, _ = local_features(state, geometry, tables, scratch, move, color, out)
+    last = state.info[INFO_LAST_MOVE]
+    if 0 <= last < num_points:
+        place = previous_move_place(geometry, move, last)
+        if place >= 0:
+            out[count] = response_feature(state, geometry, tables, scratch, move, color, place)
+            count += 1
+        out[count] = distance_feature(geometry, move, last)
         count += 1
     return count
 
@@ -528,8 +566,8 @@ def save_weights(path: str | PathLike[str], weights: np.ndarray, size: int) -> N
         raise ValueError(
             f"weights must be shaped [{expected}] (layout {LAYOUT_VERSION}), got {weights.shape}"
         )
-    if not np.isfinite(weights).all():
-        raise ValueError("weights must be finite")
+    if not (np.abs(weights) <= MAX_WEIGHT).all():
+        raise ValueError(f"weights must be finite and within +-{MAX_WEIGHT:g}")
     with open(path, "wb") as file:  # np.savez would append .npz to a name without it
         np.savez(file, weights=weights, layout_version=LAYOUT_VERSION, size=size)
 
@@ -551,5 +589,7 @@ def load_weights(path: str | PathLike[str]) -> tuple[PatternPolicy, int]:
         raise ValueError(f"{path}: feature layout {version}, this version reads layout {LAYOUT_VERSION}")
     tables = pattern_tables()
     if weights.shape != (tables.num_features,):
-        raise ValueError(f"{path}: {weights.shape[0]} weights, the layout has {tables.num_features}")
+        raise ValueError(f"{path}: weights shaped {weights.shape}, the layout has {tables.num_features}")
+    if not (np.abs(weights) <= MAX_WEIGHT).all():
+        raise ValueError(f"{path}: weights must be finite and within +-{MAX_WEIGHT:g}")
     return PatternPolicy(tables, weights), size

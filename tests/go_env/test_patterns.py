@@ -168,6 +168,8 @@ def test_weights_round_trip(tmp_path) -> None:
     assert (policy.weights == weights).all()
     with pytest.raises(ValueError, match="shaped"):
         pt.save_weights(tmp_path / "short.npz", weights[:-1], 9)
+    with pytest.raises(ValueError, match="within"):
+        pt.save_weights(tmp_path / "sharp.npz", weights * 1000, 9)
     np.savez(tmp_path / "old.npz", weights=weights, layout_version=0, size=9)
     with pytest.raises(ValueError, match="layout 0"):
         pt.load_weights(tmp_path / "old.npz")

@@ -5,16 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from go_env import Game, coords
+from go_env import BLACK, WHITE, Game, coords
 from go_env import core as K
 from go_env.features import patterns as pt
+from go_env.features.patterns import chain_liberties
 from go_env.invariants import check_state
 from goarena.search import PUCT
 from goarena.search.evaluator import random_state
 from goarena.search.rollout import (
     PatternRolloutEvaluator,
+    forget_weights,
+    local_weight,
+    new_playout_scratch,
     pattern_move,
     pattern_playout,
+    play_move,
     playout_speed,
 )
 from tests.boards import CAPTURE, HALF_POINT_KOMI, position
@@ -41,31 +46,41 @@ def noisy_policy(seed: int) -> pt.PatternPolicy:
 def test_a_playout_plays_a_legal_game_to_the_end() -> None:
     game = Game(9)
     state = K.copy_state(game.state)
-    played = pattern_playout(
-        state, game.geometry, noisy_policy(0), pt.new_pattern_scratch(9), random_state(1)
-    )
+    played = pattern_playout(state, game.geometry, noisy_policy(0), new_playout_scratch(9), random_state(1))
     assert state.info[K.INFO_OVER] != K.RUNNING
     assert played == state.info[K.INFO_MOVE_NUMBER] > 20
     check_state(state, game.geometry, history=False)
 
 
-def test_every_move_is_legal_and_fills_no_own_eye() -> None:
-    game = Game(7)
-    policy, scratch, rng = noisy_policy(2), pt.new_pattern_scratch(7), random_state(3)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_moves_are_legal_and_the_kept_weights_stay_exact(seed: int) -> None:
+    game = Game(9)
+    state, geometry = K.copy_state(game.state), game.geometry
+    policy, scratch, rng = noisy_policy(seed), new_playout_scratch(9), random_state(seed + 1)
+    forget_weights(scratch)
     while not game.is_over:
-        move = pattern_move(game.state, game.geometry, policy, scratch, rng)
+        move = int(pattern_move(state, geometry, policy, scratch, rng))
+        legal_points = game.legal_moves()[:-1]
         if move != game.pass_move:
-            assert not K.is_eye(game.state, game.geometry, move, game.to_play)
+            assert not K.is_eye(state, geometry, move, game.to_play)
         else:  # pass only when every legal move fills an own eye
-            for point in game.legal_moves()[:-1]:
-                assert K.is_eye(game.state, game.geometry, point, game.to_play)
-        game.play(int(move))  # raises if illegal
-        check_state(game.state, game.geometry)
+            assert all(K.is_eye(state, geometry, p, game.to_play) for p in legal_points)
+        game.play(move)  # raises if illegal
+        play_move(state, geometry, scratch, move)
+        assert (state.board == game.state.board).all()
+        # Every weight not marked stale is what computing it afresh gives.
+        chain_liberties(state, geometry, scratch.patterns)
+        for color in (BLACK, WHITE):
+            for point in np.flatnonzero(state.board[:-1] == K.EMPTY):
+                if not scratch.dirty[color, point]:
+                    fresh = local_weight(state, geometry, policy, scratch, point, color)
+                    assert scratch.weights[color, point] == fresh, (coords.to_gtp(point, 9), color)
+    check_state(state, geometry, history=False)
 
 
 def test_the_weights_steer_the_moves() -> None:
     game = position(CAPTURE)
-    policy, scratch, rng = policy_with(TAKES_TWO), pt.new_pattern_scratch(5), random_state(0)
+    policy, scratch, rng = policy_with(TAKES_TWO), new_playout_scratch(5), random_state(0)
     moves = {int(pattern_move(game.state, game.geometry, policy, scratch, rng)) for _ in range(20)}
     assert moves == {coords.from_gtp("C2", 5)}
 
