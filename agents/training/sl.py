@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -210,9 +211,14 @@ def main(argv: list[str]) -> None:
         if key not in ("run", "device", "threads", "no_progress")
     }
     config = SLConfig(**options)
-    metrics = train_sl(
-        config, args.run, device=args.device, threads=args.threads, progress=not args.no_progress
-    )
+    try:
+        metrics = train_sl(
+            config, args.run, device=args.device, threads=args.threads, progress=not args.no_progress
+        )
+    except KeyboardInterrupt:
+        sys.exit(
+            f"\ngoarena train sl: stopped; the same command resumes from the last checkpoint in {args.run}"
+        )
     held_out = metrics["held_out"]
     print(
         f"held-out ({metrics['held_out_positions']} positions, best checkpoint at step {metrics['step']}): "
