@@ -226,7 +226,21 @@ def league_command(directory: Path, *players: str, games_per_pair: int) -> list[
 
 def start_league(command: list[str], output: int = subprocess.PIPE) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.Popen(command, env=env, start_new_session=True, stdout=output, stderr=output, text=True)
+    return subprocess.Popen(
+        command,
+        env=env,
+        start_new_session=True,
+        stdout=output,
+        stderr=output,
+        text=True,
+        preexec_fn=_default_ctrl_c,
+    )
+
+
+def _default_ctrl_c() -> None:
+    """The league starts as from a terminal, whatever this test run was started with (a
+    background job inherits Ctrl-C ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def stored_games(directory: Path) -> int:

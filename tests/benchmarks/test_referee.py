@@ -239,8 +239,13 @@ def test_anything_a_player_raises_loses_its_game(in_a_worker, error, reason):
 
 
 def test_ctrl_c_still_stops_a_game_played_in_the_main_process():
-    with pytest.raises(KeyboardInterrupt):
-        play_game(Scripted("black", "E5"), Raising("white", KeyboardInterrupt()), 9, RULES)
+    # As in a terminal, whatever this test run was started with (a background job ignores it).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            play_game(Scripted("black", "E5"), Raising("white", KeyboardInterrupt()), 9, RULES)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_long_error_message_is_cut():
