@@ -27,7 +27,10 @@ feature index (``pattern_tables``): exact, no hashing.
 
 Liberties here are exact (the rules core keeps pseudo-liberties): ``chain_liberties`` counts
 them, capped at 3, for every chain once per position. Kernels follow the core's discipline:
-work arrays come in a ``PatternScratch``, nothing is allocated per move.
+work arrays come in a ``PatternScratch``, nothing is allocated per move. The features come from
+a state (``candidate_features``, ``move_logits``) or from position records for training
+(``record_features``: board, side to move, last move), by the same kernels. ``local_features``
+are those that do not depend on the previous move, which playouts keep from move to move.
 
 Weights travel as ``rollout.npz`` (``save_weights``/``load_weights``): the weights, the feature
 layout's version and the board size they were trained on.
