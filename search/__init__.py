@@ -11,6 +11,7 @@ from goarena.search.batched_puct import BatchedPUCT
 from goarena.search.evaluator import (
     Evaluator,
     EvaluatorError,
+    LeafValues,
     Leaves,
     MixedEvaluator,
     RolloutEvaluator,
@@ -32,6 +33,7 @@ __all__ = [
     "Candidate",
     "Evaluator",
     "EvaluatorError",
+    "LeafValues",
     "Leaves",
     "MixedEvaluator",
     "RolloutEvaluator",

@@ -129,6 +129,14 @@ class Evaluator(Protocol):
         ...
 
 
+class LeafValues(Protocol):
+    """A source of leaf values alone, such as playouts (``RolloutEvaluator``)."""
+
+    def values(self, leaves: Leaves) -> np.ndarray:
+        """float[B] in [-1, 1]: each leaf's value for its side to move."""
+        ...
+
+
 class UniformEvaluator:
     """Uniform priors over the legal moves and value 0: search guided by visits alone."""
 
@@ -173,11 +181,11 @@ class MixedEvaluator:
         mix: λ. 0 uses the network's value alone (no playouts are played), 1 the playouts'.
     """
 
-    def __init__(self, network: Evaluator, rollout: RolloutEvaluator | None = None, mix: float = 0.5):
+    def __init__(self, network: Evaluator, rollout: LeafValues | None = None, mix: float = 0.5):
         if not 0.0 <= mix <= 1.0:
             raise ValueError(f"mix must be in [0, 1], got {mix}")
         self.network = network
-        self.rollout = rollout if rollout is not None else RolloutEvaluator()
+        self.rollout: LeafValues = rollout if rollout is not None else RolloutEvaluator()
         self.mix = mix
 
     def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:

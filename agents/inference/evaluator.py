@@ -8,7 +8,6 @@ random or pattern rollout evaluators of ``goarena.search``), or is 0 without one
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 import torch
@@ -18,11 +17,7 @@ from goarena.agents.base import UnsupportedGame
 from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device
-from goarena.search import Leaves
-
-
-class LeafValues(Protocol):
-    def values(self, leaves: Leaves) -> np.ndarray: ...
+from goarena.search import LeafValues, Leaves
 
 
 def load_policy_net(weights: Path | str, device: str = "cpu") -> tuple[PolicyNet, str]:
