@@ -213,6 +213,16 @@ class AnalysisAgent(Protocol):
         ...
 
 
+def analyze_policy(policy: np.ndarray, report: Callable[[list[MoveInfo]], None]) -> int:
+    """``AnalysisAgent.analyze`` for a player without search, whose budget is spent at once:
+    one report of its policy's candidates (prior above 0.1%, at most 20, best first) with 0
+    visits and no win rate estimate (reported as 50%, lcb 0); returns the best."""
+    order = np.argsort(-policy, kind="stable")
+    shown = [int(move) for move in order[:20] if policy[move] > 0.001] or [int(order[0])]
+    report([MoveInfo(move, 0, 0.5, float(policy[move]), 0.0, (move,)) for move in shown])
+    return shown[0]
+
+
 class AgentSpecError(ValueError):
     """A spec string that names no player, or options the player does not take."""
 

@@ -9,6 +9,7 @@ the legal moves. Its ``policy(game)`` is the network's distribution over the leg
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -16,17 +17,19 @@ import torch
 
 from go_env import Game, Rules
 from go_env.features.alphago import game_planes
-from goarena.agents.base import Action, GameContext, UnsupportedGame, restart_seed
+from goarena.agents.base import Action, GameContext, MoveInfo, UnsupportedGame, analyze_policy, restart_seed
 from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device
+from goarena.agents.weights import SL_POLICY_9X9
 
 
 class SLPolicyAgent:
     """The SL policy network as a player.
 
     Args:
-        weights: a policy network's weights file (``policy.pt``), read once, here.
+        weights: a policy network's weights file (``policy.pt``), read once, here; by
+            default the shipped 9x9 network.
         temperature: 0 plays the most probable legal move; above 0, moves are drawn in
             proportion to ``p ** (1 / temperature)``.
         device: where the network runs (cpu, cuda); None runs it where the game's context
@@ -42,7 +45,7 @@ class SLPolicyAgent:
 
     def __init__(
         self,
-        weights: Path | str,
+        weights: Path | str = SL_POLICY_9X9,
         temperature: float = 0.0,
         device: str | None = None,
         seed: int | None = None,
@@ -66,7 +69,7 @@ class SLPolicyAgent:
     @staticmethod
     def check_options(
         context: GameContext | None,
-        weights: Path | str,
+        weights: Path | str = SL_POLICY_9X9,
         temperature: float = 0.0,
         device: str | None = None,
         seed: int | None = None,
@@ -111,6 +114,12 @@ class SLPolicyAgent:
         choice = masked_softmax(logits, legal, self.temperature)[0]
         move = int(choice.argmax()) if self.temperature == 0 else int(self.rng.choice(len(choice), p=choice))
         return Action(move, masked_softmax(logits, legal)[0])
+
+    def analyze(
+        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
+    ) -> int:
+        """GTP ``lz-analyze``: the policy's candidates (no search: 0 visits, no win rate)."""
+        return analyze_policy(self.policy(game), report)
 
     def select_move(self, game: Game) -> int:
         return self.act(game).move

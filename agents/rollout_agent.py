@@ -7,6 +7,7 @@ same numba kernels the pattern playouts run (``go_env.features.patterns``); no t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,16 @@ import numpy as np
 
 from go_env import Game, Rules
 from go_env.features.patterns import load_weights, move_logits, new_pattern_scratch
-from goarena.agents.base import Action, GameContext, UnsupportedGame, restart_seed, weights_digest
+from goarena.agents.base import (
+    Action,
+    GameContext,
+    MoveInfo,
+    UnsupportedGame,
+    analyze_policy,
+    restart_seed,
+    weights_digest,
+)
+from goarena.agents.weights import ROLLOUT_9X9
 
 GREEDY = "greedy"
 
@@ -33,7 +43,7 @@ class RolloutPolicyAgent:
     """Plays the rollout policy's moves.
 
     Args:
-        weights: a ``rollout.npz`` (``goarena train rollout``).
+        weights: a ``rollout.npz`` (``goarena train rollout``); by default the shipped 9x9 one.
         temperature: a positive number (1.0: the policy as trained), or ``"greedy"``.
         seed: seed of its random generator.
 
@@ -43,7 +53,12 @@ class RolloutPolicyAgent:
 
     takes_context = True
 
-    def __init__(self, weights: str | PathLike[str], temperature: float | str = 1.0, seed: int | None = None):
+    def __init__(
+        self,
+        weights: str | PathLike[str] = ROLLOUT_9X9,
+        temperature: float | str = 1.0,
+        seed: int | None = None,
+    ):
         self.name = "rollout-policy"
         self.temperature = _temperature(temperature)
         self.path = Path(weights)
@@ -53,7 +68,9 @@ class RolloutPolicyAgent:
         self._scratch = new_pattern_scratch(self.size)
 
     @staticmethod
-    def check_options(context: GameContext | None, weights: str | PathLike[str], **options: Any) -> None:
+    def check_options(
+        context: GameContext | None, weights: str | PathLike[str] = ROLLOUT_9X9, **options: Any
+    ) -> None:
         """Check a spec's options without building the lookup tables (see ``check_spec``)."""
         unknown = set(options) - {"temperature", "seed"}
         if unknown:
@@ -90,6 +107,12 @@ class RolloutPolicyAgent:
         else:
             weights = np.exp((logits - best) / self.temperature)
         return weights / weights.sum()
+
+    def analyze(
+        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
+    ) -> int:
+        """GTP ``lz-analyze``: the policy's candidates (no search: 0 visits, no win rate)."""
+        return analyze_policy(self.policy(game), report)
 
     def select_move(self, game: Game) -> int:
         return self.act(game).move

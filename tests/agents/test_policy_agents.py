@@ -1,8 +1,11 @@
+import re
+
 import numpy as np
 import pytest
 import torch
 
 from go_env import Game, Rules
+from go_env.coords import to_gtp
 from goarena.agents.base import (
     Actor,
     AgentSpecError,
@@ -13,6 +16,7 @@ from goarena.agents.base import (
     check_spec,
     make_agent,
 )
+from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.nets.checkpoint import CheckpointError, save_model, weights_digest
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.policy_agents import SLPolicyAgent
@@ -160,3 +164,16 @@ def test_runs_where_the_context_says_unless_told_otherwise(fixed_weights):
         check_spec(f"sl-policy:weights={fixed_weights}", cuda)
     with pytest.raises(AgentSpecError, match="CUDA is not available"):
         make_agent(f"sl-policy:weights={fixed_weights},device=cuda")
+
+
+def test_lz_analyze_reports_the_policy_best_first_with_no_search(fixed_weights):
+    engine = GTPEngine(SLPolicyAgent(fixed_weights), size=SIZE)
+    assert "lz-analyze" in engine.handle("list_commands")
+    lines = engine.handle("lz-analyze b 10").splitlines()
+    assert lines[0] == "=" and lines[-1] == "" and len(lines) == 3
+    moves = re.findall(r"info move (\S+) visits 0 winrate 5000 prior (\d+) lcb 0 order (\d+)", lines[1])
+    assert [move for move, _, _ in moves[:3]] == [to_gtp(12, SIZE), to_gtp(6, SIZE), "pass"]
+    priors = [int(prior) for _, prior, _ in moves]
+    assert priors == sorted(priors, reverse=True)
+    assert [int(order) for *_, order in moves] == list(range(len(moves)))
+    assert engine.handle("lz-genmove_analyze b 10").splitlines()[-2] == f"play {to_gtp(12, SIZE)}"

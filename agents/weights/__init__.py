@@ -1,0 +1,14 @@
+"""The network weights goarena ships, small and reproducible (see the README's "Shipped
+weights" for the commands that made them and what they score).
+
+``sl-policy-9x9.pt``: AlphaGo's SL policy network for 9x9, trained on GNU Go's games.
+``rollout-9x9.npz``: the fast rollout policy for 9x9, trained on the same games.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FOLDER = Path(__file__).parent
+SL_POLICY_9X9 = FOLDER / "sl-policy-9x9.pt"
+ROLLOUT_9X9 = FOLDER / "rollout-9x9.npz"
