@@ -18,12 +18,13 @@ from collections import Counter
 
 import pytest
 
-from go_env import Game
+from go_env import Game, Rules
 from go_env.sgf import read_sgf
+from goarena.agents.base import AgentSpecError, GameContext, check_spec
 from goarena.agents.gtp import find_engine
 from goarena.benchmarks.cli import league_config, league_parser
 from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
-from goarena.benchmarks.league.play import default_config, load_config, run_league
+from goarena.benchmarks.league.play import check_players, default_config, load_config, run_league
 from goarena.benchmarks.league.schedule import schedule
 from goarena.benchmarks.league.standings import build_report, plot_ladder
 from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError
@@ -133,6 +134,14 @@ def test_default_league_anchors_gnu_go_level_10_or_random():
         assert (name, elo) == ("random", 0.0)
     budgets = [spec for spec in config.players.values() if spec.startswith("uct")]
     assert budgets == sorted(budgets, key=lambda s: int(s.split("=")[1]))
+    check_players(config)  # the shipped networks' weights are there and fit the board
+
+
+def test_the_shipped_networks_play_9x9_and_refuse_other_boards():
+    for spec in ("sl-policy", "rollout-policy"):
+        check_spec(spec, GameContext(9, Rules()))
+        with pytest.raises(AgentSpecError, match="9x9, not 13x13"):
+            check_spec(spec, GameContext(13, Rules()))
 
 
 def test_a_league_stores_every_game_once_with_its_sgf_and_resumes_with_nothing_to_do(tmp_path):
