@@ -11,7 +11,7 @@ import pytest
 import go_env.core as core
 
 ROOT = Path(__file__).resolve().parents[2]
-CORE_USERS = sorted((ROOT / "search").glob("*.py")) + [ROOT / "go_env" / "features.py"]
+CORE_USERS = sorted((ROOT / "search").glob("*.py")) + sorted((ROOT / "go_env" / "features").glob("*.py"))
 
 
 def test_every_exported_name_exists_and_is_public():
