@@ -123,6 +123,34 @@ class EpochSampler:
         return self._order[start : start + self.batch_size]
 
 
+class Positions(Protocol):
+    def __len__(self) -> int: ...
+
+    def split_by_game(self, held_out_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@dataclass(frozen=True)
+class HeldOutSplit:
+    """A data set split by game: minibatches of the training side, the held-out positions,
+    and the sorted sample of them scored at each checkpoint."""
+
+    sampler: EpochSampler
+    held_out: np.ndarray
+    eval_sample: np.ndarray
+
+
+def held_out_split(
+    dataset: Positions, fraction: float, batch_size: int, eval_positions: int, seed: int
+) -> HeldOutSplit:
+    """Split ``dataset`` by game (refusing a split that holds out no game) and draw the
+    checkpoints' evaluation sample, all from ``seed``."""
+    train_indices, held_out = dataset.split_by_game(fraction, seed)
+    if len(held_out) == 0:
+        raise ValueError(f"held_out={fraction} holds out no game of {len(dataset)} positions")
+    sample = np.random.default_rng([seed, 2]).permutation(held_out)[:eval_positions]
+    return HeldOutSplit(EpochSampler(train_indices, batch_size, seed), held_out, np.sort(sample))
+
+
 class TrainingJob(Protocol):
     """What the loop trains: a model, its optimizer, one step at a time, and a held-out score."""
 

@@ -27,7 +27,7 @@ from go_env.features.patterns import pattern_tables, record_features
 from goarena.agents.nets.checkpoint import build_model, read_checkpoint
 from goarena.agents.nets.predict import resolve_device
 from goarena.agents.nets.rollout import RolloutPolicy
-from goarena.agents.training.loop import EpochSampler, Run, Schedule, seed_everything, train
+from goarena.agents.training.loop import Run, Schedule, held_out_split, seed_everything, train
 
 EVAL_BATCH = 1024
 WEIGHTS = "rollout.npz"
@@ -117,12 +117,10 @@ class RolloutJob:
         self.dataset = dataset
         self.config = config
         self.device = device
-        train_indices, self.held_out = dataset.split_by_game(config.held_out, config.seed)
-        if len(self.held_out) == 0:
-            raise ValueError(f"held_out={config.held_out} holds out no game of {len(dataset)} positions")
-        self.sampler = EpochSampler(train_indices, config.batch_size, config.seed)
-        sample = np.random.default_rng([config.seed, 2]).permutation(self.held_out)[: config.eval_positions]
-        self.eval_sample = np.sort(sample)
+        split = held_out_split(
+            dataset, config.held_out, config.batch_size, config.eval_positions, config.seed
+        )
+        self.sampler, self.held_out, self.eval_sample = split.sampler, split.held_out, split.eval_sample
         self.model: nn.Module = RolloutPolicy(pattern_tables().num_features, dataset.board_size).to(device)
         self.optimizer: torch.optim.Optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
 

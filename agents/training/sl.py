@@ -30,7 +30,7 @@ from goarena.agents.data.dataset import PositionBatch, ShardDataset
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import resolve_device
-from goarena.agents.training.loop import EpochSampler, Run, Schedule, seed_everything, step_rng, train
+from goarena.agents.training.loop import Run, Schedule, held_out_split, seed_everything, step_rng, train
 
 EVAL_BATCH = 512
 
@@ -94,12 +94,10 @@ class SLJob:
         self.dataset = dataset
         self.config = config
         self.device = device
-        train_indices, self.held_out = dataset.split_by_game(config.held_out, config.seed)
-        if len(self.held_out) == 0:
-            raise ValueError(f"held_out={config.held_out} holds out no game of {len(dataset)} positions")
-        self.sampler = EpochSampler(train_indices, config.batch_size, config.seed)
-        sample = np.random.default_rng([config.seed, 2]).permutation(self.held_out)[: config.eval_positions]
-        self.eval_sample = np.sort(sample)
+        split = held_out_split(
+            dataset, config.held_out, config.batch_size, config.eval_positions, config.seed
+        )
+        self.sampler, self.held_out, self.eval_sample = split.sampler, split.held_out, split.eval_sample
         self.model = PolicyNet(dataset.board_size, layers=config.layers, filters=config.filters).to(device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
 

@@ -9,25 +9,7 @@ from go_env import EMPTY, WHITE, Game
 from go_env.coords import from_gtp, to_gtp
 from go_env.features.ladders import ladder_capture, ladder_escape
 from tests.boards import LADDER, LADDER_BREAKER, SNAPBACK, position
-
-
-def neighbours(p: int, size: int) -> list[int]:
-    row, col = divmod(p, size)
-    steps = ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
-    return [r * size + c for r, c in steps if 0 <= r < size and 0 <= c < size]
-
-
-def chain(board: list[int], p: int, size: int) -> tuple[set[int], set[int]]:
-    """(stones, liberties) of the chain on ``p``."""
-    stones, libs, todo = {p}, set(), [p]
-    while todo:
-        for n in neighbours(todo.pop(), size):
-            if board[n] == EMPTY:
-                libs.add(n)
-            elif board[n] == board[p] and n not in stones:
-                stones.add(n)
-                todo.append(n)
-    return stones, libs
+from tests.go_env.test_liberties import chain, neighbours
 
 
 def play(
