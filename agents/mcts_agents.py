@@ -1,4 +1,4 @@
-"""Tree-search players: ``UCTAgent`` (random playouts) and ``PUCTAgent`` (an evaluator's priors).
+"""Tree-search players: ``UCTAgent`` (random or pattern playouts) and ``PUCTAgent`` (an evaluator's priors).
 
 Both are ``Agent``, ``PolicyAgent`` (the root's visit distribution), ``Actor`` (the move
 with that distribution and the root's value), ``MoveObserver`` (the search tree follows the
@@ -7,6 +7,7 @@ Their options are plain keywords, so spec strings reach them all::
 
     uct:playouts=2000,c=1.4,rave=true
     uct:seconds=1.5,reuse=false
+    uct:playouts=1000,rollout_weights=rollout.npz             # the rollout policy's playouts
     uct:playouts=3000,resign_threshold=None                   # plays every game out
     puct:simulations=800,evaluator=rollout,batch=16
     puct:prior=policy.pt,evaluator=pattern,rollout_weights=rollout.npz   # networks' priors
@@ -26,7 +27,7 @@ from collections.abc import Callable
 import numpy as np
 
 from go_env import Game, Rules
-from go_env.features.patterns import load_weights
+from go_env.features.patterns import PatternPolicy, load_weights
 from goarena.agents.base import (
     RESIGN,
     Action,
@@ -57,6 +58,20 @@ def _check_evaluator(evaluator: EvaluatorSpec, rollout_weights: str | None) -> N
         raise ValueError(f"unknown evaluator {evaluator!r}: {', '.join(EVALUATORS)}, or an Evaluator")
     if evaluator == "pattern" and rollout_weights is None:
         raise ValueError("evaluator=pattern needs rollout_weights=PATH (a rollout.npz)")
+
+
+def _check_sizes(trained: list[int], size: int) -> None:
+    if any(trained_size != size for trained_size in trained):
+        raise UnsupportedGame(f"the networks were trained for {trained[0]}x{trained[0]}, not {size}x{size}")
+
+
+def _rollout_policy(path: str | None, networks: list[tuple[int, str]]) -> PatternPolicy | None:
+    """The rollout policy at ``path`` (None without one), its size and digest added to ``networks``."""
+    if path is None:
+        return None
+    policy, size = load_weights(path)
+    networks.append((size, weights_digest([path])))
+    return policy
 
 
 def move_info(candidate: Candidate) -> MoveInfo:
@@ -94,6 +109,7 @@ class _SearchAgent:
         seconds: float | None,
         resign_threshold: float | None,
         resign_moves: int,
+        networks: list[tuple[int, str]] | None = None,
     ):
         if simulations is not None and simulations < 1:
             raise ValueError(f"the simulation budget must be positive, got {simulations}")
@@ -112,6 +128,9 @@ class _SearchAgent:
         self.resign_moves = resign_moves
         self._losing = 0  # consecutive moves whose best win rate was below the threshold
         self._searched: tuple | None = None  # the position of the last search
+        networks = networks or []  # (board size, weights digest) of each network the player uses
+        self._trained_sizes = [size for size, _ in networks]
+        self._digests = [digest for _, digest in networks]
 
     @staticmethod
     def _position(game: Game) -> tuple:
@@ -126,8 +145,18 @@ class _SearchAgent:
     def _temperature(self, game: Game) -> float:
         return 0.0
 
+    def weights_digest(self) -> str | None:
+        """The digest of the networks' weights (None without any)."""
+        return "+".join(self._digests) or None
+
     def reset(self, context: GameContext | Rules) -> None:
-        """A new game; the search restarts from the context's seed (or its own), if any."""
+        """A new game; the search restarts from the context's seed (or its own), if any.
+
+        Raises:
+            UnsupportedGame: the player's networks were trained for another board size.
+        """
+        if isinstance(context, GameContext):
+            _check_sizes(self._trained_sizes, context.size)
         seed = restart_seed(self.seed, context)
         if seed is None:
             self.searcher.reset()
@@ -185,7 +214,7 @@ class _SearchAgent:
 
 
 class UCTAgent(_SearchAgent):
-    """UCT with random playouts (see ``search.uct``).
+    """UCT with random or pattern playouts (see ``search.uct``).
 
     Args:
         playouts: simulations per move (default 1000 when ``seconds`` is not given).
@@ -193,6 +222,8 @@ class UCTAgent(_SearchAgent):
         c: exploration constant (values in [-1, 1]).
         rave: blend in all-moves-as-first values (MC-RAVE).
         rave_equivalence: RAVE's ``k``, the visits at which a move's own and AMAF values weigh the same.
+        rollout_weights: the rollout policy's weights (``rollout.npz``): playouts draw their
+            moves from it instead of uniformly at random.
         reuse: keep the search tree of the moves played between searches.
         resign_threshold: resign when the best move's win rate stays below it (None: never).
         resign_moves: ... for this many of the player's moves in a row.
@@ -206,6 +237,7 @@ class UCTAgent(_SearchAgent):
         c: float = 0.5,
         rave: bool = False,
         rave_equivalence: float = 1000.0,
+        rollout_weights: str | None = None,
         reuse: bool = True,
         resign_threshold: float | None = 0.05,
         resign_moves: int = 3,
@@ -213,11 +245,20 @@ class UCTAgent(_SearchAgent):
     ):
         if playouts is None and seconds is None:
             playouts = 1000
+        networks: list[tuple[int, str]] = []
+        rollout_policy = _rollout_policy(rollout_weights, networks)
 
         def make_searcher(seed: int | None) -> TreeSearch:
-            return UCT(c=c, rave=rave, rave_equivalence=rave_equivalence, reuse=reuse, seed=seed)
+            return UCT(
+                c=c,
+                rave=rave,
+                rave_equivalence=rave_equivalence,
+                rollout_policy=rollout_policy,
+                reuse=reuse,
+                seed=seed,
+            )
 
-        super().__init__(make_searcher, seed, playouts, seconds, resign_threshold, resign_moves)
+        super().__init__(make_searcher, seed, playouts, seconds, resign_threshold, resign_moves, networks)
         self.name = "uct"
 
 
@@ -282,17 +323,15 @@ class PUCTAgent(_SearchAgent):
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         _check_evaluator(evaluator, rollout_weights)
-        pattern_policy = load_weights(rollout_weights)[0] if rollout_weights is not None else None
+        networks = []
         network = None
-        self._digests: list[str] = []
         if prior is not None:
             from goarena.agents.inference.evaluator import load_policy_net, set_inference_threads
 
             set_inference_threads(1)  # league workers are processes, one game each
             network, digest = load_policy_net(prior, device)
-            self._digests.append(digest)
-        if rollout_weights is not None:
-            self._digests.append(weights_digest([rollout_weights]))
+            networks.append((network.board_size, digest))
+        pattern_policy = _rollout_policy(rollout_weights, networks)
 
         def make_searcher(seed: int | None) -> TreeSearch:
             leaves: EvaluatorSpec = evaluator
@@ -320,7 +359,7 @@ class PUCTAgent(_SearchAgent):
                 seed=seed,
             )
 
-        super().__init__(make_searcher, seed, simulations, seconds, resign_threshold, resign_moves)
+        super().__init__(make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks)
         self.temperature = temperature
         self.temperature_moves = temperature_moves
         self.name = "puct"
@@ -341,17 +380,11 @@ class PUCTAgent(_SearchAgent):
             sizes.append(policy_net_size(str(prior)))
         if rollout_weights is not None:
             sizes.append(load_weights(str(rollout_weights))[1])
-        if context is not None and any(size != context.size for size in sizes):
-            raise UnsupportedGame(
-                f"the networks were trained for {sizes[0]}x{sizes[0]}, not {context.size}x{context.size}"
-            )
+        if context is not None:
+            _check_sizes(sizes, context.size)
         if evaluator == "pattern":
             options["evaluator"] = "uniform"
         cls(**options)  # type: ignore[arg-type]  # the other options, checked by the player without networks
-
-    def weights_digest(self) -> str | None:
-        """The digest of the networks' weights (None without any)."""
-        return "+".join(self._digests) or None
 
     def _temperature(self, game: Game) -> float:
         if self.temperature_moves is None or len(game.moves) < self.temperature_moves:

@@ -102,6 +102,7 @@ class RolloutScratch(NamedTuple):
 
     state: GoState  # the position a rollout is played in
     playout: PlayoutScratch
+    moves: np.ndarray  # int32[L]: a playout's moves (L = move cap + 1)
     logits: np.ndarray  # float64[A]: one leaf's move logits, for its priors
     marks: np.ndarray  # int8[P]: flood-fill marks for scoring
     stack: np.ndarray  # int64[P]: flood-fill stack for scoring
@@ -113,6 +114,7 @@ def new_rollout_scratch(like: GoState) -> RolloutScratch:
     return RolloutScratch(
         state=GoState(*(np.zeros_like(field) for field in like)),
         playout=new_playout_scratch(int(round(num_points**0.5))),
+        moves=np.zeros(int(like.info[K.INFO_MAX_MOVES]) + 1, np.int32),
         logits=np.zeros(num_points + 1, np.float64),
         marks=np.zeros(num_points, np.int8),
         stack=np.zeros(num_points, np.int64),
@@ -279,21 +281,25 @@ def play_move(state, geometry, scratch, move):
 
 
 @kernel
-def pattern_playout(state, geometry, policy, scratch, rng):
-    """Play ``pattern_move`` until the game is over; return the moves played.
+def pattern_playout(state, geometry, policy, scratch, rng, moves, start):
+    """Play ``pattern_move`` until the game is over, writing the moves to ``moves[start:]``
+    (as ``search.evaluator.playout`` does); return the index after the last one.
 
     Args:
         state: the game, played on in place; its history boards (``recent``) go stale.
         policy: a ``PatternPolicy`` (tables and weights).
         scratch: a ``PlayoutScratch`` of the board's size.
         rng: uint64[1], the core's xorshift generator state (nonzero).
+        moves: int32[L], room for the moves (L = the move cap + 1 suffices).
     """
     forget_weights(scratch)
-    played = 0
+    end = start
     while state.info[K.INFO_OVER] == K.RUNNING:
-        play_move(state, geometry, scratch, pattern_move(state, geometry, policy, scratch, rng))
-        played += 1
-    return played
+        move = pattern_move(state, geometry, policy, scratch, rng)
+        play_move(state, geometry, scratch, move)
+        moves[end] = move
+        end += 1
+    return end
 
 
 @kernel
@@ -306,7 +312,7 @@ def pattern_rollout_values(states, geometry, policy, scratch, rng, rollouts, out
         total = 0.0
         for _ in range(rollouts):
             K.copy_into(scratch.state, leaf)
-            pattern_playout(scratch.state, geometry, policy, scratch.playout, rng)
+            pattern_playout(scratch.state, geometry, policy, scratch.playout, rng, scratch.moves, 0)
             margin = K.score_margin(scratch.state, geometry, scratch.marks, scratch.stack)
             if margin != 0:
                 total += 1.0 if (margin > 0) == black else -1.0
@@ -376,7 +382,7 @@ def _pattern_games(root, geometry, policy, scratch, rng, count):
     moves = 0
     for _ in range(count):
         K.copy_into(scratch.state, root)
-        moves += pattern_playout(scratch.state, geometry, policy, scratch.playout, rng)
+        moves += pattern_playout(scratch.state, geometry, policy, scratch.playout, rng, scratch.moves, 0)
     return moves
 
 

@@ -93,6 +93,18 @@ def seed_everything(seed: int, device: torch.device) -> None:
         torch.use_deterministic_algorithms(True)
 
 
+def cosine_lr(base: float, step: int, steps: int, floor: float = 0.02) -> float:
+    """The learning rate of step ``step`` of ``steps``: ``base`` decayed along a half cosine to
+    ``floor * base`` at the end. A function of the step alone, so a resumed run follows it exactly."""
+    progress = min(step / steps, 1.0)
+    return base * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def set_lr(optimizer: torch.optim.Optimizer, lr: float) -> None:
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+
+
 def step_rng(seed: int, step: int) -> np.random.Generator:
     """The random generator of one step (e.g. its augmentation), a function of seed and step only."""
     return np.random.default_rng([seed, step])

@@ -4,7 +4,8 @@ Stochastic gradient ascent on the log-likelihood of the expert's move (cross-ent
 move, pass included), each minibatch position under a random one of the board's 8 symmetries.
 The optimizer is Adam, not the paper's plain SGD: a run of a few thousand steps on a CPU has
 no budget for tuning a learning-rate schedule, and Adam's per-weight steps train a small
-network well at one fixed rate. Games are split into training and held-out games (positions of
+network well; its rate decays along a half cosine over the run (``--lr-schedule constant``
+keeps it fixed). Games are split into training and held-out games (positions of
 one game are never on both sides); the best checkpoint by held-out top-1 is exported as
 ``policy.pt`` (a small weights file for ``SLPolicyAgent``), and its held-out loss, top-1 and
 top-5 on every held-out position are printed and saved as ``metrics.json``.
@@ -30,9 +31,19 @@ from goarena.agents.data.dataset import PositionBatch, ShardDataset
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import resolve_device
-from goarena.agents.training.loop import Run, Schedule, held_out_split, seed_everything, step_rng, train
+from goarena.agents.training.loop import (
+    Run,
+    Schedule,
+    cosine_lr,
+    held_out_split,
+    seed_everything,
+    set_lr,
+    step_rng,
+    train,
+)
 
 EVAL_BATCH = 512
+LR_SCHEDULES = ("cosine", "constant")
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,7 @@ class SLConfig:
         data: the shard directory.
         layers, filters: the network (``PolicyNet``).
         steps, batch_size, lr: minibatches, positions per minibatch, Adam's learning rate.
+        lr_schedule: "cosine" (decayed to 2% of ``lr`` by the last step) or "constant".
         seed: of the weights, the split, the data order and the augmentation.
         held_out: the fraction of games held out.
         checkpoint_every: steps between checkpoints (each scored on held-out positions).
@@ -56,6 +68,7 @@ class SLConfig:
     steps: int = 4000
     batch_size: int = 64
     lr: float = 1e-3
+    lr_schedule: str = "cosine"
     seed: int = 0
     held_out: float = 0.05
     checkpoint_every: int = 500
@@ -76,6 +89,8 @@ class SLConfig:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if not self.lr > 0:
             raise ValueError(f"lr must be positive, got {self.lr}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule is one of {', '.join(LR_SCHEDULES)}, got {self.lr_schedule!r}")
         if not 0 < self.held_out < 1:
             raise ValueError(f"held_out is a fraction of the games in (0, 1), got {self.held_out}")
 
@@ -110,6 +125,8 @@ class SLJob:
             self.sampler.batch(step), rng=step_rng(self.config.seed, step), augment=True
         )
         planes, moves = self._tensors(batch)
+        if self.config.lr_schedule == "cosine":
+            set_lr(self.optimizer, cosine_lr(self.config.lr, step, self.config.steps))
         logits = self.model(planes)
         loss = F.cross_entropy(logits, moves)
         self.optimizer.zero_grad(set_to_none=True)
@@ -184,6 +201,7 @@ def parser() -> argparse.ArgumentParser:
         ("steps", "minibatches to train on"),
         ("batch-size", "positions per minibatch"),
         ("lr", "Adam's learning rate"),
+        ("lr-schedule", "cosine (decayed over the run) or constant"),
         ("seed", "seed of weights, split, data order and augmentation"),
         ("held-out", "fraction of the games held out"),
         ("checkpoint-every", "steps between checkpoints"),

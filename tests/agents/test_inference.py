@@ -8,7 +8,7 @@ import torch
 from go_env import Game
 from go_env.features.alphago import alphago_planes, new_alphago_planes
 from go_env.features.patterns import pattern_tables, save_weights
-from goarena.agents.base import AgentSpecError, GameContext, check_spec, make_agent
+from goarena.agents.base import AgentSpecError, GameContext, UnsupportedGame, check_spec, make_agent
 from goarena.agents.inference import PolicyNetEvaluator, load_policy_net
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.policy import PolicyNet
@@ -108,3 +108,26 @@ def test_puct_with_a_prior_and_pattern_rollouts_from_a_spec(policy_weights, roll
         move = player.select_move(game)
         assert game.is_legal(move)
         game.play(move)
+
+
+def test_uct_with_pattern_playouts_from_a_spec(rollout_weights):
+    spec = f"uct:playouts=64,rollout_weights={str(rollout_weights)!r}"
+    check_spec(spec, GameContext(SIZE, Game(SIZE).rules))
+    with pytest.raises(AgentSpecError, match="trained for 5x5, not 9x9"):
+        check_spec(spec, GameContext(9, Game(9).rules))
+    player = make_agent(spec, seed=3)
+    assert player.searcher.rollout_policy is not None
+    assert player.weights_digest() is not None and make_agent("uct").weights_digest() is None
+    game = Game(SIZE)
+    player.reset(GameContext(SIZE, game.rules, seed=3))
+    for _ in range(6):
+        move = player.select_move(game)
+        assert game.is_legal(move)
+        game.play(move)
+
+
+def test_a_search_player_refuses_a_board_its_networks_were_not_trained_for(policy_weights):
+    player = make_agent(f"puct:simulations=8,prior={str(policy_weights)!r}")
+    player.reset(GameContext(SIZE, Game(SIZE).rules))
+    with pytest.raises(UnsupportedGame, match="trained for 5x5, not 7x7"):
+        player.reset(GameContext(7, Game(7).rules))

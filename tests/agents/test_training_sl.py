@@ -17,7 +17,7 @@ from goarena.agents.data.shards import build_shards
 from goarena.agents.nets.checkpoint import load_model, read_checkpoint, weights_digest
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import resolve_device
-from goarena.agents.training.loop import EpochSampler, RunConfigError
+from goarena.agents.training.loop import EpochSampler, RunConfigError, cosine_lr
 from goarena.agents.training.sl import SLConfig, train_sl
 from goarena.benchmarks.cli import main
 
@@ -106,7 +106,7 @@ def test_another_config_is_refused_naming_what_differs(shards, tmp_path):
 
 
 def test_bad_options_are_refused_before_anything_is_written(shards, tmp_path):
-    for changes in ({"held_out": 0.0}, {"lr": -1.0}, {"layers": 0}):
+    for changes in ({"held_out": 0.0}, {"lr": -1.0}, {"layers": 0}, {"lr_schedule": "step"}):
         with pytest.raises(ValueError, match=next(iter(changes))):
             run(shards, tmp_path / "run", **changes)
     with pytest.raises(ValueError, match="no shards"):
@@ -169,3 +169,10 @@ def test_epochs_visit_every_position_once_in_a_seeded_order():
         sampler.batch(1).tolist(),
     ]
     assert not np.array_equal(np.concatenate([sampler.batch(step) for step in range(3, 6)]), epoch)
+
+
+def test_the_cosine_rate_falls_from_the_base_rate_to_its_floor():
+    rates = [cosine_lr(0.01, step, 100) for step in range(101)]
+    assert rates[0] == pytest.approx(0.01) and rates[50] == pytest.approx(0.0051)
+    assert rates[100] == pytest.approx(0.0002)
+    assert all(later < earlier for earlier, later in zip(rates, rates[1:]))

@@ -46,9 +46,15 @@ def noisy_policy(seed: int) -> pt.PatternPolicy:
 def test_a_playout_plays_a_legal_game_to_the_end() -> None:
     game = Game(9)
     state = K.copy_state(game.state)
-    played = pattern_playout(state, game.geometry, noisy_policy(0), new_playout_scratch(9), random_state(1))
+    moves = np.full(int(state.info[K.INFO_MAX_MOVES]) + 1, -1, np.int32)
+    scratch = new_playout_scratch(9)
+    played = pattern_playout(state, game.geometry, noisy_policy(0), scratch, random_state(1), moves, 0)
     assert state.info[K.INFO_OVER] != K.RUNNING
     assert played == state.info[K.INFO_MOVE_NUMBER] > 20
+    replay = Game(9)
+    for move in moves[:played]:
+        replay.play(int(move))  # the recorded moves are the game played, each legal
+    assert np.array_equal(replay.state.board, state.board)
     check_state(state, game.geometry, history=False)
 
 

@@ -9,9 +9,11 @@ import pytest
 
 from go_env import Game, Rules, coords
 from go_env import core as K
+from go_env.features.patterns import PatternPolicy, pattern_tables
 from goarena.search import PUCT, UCT
-from goarena.search.evaluator import new_scratch, score_margin
+from goarena.search.evaluator import new_scratch, outcome, random_state, score_margin
 from goarena.search.invariants import check_tree
+from goarena.search.rollout import new_playout_scratch, pattern_playout
 from tests.boards import CAPTURE, HALF_POINT_KOMI, ONLY_WIN, ONLY_WIN_RULES, position
 
 
@@ -143,3 +145,47 @@ def test_budget_is_required_and_finished_games_are_refused():
     game.replay([game.pass_move, game.pass_move])
     with pytest.raises(ValueError, match="over"):
         UCT().search(game, simulations=10)
+
+
+def _noisy_pattern_policy(seed: int) -> PatternPolicy:
+    tables = pattern_tables()
+    weights = np.random.default_rng(seed).normal(0, 1, tables.num_features).astype(np.float32)
+    return PatternPolicy(tables, weights)
+
+
+def test_a_simulation_plays_the_rollout_policys_playout():
+    # The first simulation plays out from the root itself: its result is that of the
+    # pattern playout the same generator draws (and, over a few seeds, not of random ones).
+    policy, game = _noisy_pattern_policy(3), Game(5)
+
+    def first_result(seed: int, rollout_policy: PatternPolicy | None) -> float:
+        uct = UCT(rollout_policy=rollout_policy, seed=seed)
+        uct.sync(game)
+        assert uct._simulate(game, 1) == 1  # one simulation alone (a search plays one more)
+        assert uct.tree is not None
+        return -float(uct.tree.value_sum[0])  # kept for the player who moved into the root
+
+    agreements = {True: 0, False: 0}
+    for seed in range(8):
+        state = K.copy_state(game.state)
+        moves = np.zeros(int(state.info[K.INFO_MAX_MOVES]) + 1, np.int32)
+        pattern_playout(state, game.geometry, policy, new_playout_scratch(5), random_state(seed), moves, 0)
+        expected = outcome(state, game.geometry, K.BLACK, new_scratch(state))
+        assert first_result(seed, policy) == expected
+        agreements[first_result(seed, None) == expected] += 1
+    assert agreements[False] > 0
+
+
+@pytest.mark.parametrize("rave", [False, True])
+def test_pattern_playouts_keep_the_tree_sound_and_find_the_capture(rave):
+    policy = _noisy_pattern_policy(4)
+    game = position(CAPTURE, HALF_POINT_KOMI)
+    uct = UCT(rave=rave, rollout_policy=policy, seed=0)
+    assert coords.to_gtp(uct.search(game, simulations=1000), 5) == "C2"
+    check_tree(uct)
+    game = Game(9)
+    game.replay([40, 41])
+    uct = UCT(rave=rave, rollout_policy=policy, seed=1)
+    uct.search(game, simulations=500)
+    check_tree(uct)
+    assert uct.visit_counts().sum() == 499
