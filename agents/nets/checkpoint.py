@@ -23,11 +23,16 @@ from torch import nn
 
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.rollout import RolloutPolicy
+from goarena.agents.nets.value import ValueNet
 
 FORMAT = "goarena-checkpoint-1"
 
 # Architecture name -> module class; a class has an ``arch`` name and a ``kwargs`` dict.
-ARCHITECTURES: dict[str, type[nn.Module]] = {PolicyNet.arch: PolicyNet, RolloutPolicy.arch: RolloutPolicy}
+ARCHITECTURES: dict[str, type[nn.Module]] = {
+    PolicyNet.arch: PolicyNet,
+    RolloutPolicy.arch: RolloutPolicy,
+    ValueNet.arch: ValueNet,
+}
 
 
 class CheckpointError(ValueError):

@@ -1,0 +1,76 @@
+"""A value network as a source of leaf values: the leaves' 49 planes in one batch, one forward
+pass for all of them, each leaf's value for its side to move.
+
+``ValueNetEvaluator`` has ``values(leaves)`` (``goarena.search.LeafValues``), so a search takes
+it where it takes rollouts: ``PolicyNetEvaluator(policy, values=ValueNetEvaluator(value))``
+for priors from the policy network and values from this one, or inside ``MixedEvaluator``
+for AlphaGo's mix of the two with rollouts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
+from goarena.agents.base import UnsupportedGame
+from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
+from goarena.agents.nets.predict import resolve_device
+from goarena.agents.nets.value import ValueNet
+from goarena.search import Leaves
+
+
+def load_value_net(weights: Path | str, device: str = "cpu") -> tuple[ValueNet, str]:
+    """The value network saved at ``weights`` (in eval mode, on ``device``) and its weights' sha256."""
+    where = resolve_device(device)
+    contents = read_checkpoint(weights, where)
+    model = build_model(weights, contents, where)
+    if not isinstance(model, ValueNet):
+        raise ValueError(f"{weights} holds a {contents['arch']!r} network, not a value network")
+    return model.eval(), str(contents["sha256"])
+
+
+def value_net_size(weights: Path | str) -> int:
+    """The board size the value network at ``weights`` was built for, without its weights."""
+    arch, kwargs = describe(weights)
+    if arch != ValueNet.arch:
+        raise ValueError(f"{weights} holds a {arch!r} network, not a value network")
+    return int(kwargs["board_size"])
+
+
+def network_values(model: ValueNet, planes: np.ndarray) -> np.ndarray:
+    """float64[B]: the network's values of positions ``planes`` (uint8 or float [B, 49, N, N])."""
+    device = next(model.parameters()).device
+    model.eval()
+    with torch.inference_mode():
+        values = model(torch.as_tensor(planes, dtype=torch.float32, device=device))
+    return values.double().cpu().numpy()
+
+
+class ValueNetEvaluator:
+    """Leaf values from a value network.
+
+    Args:
+        model: a ``ValueNet``.
+    """
+
+    def __init__(self, model: ValueNet):
+        self.model = model.eval()
+        self._planes = new_alphago_planes(model.board_size, player_colour=True, batch=1)
+
+    def values(self, leaves: Leaves) -> np.ndarray:
+        """float64[B] in (-1, 1): each leaf's value for its side to move."""
+        size = leaves.geometry.size
+        if size != self.model.board_size:
+            raise UnsupportedGame(
+                f"the value network was trained for {self.model.board_size}x"
+                f"{self.model.board_size}, not {size}x{size}"
+            )
+        count = len(leaves)
+        if self._planes.shape[0] < count:
+            self._planes = new_alphago_planes(size, player_colour=True, batch=count)
+        planes = self._planes[:count]
+        batch_alphago_planes(leaves.states, leaves.geometry, planes)
+        return network_values(self.model, planes)

@@ -1,0 +1,106 @@
+"""``value-greedy``: a player that looks one move ahead with a value network, with no search.
+
+For every legal move (pass included) it plays the move on a copy of the position, and asks the
+value network, in one forward pass over all the children, how good each resulting position is
+for the opponent, who moves there; the move's value for the player is the negative. A move
+that ends the game (a pass after a pass) is valued by the score instead: +1, 0 or -1. It
+plays the move of the highest value (the first of equal ones), so its policy is one-hot on that
+move, and its value is that move's: the position's value after one ply of lookahead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from go_env import Game, Rules
+from go_env import core as K
+from goarena.agents.base import Action, GameContext, UnsupportedGame
+from goarena.agents.inference.value import ValueNetEvaluator, load_value_net, value_net_size
+from goarena.agents.nets.predict import resolve_device
+from goarena.search import Leaves
+
+
+class ValueGreedyAgent:
+    """Plays the move whose resulting position the value network likes best for it.
+
+    Args:
+        weights: a value network's weights file (``goarena train value`` exports ``value.pt``),
+            read once, here.
+        device: where the network runs (cpu, cuda); None runs it where the game's context says
+            (``GameContext.device``), on the CPU until a context comes.
+
+    Raises:
+        CheckpointError: the file is no readable checkpoint.
+        ValueError: a bad device, or weights that are not a value network.
+    """
+
+    takes_context = True
+
+    def __init__(self, weights: Path | str, device: str | None = None):
+        torch.set_num_threads(1)  # league workers are processes, one game each
+        self.device = device
+        self.model, self._digest = load_value_net(weights, device or "cpu")
+        self.board_size = self.model.board_size
+        self.evaluator = ValueNetEvaluator(self.model)
+        self.name = "value-greedy"
+
+    @staticmethod
+    def check_options(context: GameContext | None, weights: Path | str, device: str | None = None) -> None:
+        """Check the options (and, given a context, the board size and device) without reading
+        the weights."""
+        resolve_device(device or (context.device if context else "cpu"))
+        size = value_net_size(weights)
+        if context is not None:
+            _check_size(size, context.size)
+
+    def reset(self, context: GameContext | Rules) -> None:
+        """A new game: refuses a board size the network was not trained for; without a device
+        of its own, moves the network to the context's."""
+        if isinstance(context, GameContext):
+            _check_size(self.board_size, context.size)
+            if self.device is None:
+                self.model.to(resolve_device(context.device))
+
+    def weights_digest(self) -> str:
+        return self._digest
+
+    def move_values(self, game: Game) -> tuple[np.ndarray, np.ndarray]:
+        """The legal moves (int64[L], pass included) and the value of each for the side to move
+        (float64[L] in [-1, 1]), all children evaluated in one forward pass."""
+        _check_size(self.board_size, game.size)
+        if game.is_over:
+            raise ValueError("the game is over: no move to value")
+        moves = game.legal_moves().astype(np.int64)
+        count = len(moves)
+        children = K.GoState(*(np.repeat(field[None], count, axis=0) for field in game.state))
+        status = np.empty(count, np.int64)
+        K.batch_play(children, game.geometry, moves, status)
+        legal = np.empty((count, game.num_points + 1), np.int8)
+        K.batch_legal_mask(children, game.geometry, legal)
+        values = -self.evaluator.values(Leaves(children, legal, game.geometry))
+        over = children.info[:, K.INFO_OVER] != K.RUNNING
+        if over.any():
+            margins = np.empty(count, np.float64)
+            K.batch_score(children, game.geometry, margins)
+            black = 1.0 if game.to_play == K.BLACK else -1.0
+            values[over] = np.sign(margins[over]) * black
+        return moves, values
+
+    def act(self, game: Game) -> Action:
+        """The best move by value, its one-hot policy, and its value for the side to move."""
+        moves, values = self.move_values(game)
+        best = int(np.argmax(values))
+        policy = np.zeros(game.num_points + 1)
+        policy[moves[best]] = 1.0
+        return Action(int(moves[best]), policy, float(values[best]))
+
+    def select_move(self, game: Game) -> int:
+        return self.act(game).move
+
+
+def _check_size(trained: int, asked: int) -> None:
+    if trained != asked:
+        raise UnsupportedGame(f"the value network was trained for {trained}x{trained}, not {asked}x{asked}")
