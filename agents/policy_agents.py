@@ -3,7 +3,9 @@
 ``SLPolicyAgent`` plays the SL policy network (``goarena train sl`` exports one as
 ``policy.pt``): its best legal move at temperature 0, else a move drawn from ``p^(1/T)`` over
 the legal moves. Its ``policy(game)`` is the network's distribution over the legal moves
-(temperature 1), the prior a search or an analysis board shows.
+(temperature 1), the prior a search or an analysis board shows. ``RLPolicyAgent`` is the same
+player for the RL policy network (``goarena train rl`` exports one); no RL weights ship yet, so
+it needs ``weights``.
 """
 
 from __future__ import annotations
@@ -123,6 +125,44 @@ class SLPolicyAgent:
 
     def select_move(self, game: Game) -> int:
         return self.act(game).move
+
+
+class RLPolicyAgent(SLPolicyAgent):
+    """The RL policy network as a player: ``SLPolicyAgent`` with its own name, and ``weights``
+    (a ``policy.pt`` from ``goarena train rl``) required.
+
+    Raises:
+        ValueError: no weights given, and as ``SLPolicyAgent``.
+    """
+
+    def __init__(
+        self,
+        weights: Path | str | None = None,
+        temperature: float = 0.0,
+        device: str | None = None,
+        seed: int | None = None,
+    ):
+        super().__init__(_rl_weights(weights), temperature, device, seed)
+        self.name = "rl-policy"
+
+    @staticmethod
+    def check_options(
+        context: GameContext | None,
+        weights: Path | str | None = None,
+        temperature: float = 0.0,
+        device: str | None = None,
+        seed: int | None = None,
+    ) -> None:
+        """Check the options as ``SLPolicyAgent.check_options`` does, ``weights`` required."""
+        SLPolicyAgent.check_options(context, _rl_weights(weights), temperature, device, seed)
+
+
+def _rl_weights(weights: Path | str | None) -> Path | str:
+    if weights is None:
+        raise ValueError(
+            "rl-policy needs weights=PATH (a policy.pt from goarena train rl): no RL weights ship yet"
+        )
+    return weights
 
 
 def _check_temperature(temperature: float) -> None:
