@@ -237,6 +237,8 @@ BUILTIN_AGENTS: dict[str, str] = {
     "gtp": "goarena.agents.gtp.client:GTPAgent",
     "sl-policy": "goarena.agents.policy_agents:SLPolicyAgent",
     "rollout-policy": "goarena.agents.rollout_agent:RolloutPolicyAgent",
+    "rl-policy": "goarena.agents.policy_agents:RLPolicyAgent",
+    "value-greedy": "goarena.agents.value_agent:ValueGreedyAgent",
 }
 
 

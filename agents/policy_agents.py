@@ -15,14 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from go_env import Game, Rules
 from go_env.features.alphago import game_planes
 from goarena.agents.base import Action, GameContext, MoveInfo, UnsupportedGame, analyze_policy, restart_seed
 from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device
+from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device, set_torch_threads
 from goarena.agents.weights import SL_POLICY_9X9
 
 
@@ -53,7 +52,7 @@ class SLPolicyAgent:
         seed: int | None = None,
     ):
         _check_temperature(temperature)
-        torch.set_num_threads(1)  # league workers are processes, one game each
+        set_torch_threads(1)  # league workers are processes, one game each
         self.device = device
         where = resolve_device(device or "cpu")
         contents = read_checkpoint(weights, where)

@@ -13,13 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from go_env import Game, Rules
 from go_env import core as K
 from goarena.agents.base import Action, GameContext, UnsupportedGame
 from goarena.agents.inference.value import ValueNetEvaluator, load_value_net, value_net_size
-from goarena.agents.nets.predict import resolve_device
+from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.search import Leaves
 
 
@@ -40,7 +39,7 @@ class ValueGreedyAgent:
     takes_context = True
 
     def __init__(self, weights: Path | str, device: str | None = None):
-        torch.set_num_threads(1)  # league workers are processes, one game each
+        set_torch_threads(1)  # league workers are processes, one game each
         self.device = device
         self.model, self._digest = load_value_net(weights, device or "cpu")
         self.board_size = self.model.board_size

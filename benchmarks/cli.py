@@ -64,6 +64,13 @@ def bench(args: argparse.Namespace) -> None:
         strength.show(
             args.agent, args.opponent, args.level, args.games, args.size, args.komi, args.out, args.workers
         )
+    elif args.what == "value":
+        from goarena.benchmarks.bench import value
+
+        rollout_weights = args.rollout_weights or value.ROLLOUT_9X9
+        value.show(
+            args.data, args.weights, args.positions, args.rollouts, rollout_weights, args.held_out, args.seed
+        )
 
 
 def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
@@ -95,6 +102,22 @@ def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
     strength.add_argument("--komi", type=float, default=7.0, help="komi (default 7)")
     strength.add_argument("--out", type=Path, default=None, help="folder for the league (resumable)")
     strength.add_argument("--workers", type=int, default=1, help="games at once (default 1: a core a move)")
+    value = kinds.add_parser("value", help="the value net's MSE and time against pattern-rollout estimates")
+    value.add_argument("--data", type=Path, required=True, help="value positions (goarena data value)")
+    value.add_argument("--weights", type=Path, required=True, help="the value net (value.pt)")
+    value.add_argument("--positions", type=int, default=256, help="held-out positions scored (default 256)")
+    value.add_argument(
+        "--rollouts", type=int, default=100, help="pattern rollouts per position (default 100)"
+    )
+    value.add_argument(
+        "--rollout-weights", type=Path, default=None, help="rollout policy (default: the shipped 9x9 one)"
+    )
+    value.add_argument(
+        "--held-out", type=float, default=0.05, help="fraction held out in training (default 0.05)"
+    )
+    value.add_argument(
+        "--seed", type=int, default=0, help="the training run's seed, for its split (default 0)"
+    )
 
 
 def gtp(args: argparse.Namespace) -> None:
@@ -122,8 +145,12 @@ def warmup(args: argparse.Namespace) -> None:
 
 
 def data(args: argparse.Namespace) -> None:
-    """Expert-game data: GNU Go's self-play records, SGF folders as training shards."""
-    if args.what == "gnugo":
+    """Training data: GNU Go's self-play records, SGF folders as training shards, value positions."""
+    if args.what == "value":
+        from goarena.agents.data import value
+
+        value.main(args.rest)
+    elif args.what == "gnugo":
         from goarena.agents.data import gnugo
 
         config = gnugo.GnuGoConfig(args.out, args.size, args.games, args.level, args.komi, args.seed)
@@ -136,9 +163,9 @@ def data(args: argparse.Namespace) -> None:
 
 def train(args: argparse.Namespace) -> None:
     """Train a network: the job parses its own options."""
-    from goarena.agents.training import rollout, sl
+    from goarena.agents.training import rl, rollout, sl, value
 
-    {"sl": sl, "rollout": rollout}[args.job].main(args.rest)
+    {"sl": sl, "rollout": rollout, "rl": rl, "value": value}[args.job].main(args.rest)
 
 
 def _log(line: str) -> None:
@@ -394,7 +421,9 @@ def main(argv: list[str] | None = None) -> None:
     warm.add_argument("--size", type=int, default=9, help="board size of the position used (default 9)")
     warm.set_defaults(run=warmup)
 
-    expert = commands.add_parser("data", help="training data: gnugo (self-play SGF), shards (SGF -> shards)")
+    expert = commands.add_parser(
+        "data", help="training data: gnugo (self-play SGF), shards (SGF -> shards), value"
+    )
     kinds = expert.add_subparsers(dest="what", required=True)
     gnugo = kinds.add_parser("gnugo", help="GNU Go plays itself: one SGF per game (rerun to resume)")
     gnugo.add_argument("--out", type=Path, required=True, help="folder of the games (game-000000.sgf, ...)")
@@ -411,15 +440,27 @@ def main(argv: list[str] | None = None) -> None:
     shard.add_argument("--size", type=int, default=9, help="board size of the games kept (default 9)")
     shard.add_argument("--workers", type=int, default=1, help="processes reading files (default 1)")
     shard.set_defaults(run=data)
+    positions = kinds.add_parser(
+        "value",
+        add_help=False,  # the job's own parser answers -h
+        help="self-play positions for the value network, one per game (rerun to resume)",
+    )
+    positions.set_defaults(run=data, passes_options_on=True)  # to the job's parser
 
     trainer = commands.add_parser(
-        "train", help="train a network: sl (policy net on expert moves), rollout (fast rollout policy)"
+        "train",
+        help="train a network: sl (policy net on expert moves), rollout (fast rollout policy), "
+        "rl (policy net by self-play), value (value net on self-play positions)",
     )
-    trainer.add_argument("job", choices=["sl", "rollout"])
+    trainer.add_argument("job", choices=["sl", "rollout", "rl", "value"])
     trainer.add_argument("rest", nargs=argparse.REMAINDER, help="the job's options (goarena train JOB -h)")
     trainer.set_defaults(run=train)
 
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
+    if getattr(args, "passes_options_on", False):
+        args.rest = rest
+    elif rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         args.run(args)
     except (ValueError, OSError) as error:

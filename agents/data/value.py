@@ -54,7 +54,6 @@ from typing import Any
 
 import numba
 import numpy as np
-import torch
 from rich.progress import MofNCompleteColumn, Progress
 
 from go_env import Game, GameBatch, Rules
@@ -64,7 +63,7 @@ from goarena.agents.data.dataset import ShardDataset
 from goarena.agents.data.shards import FORMAT, MANIFEST, REPORT, _write_json, _write_shard
 from goarena.agents.inference.evaluator import load_policy_net
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.nets.predict import masked_softmax, policy_logits
+from goarena.agents.nets.predict import masked_softmax, policy_logits, set_torch_threads
 from goarena.agents.weights import SL_POLICY_9X9
 
 KOMI = 7.0
@@ -298,7 +297,7 @@ def _play_chunks(
     policies: Policies, config: ValueDataConfig, device: str, u_max: int, todo: list[_Chunk], workers: int
 ) -> Iterator[tuple[_Chunk, ChunkGames]]:
     """The chunks ``todo`` played, in order."""
-    torch.set_num_threads(1)  # a chunk's games are the same whatever the number of workers
+    set_torch_threads(1)  # a chunk's games are the same whatever the number of workers
     if workers == 1 or len(todo) <= 1:
         for chunk in todo:
             yield chunk, play_chunk(policies, u_max, config.seed, chunk.index, chunk.first_game, chunk.games)
@@ -314,7 +313,7 @@ _policies: Policies | None = None  # a worker process's networks
 
 def _load_policies(config: ValueDataConfig, device: str) -> None:
     global _policies
-    torch.set_num_threads(1)
+    set_torch_threads(1)
     numba.set_num_threads(1)  # the workers share the cores
     _policies = Policies.load(config, device)
 

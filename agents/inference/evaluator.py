@@ -10,13 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
 from goarena.agents.base import UnsupportedGame
 from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device
+from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device, set_torch_threads
 from goarena.search import LeafValues, Leaves
 
 
@@ -69,4 +68,4 @@ class PolicyNetEvaluator:
 
 def set_inference_threads(threads: int = 1) -> None:
     """One thread for torch: league workers and search players run one game per process."""
-    torch.set_num_threads(threads)
+    set_torch_threads(threads)

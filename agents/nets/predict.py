@@ -6,9 +6,17 @@ weights are on; planes go in as any real dtype, probabilities come out as float6
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import torch
 from torch import nn
+
+
+def set_torch_threads(threads: int) -> None:
+    """Set torch's CPU threads. numba resets them to the core count when it starts its own
+    thread pool (on its first parallel kernel), so that pool is started first."""
+    numba.get_num_threads()
+    torch.set_num_threads(threads)
 
 
 def resolve_device(name: str) -> torch.device:

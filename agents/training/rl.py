@@ -52,7 +52,7 @@ from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
 from goarena.agents.inference.evaluator import load_policy_net
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device
+from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device, set_torch_threads
 from goarena.agents.training.loop import Run, Schedule, seed_everything, step_rng, train
 from goarena.agents.weights import SL_POLICY_9X9
 
@@ -310,8 +310,8 @@ def train_rl(
     torch_device = resolve_device(device)
     if threads < 1:
         raise ValueError(f"threads must be positive, got {threads}")
-    numba_threads = numba.get_num_threads()  # starts numba's OpenMP threads, which reset torch's
-    torch.set_num_threads(threads)
+    numba_threads = numba.get_num_threads()
+    set_torch_threads(threads)
     seed_everything(config.seed, torch_device)
     pool_dir = Path(run_dir) / "pool"
     started = snapshot_path(pool_dir, 0)  # a resumed run starts from its own copy

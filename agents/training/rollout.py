@@ -25,7 +25,7 @@ from torch import nn
 
 from go_env.features.patterns import pattern_tables, record_features
 from goarena.agents.nets.checkpoint import build_model, read_checkpoint
-from goarena.agents.nets.predict import resolve_device
+from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.nets.rollout import RolloutPolicy
 from goarena.agents.training.loop import Run, Schedule, held_out_split, seed_everything, train
 
@@ -169,7 +169,7 @@ def train_rollout(
     if threads is not None:
         if threads < 1:
             raise ValueError(f"threads must be positive, got {threads}")
-        torch.set_num_threads(threads)
+        set_torch_threads(threads)
     if dataset is None:
         from goarena.agents.data.dataset import ShardDataset
 

@@ -30,7 +30,7 @@ import torch.nn.functional as F
 from goarena.agents.data.dataset import PositionBatch, ShardDataset
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.nets.predict import resolve_device
+from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.training.loop import (
     Run,
     Schedule,
@@ -167,7 +167,7 @@ def train_sl(
     torch_device = resolve_device(device)
     if threads < 1:
         raise ValueError(f"threads must be positive, got {threads}")
-    torch.set_num_threads(threads)
+    set_torch_threads(threads)
     dataset = ShardDataset(config.data)
     seed_everything(config.seed, torch_device)
     job = SLJob(dataset, config, torch_device)

@@ -27,7 +27,7 @@ import torch.nn.functional as F
 
 from goarena.agents.data.dataset import PositionBatch, ShardDataset
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
-from goarena.agents.nets.predict import resolve_device
+from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.nets.value import VALUE_PLANES, ValueNet
 from goarena.agents.training.loop import (
     Run,
@@ -169,7 +169,7 @@ def train_value(
     torch_device = resolve_device(device)
     if threads < 1:
         raise ValueError(f"threads must be positive, got {threads}")
-    torch.set_num_threads(threads)
+    set_torch_threads(threads)
     dataset = ShardDataset(config.data)
     seed_everything(config.seed, torch_device)
     job = ValueJob(dataset, config, torch_device)

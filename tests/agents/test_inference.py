@@ -1,6 +1,9 @@
 """A policy network as PUCT's prior: one forward pass per evaluator call, its softmax over
 each leaf's legal moves, and the player that uses it from a spec string."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -131,3 +134,16 @@ def test_a_search_player_refuses_a_board_its_networks_were_not_trained_for(polic
     player.reset(GameContext(SIZE, Game(SIZE).rules))
     with pytest.raises(UnsupportedGame, match="trained for 5x5, not 7x7"):
         player.reset(GameContext(7, Game(7).rules))
+
+
+def test_torchs_thread_count_outlives_numbas_thread_pool():
+    # numba's pool, started after torch.set_num_threads, resets torch's count to the cores'.
+    script = (
+        "import torch, numba\n"
+        "from goarena.agents.nets.predict import set_torch_threads\n"
+        "set_torch_threads(1)\n"
+        "numba.get_num_threads()\n"
+        "print(torch.get_num_threads())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"

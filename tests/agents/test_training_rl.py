@@ -27,7 +27,7 @@ from goarena.agents.training.rl import RLConfig, RLJob, SelfPlay, play_games, re
 
 SIZE = 5
 PASS = SIZE * SIZE
-RL_PLAYER = "goarena.agents.policy_agents:RLPolicyAgent"
+RL_PLAYER = "rl-policy"
 
 
 @pytest.fixture(scope="module")

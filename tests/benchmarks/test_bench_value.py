@@ -57,3 +57,11 @@ def test_the_table_prints_both_mses(files, capsys):
 def test_bad_arguments_are_refused(files):
     with pytest.raises(ValueError, match="rollouts must be positive"):
         measure(files / "data", files / "value.pt", rollouts=0)
+
+
+def test_the_command_prints_the_table(files, capsys):
+    from goarena.benchmarks.cli import main
+
+    options = ["--data", str(files / "data"), "--weights", str(files / "value.pt"), "--rollouts", "4"]
+    main(["bench", "value", *options, "--rollout-weights", str(files / "rollout.npz"), "--held-out", "0.25"])
+    assert "4 pattern rollouts" in capsys.readouterr().out
