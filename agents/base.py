@@ -239,6 +239,7 @@ BUILTIN_AGENTS: dict[str, str] = {
     "rollout-policy": "goarena.agents.rollout_agent:RolloutPolicyAgent",
     "rl-policy": "goarena.agents.policy_agents:RLPolicyAgent",
     "value-greedy": "goarena.agents.value_agent:ValueGreedyAgent",
+    "alphago": "goarena.agents.alphago_agent:AlphaGoAgent",
 }
 
 

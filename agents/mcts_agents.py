@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -42,15 +43,22 @@ from goarena.search import (
     UCT,
     Candidate,
     Evaluator,
+    LeafValues,
     Leaves,
+    MixedEvaluator,
     RolloutEvaluator,
     TreeSearch,
     UniformEvaluator,
 )
 from goarena.search.rollout import PatternRolloutEvaluator
 
+if TYPE_CHECKING:  # torch is imported only by players that load a network
+    from goarena.agents.nets.policy import PolicyNet
+    from goarena.agents.nets.value import ValueNet
+
 EvaluatorSpec = str | Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarray]]
 EVALUATORS = ("uniform", "rollout", "pattern")
+UNIFORM = "uniform"  # prior=uniform: uniform priors in place of a policy network's
 
 
 def _check_evaluator(evaluator: EvaluatorSpec, rollout_weights: str | None) -> None:
@@ -63,6 +71,35 @@ def _check_evaluator(evaluator: EvaluatorSpec, rollout_weights: str | None) -> N
 def _check_sizes(trained: list[int], size: int) -> None:
     if any(trained_size != size for trained_size in trained):
         raise UnsupportedGame(f"the networks were trained for {trained[0]}x{trained[0]}, not {size}x{size}")
+
+
+def _check_value(prior: str | None, value: str | None, mixing: float) -> None:
+    if not 0.0 <= mixing <= 1.0:
+        raise ValueError(f"mixing is AlphaGo's λ, in [0, 1], got {mixing}")
+    if value is not None and prior is None:
+        raise ValueError("value=PATH needs prior=PATH (a policy network) or prior=uniform")
+
+
+def _with_networks(
+    leaves: EvaluatorSpec,
+    evaluator: EvaluatorSpec,
+    policy: PolicyNet | None,
+    value: ValueNet | None,
+    mixing: float,
+) -> Evaluator:
+    """Priors from the policy network (uniform without one); values from the value network,
+    the evaluator's playouts, or AlphaGo's blend of both (``mixing`` = λ)."""
+    from goarena.agents.inference import PolicyNetEvaluator, ValueNetEvaluator
+
+    playouts = None if evaluator == "uniform" else cast(LeafValues, leaves)
+    network_values = ValueNetEvaluator(value) if value is not None else None
+    values: LeafValues | None = network_values
+    if network_values is None or (playouts is not None and mixing == 1.0):
+        values = playouts
+    base = PolicyNetEvaluator(policy, values) if policy is not None else UniformEvaluator(values)
+    if network_values is not None and playouts is not None and 0.0 < mixing < 1.0:
+        return MixedEvaluator(base, playouts, mixing)
+    return base
 
 
 def _rollout_policy(path: str | None, networks: list[tuple[int, str]]) -> PatternPolicy | None:
@@ -274,9 +311,14 @@ class PUCTAgent(_SearchAgent):
             ``Evaluator``, or a callable ``f(leaves) -> (priors, values)``.
         rollouts: playouts per leaf for ``evaluator="rollout"`` or ``"pattern"``.
         prior: a policy network's weights (``policy.pt``): its priors replace the evaluator's,
-            which then gives the values only (one batched forward pass per evaluator call).
+            which then gives the values only (one batched forward pass per evaluator call);
+            ``"uniform"``: uniform priors over the legal moves, likewise.
         rollout_weights: the rollout policy's weights (``rollout.npz``) for ``"pattern"``.
-        device: where the policy network runs.
+        value: a value network's weights (``value.pt``): its value ``v`` of each leaf (needs
+            ``prior``). With playouts too (``evaluator="rollout"`` or ``"pattern"``), the leaf
+            value is AlphaGo's ``(1 - mixing)·v + mixing·z``, ``z`` the playouts' outcome.
+        mixing: λ of that blend, in [0, 1] (0: the value network alone; 1: the playouts alone).
+        device: where the networks run.
         c_puct: exploration constant.
         batch: leaves per evaluator call.
         selection: the selection rule: ``"alphazero"`` (Q + c·P·sqrt(ΣN)/(1+N)), ``"alphago"``
@@ -303,6 +345,8 @@ class PUCTAgent(_SearchAgent):
         rollouts: int = 1,
         prior: str | None = None,
         rollout_weights: str | None = None,
+        value: str | None = None,
+        mixing: float = 0.5,
         device: str = "cpu",
         c_puct: float = 1.5,
         batch: int = 8,
@@ -323,14 +367,19 @@ class PUCTAgent(_SearchAgent):
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         _check_evaluator(evaluator, rollout_weights)
+        _check_value(prior, value, mixing)
         networks = []
-        network = None
-        if prior is not None:
-            from goarena.agents.inference.evaluator import load_policy_net, set_inference_threads
+        network = value_network = None
+        if prior not in (None, UNIFORM) or value is not None:
+            from goarena.agents.inference import load_policy_net, load_value_net, set_inference_threads
 
             set_inference_threads(1)  # league workers are processes, one game each
-            network, digest = load_policy_net(prior, device)
-            networks.append((network.board_size, digest))
+            if prior not in (None, UNIFORM):
+                network, digest = load_policy_net(str(prior), device)
+                networks.append((network.board_size, digest))
+            if value is not None:
+                value_network, digest = load_value_net(value, device)
+                networks.append((value_network.board_size, digest))
         pattern_policy = _rollout_policy(rollout_weights, networks)
 
         def make_searcher(seed: int | None) -> TreeSearch:
@@ -341,11 +390,8 @@ class PUCTAgent(_SearchAgent):
                 leaves = RolloutEvaluator(rollouts, seed=seed)
             elif evaluator == "pattern":
                 leaves = PatternRolloutEvaluator(pattern_policy, rollouts, seed=seed)  # type: ignore[arg-type]
-            if network is not None:
-                from goarena.agents.inference import PolicyNetEvaluator
-
-                values = None if evaluator == "uniform" else leaves
-                leaves = PolicyNetEvaluator(network, values)  # type: ignore[arg-type]
+            if prior is not None:
+                leaves = _with_networks(leaves, evaluator, network, value_network, mixing)
             return PUCT(
                 leaves,  # type: ignore[arg-type]  # an Evaluator or a callable, as PUCT takes
                 c_puct=c_puct,
@@ -369,22 +415,27 @@ class PUCTAgent(_SearchAgent):
         """Check the options, and the networks' files (and their board size, given a
         context) without reading their weights."""
         prior, rollout_weights = options.pop("prior", None), options.pop("rollout_weights", None)
+        value = options.pop("value", None)
         evaluator = options.get("evaluator", "uniform")
         _check_evaluator(evaluator, rollout_weights)  # type: ignore[arg-type]
+        _check_value(prior, value, options.get("mixing", 0.5))  # type: ignore[arg-type]
         sizes = []
-        if prior is not None:
-            from goarena.agents.inference.evaluator import policy_net_size
+        if prior not in (None, UNIFORM) or value is not None:
+            from goarena.agents.inference import policy_net_size, value_net_size
             from goarena.agents.nets.predict import resolve_device
 
             resolve_device(str(options.get("device", "cpu")))
-            sizes.append(policy_net_size(str(prior)))
+            if prior not in (None, UNIFORM):
+                sizes.append(policy_net_size(str(prior)))
+            if value is not None:
+                sizes.append(value_net_size(str(value)))
         if rollout_weights is not None:
             sizes.append(load_weights(str(rollout_weights))[1])
         if context is not None:
             _check_sizes(sizes, context.size)
         if evaluator == "pattern":
             options["evaluator"] = "uniform"
-        cls(**options)  # type: ignore[arg-type]  # the other options, checked by the player without networks
+        PUCTAgent(**options)  # type: ignore[arg-type]  # the other options, checked without networks
 
     def _temperature(self, game: Game) -> float:
         if self.temperature_moves is None or len(game.moves) < self.temperature_moves:

@@ -3,7 +3,13 @@
 ``SLPolicyAgent`` plays the SL policy network (``goarena train sl`` exports one as
 ``policy.pt``): its best legal move at temperature 0, else a move drawn from ``p^(1/T)`` over
 the legal moves. Its ``policy(game)`` is the network's distribution over the legal moves
-(temperature 1), the prior a search or an analysis board shows. ``RLPolicyAgent`` is the same
+(temperature 1), the prior a search or an analysis board shows.
+
+The network learned to answer a pass with a pass, as the games it learned from end, dead
+stones and all; under area scoring that can end a game the board's count loses. So once
+the opponent has passed, a policy player passes only when the count of the board as it stands
+wins for it; otherwise it plays on among its moves that fill no own eye (and passes when
+there is none left). ``RLPolicyAgent`` is the same
 player for the RL policy network (``goarena train rl`` exports one); no RL weights ship yet, so
 it needs ``weights``.
 """
@@ -17,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from go_env import Game, Rules
+from go_env import core as K
 from go_env.features.alphago import game_planes
 from goarena.agents.base import Action, GameContext, MoveInfo, UnsupportedGame, analyze_policy, restart_seed
 from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
@@ -112,7 +119,7 @@ class SLPolicyAgent:
     def act(self, game: Game) -> Action:
         """The move ``select_move`` plays, with the network's distribution (no value)."""
         logits, legal = self._logits(game)
-        choice = masked_softmax(logits, legal, self.temperature)[0]
+        choice = masked_softmax(logits, playing_on(game, legal[0])[None], self.temperature)[0]
         move = int(choice.argmax()) if self.temperature == 0 else int(self.rng.choice(len(choice), p=choice))
         return Action(move, masked_softmax(logits, legal)[0])
 
@@ -162,6 +169,21 @@ def _rl_weights(weights: Path | str | None) -> Path | str:
             "rl-policy needs weights=PATH (a policy.pt from goarena train rl): no RL weights ship yet"
         )
     return weights
+
+
+def playing_on(game: Game, legal: np.ndarray) -> np.ndarray:
+    """The moves of ``legal`` (a legal-move mask) a policy player weighs: all of them, except
+    after the opponent's pass when the board's count does not win for the player to move:
+    then no pass and no move that fills its own eye, unless nothing else is left."""
+    passing = game.num_points
+    if not game.moves or game.moves[-1] != passing or game.outcome(game.to_play) == 1.0:
+        return legal
+    moves = legal.copy()
+    moves[passing] = 0
+    for point in np.flatnonzero(moves):
+        if K.is_eye(game.state, game.geometry, point, game.to_play):
+            moves[point] = 0
+    return moves if moves.any() else legal
 
 
 def _check_temperature(temperature: float) -> None:

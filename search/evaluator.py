@@ -138,10 +138,16 @@ class LeafValues(Protocol):
 
 
 class UniformEvaluator:
-    """Uniform priors over the legal moves and value 0: search guided by visits alone."""
+    """Uniform priors over the legal moves; values from ``values`` (a ``LeafValues``, such as a
+    value network), or 0 without one: search guided by visits alone."""
+
+    def __init__(self, values: LeafValues | None = None):
+        self.values = values
 
     def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
-        return uniform_priors(leaves.legal), np.zeros(len(leaves), np.float32)
+        if self.values is None:
+            return uniform_priors(leaves.legal), np.zeros(len(leaves), np.float32)
+        return uniform_priors(leaves.legal), self.values.values(leaves)
 
 
 class RolloutEvaluator:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from go_env import Game, Rules
+from go_env import WHITE, Game, Rules
 from go_env.coords import to_gtp
 from goarena.agents.base import (
     Actor,
@@ -19,9 +19,11 @@ from goarena.agents.base import (
 from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.nets.checkpoint import CheckpointError, save_model, weights_digest
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.policy_agents import SLPolicyAgent
+from goarena.agents.policy_agents import SLPolicyAgent, playing_on
+from tests.boards import position
 
 SIZE = 5
+PASS = SIZE * SIZE
 # The fixed network's preferences: point 12 (the centre) best, then 6, then pass.
 BIASES = {12: 3.0, 6: 2.0}
 PASS_BIAS = 1.0
@@ -177,3 +179,43 @@ def test_lz_analyze_reports_the_policy_best_first_with_no_search(fixed_weights):
     assert priors == sorted(priors, reverse=True)
     assert [int(order) for *_, order in moves] == list(range(len(moves)))
     assert engine.handle("lz-genmove_analyze b 10").splitlines()[-2] == f"play {to_gtp(12, SIZE)}"
+
+
+EYE_AND_GROUPS = """
+    . X . . .
+    X X . . .
+    . . . . .
+    . . . . O
+    . . . O .
+    """
+
+
+@pytest.mark.parametrize("komi, plays_on", [(0.5, False), (7.0, True)])
+def test_after_the_opponents_pass_a_policy_player_passes_only_when_the_count_wins(komi, plays_on):
+    game = position(EYE_AND_GROUPS, Rules(komi=komi), to_play=WHITE)
+    game.play(PASS)  # Black's count: 3 stones and an eye against 2 stones and an eye
+    legal = game.legal_mask()
+    weighed = playing_on(game, legal)
+    if plays_on:
+        assert not weighed[PASS] and not weighed[0]  # no pass, no filling its own eye
+        assert np.array_equal(weighed[1:PASS], legal[1:PASS])
+    else:
+        assert np.array_equal(weighed, legal)
+
+
+def test_a_player_that_would_pass_plays_on_rather_than_lose_by_the_count(tmp_path):
+    net = PolicyNet(SIZE, layers=2, filters=4)
+    with torch.no_grad():
+        for parameter in net.parameters():
+            parameter.zero_()
+        net.pass_head.bias.fill_(10.0)  # passing is all it wants
+    save_model(tmp_path / "passer.pt", net)
+    player = SLPolicyAgent(tmp_path / "passer.pt")
+    game = Game(SIZE, Rules(komi=7))
+    assert player.select_move(game) == PASS  # no pass to answer: its own choice
+    game.replay([12, 0, 6, PASS])  # Black to move, two stones to one: short of the komi
+    assert player.select_move(game) != PASS
+    assert player.policy(game)[PASS] > 0.99  # what it reports is still the network's
+    game = Game(SIZE, Rules(komi=0.5))
+    game.replay([12, 0, 6, PASS])
+    assert player.select_move(game) == PASS

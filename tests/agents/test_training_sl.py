@@ -175,4 +175,4 @@ def test_the_cosine_rate_falls_from_the_base_rate_to_its_floor():
     rates = [cosine_lr(0.01, step, 100) for step in range(101)]
     assert rates[0] == pytest.approx(0.01) and rates[50] == pytest.approx(0.0051)
     assert rates[100] == pytest.approx(0.0002)
-    assert all(later < earlier for earlier, later in zip(rates, rates[1:]))
+    assert all(later < earlier for earlier, later in zip(rates, rates[1:], strict=False))
