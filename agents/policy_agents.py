@@ -5,11 +5,11 @@
 the legal moves. Its ``policy(game)`` is the network's distribution over the legal moves
 (temperature 1), the prior a search or an analysis board shows.
 
-The network learned to answer a pass with a pass, as the games it learned from end, dead
-stones and all; under area scoring that can end a game the board's count loses. So once
-the opponent has passed, a policy player passes only when the count of the board as it stands
-wins for it; otherwise it plays on among its moves that fill no own eye (and passes when
-there is none left). ``RLPolicyAgent`` is the same
+The network learned to pass where the games it learned from ended, dead stones and all,
+and to answer a pass with a pass; under area scoring either can end a game that the board's
+count loses (a second pass ends it). So a policy player passes only when the count of the
+board as it stands wins for it; otherwise it plays on among its moves that fill no own eye,
+and passes when there is none left. ``RLPolicyAgent`` is the same
 player for the RL policy network (``goarena train rl`` exports one); no RL weights ship yet, so
 it needs ``weights``.
 """
@@ -172,11 +172,11 @@ def _rl_weights(weights: Path | str | None) -> Path | str:
 
 
 def playing_on(game: Game, legal: np.ndarray) -> np.ndarray:
-    """The moves of ``legal`` (a legal-move mask) a policy player weighs: all of them, except
-    after the opponent's pass when the board's count does not win for the player to move:
-    then no pass and no move that fills its own eye, unless nothing else is left."""
+    """The moves of ``legal`` (a legal-move mask) a policy player weighs: all of them while the
+    board's count wins for the player to move; else no pass and no move that fills its own
+    eye, unless nothing else is left."""
     passing = game.num_points
-    if not game.moves or game.moves[-1] != passing or game.outcome(game.to_play) == 1.0:
+    if game.outcome(game.to_play) == 1.0:
         return legal
     moves = legal.copy()
     moves[passing] = 0

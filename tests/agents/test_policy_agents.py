@@ -84,7 +84,7 @@ def test_greedy_plays_the_best_legal_move(fixed_weights):
 def test_policy_is_the_networks_distribution_over_the_legal_moves(fixed_weights):
     player = SLPolicyAgent(fixed_weights, temperature=0.0)
     game = Game(SIZE)
-    game.replay([12, 6])
+    game.replay([12, 6, 18])  # White to move, ahead by the komi: free to pass
     policy = player.policy(game)
     assert policy[12] == policy[6] == 0
     np.testing.assert_allclose(policy, expected_policy(game.legal_mask()), rtol=1e-6)
@@ -98,7 +98,8 @@ def test_policy_is_the_networks_distribution_over_the_legal_moves(fixed_weights)
 def test_samples_in_proportion_to_p_to_the_one_over_t(fixed_weights, temperature):
     player = SLPolicyAgent(fixed_weights, temperature=temperature, seed=3)
     game = Game(SIZE)
-    draws = 1000
+    game.replay([24, 0, 4])  # White to move, ahead by the komi: every legal move is weighed
+    draws = 4000
     counts = np.bincount([player.select_move(game) for _ in range(draws)], minlength=SIZE * SIZE + 1)
     expected = expected_policy(game.legal_mask(), temperature)
     assert np.abs(counts / draws - expected).max() < 0.05
@@ -191,7 +192,7 @@ EYE_AND_GROUPS = """
 
 
 @pytest.mark.parametrize("komi, plays_on", [(0.5, False), (7.0, True)])
-def test_after_the_opponents_pass_a_policy_player_passes_only_when_the_count_wins(komi, plays_on):
+def test_a_policy_player_passes_only_when_the_count_wins(komi, plays_on):
     game = position(EYE_AND_GROUPS, Rules(komi=komi), to_play=WHITE)
     game.play(PASS)  # Black's count: 3 stones and an eye against 2 stones and an eye
     legal = game.legal_mask()
@@ -211,11 +212,13 @@ def test_a_player_that_would_pass_plays_on_rather_than_lose_by_the_count(tmp_pat
         net.pass_head.bias.fill_(10.0)  # passing is all it wants
     save_model(tmp_path / "passer.pt", net)
     player = SLPolicyAgent(tmp_path / "passer.pt")
-    game = Game(SIZE, Rules(komi=7))
-    assert player.select_move(game) == PASS  # no pass to answer: its own choice
-    game.replay([12, 0, 6, PASS])  # Black to move, two stones to one: short of the komi
-    assert player.select_move(game) != PASS
-    assert player.policy(game)[PASS] > 0.99  # what it reports is still the network's
-    game = Game(SIZE, Rules(komi=0.5))
-    game.replay([12, 0, 6, PASS])
-    assert player.select_move(game) == PASS
+    for komi, moves, passes in (
+        (7.0, [12, 0, 6, PASS], False),  # Black to move, two stones to one: short of the komi
+        (0.5, [12, 0, 6, PASS], True),  # ... enough
+        (0.5, [12, 0, 6], False),  # White to move, behind: its pass could end the game
+        (7.0, [12, 0, 6], True),  # ... ahead with the komi
+    ):
+        game = Game(SIZE, Rules(komi=komi))
+        game.replay(moves)
+        assert (player.select_move(game) == PASS) == passes, (komi, moves)
+        assert player.policy(game)[PASS] > 0.99  # what it reports is still the network's
