@@ -64,6 +64,10 @@ def bench(args: argparse.Namespace) -> None:
         strength.show(
             args.agent, args.opponent, args.level, args.games, args.size, args.komi, args.out, args.workers
         )
+    elif args.what == "networks":
+        from goarena.benchmarks.bench import network_speed
+
+        network_speed.show(args.policy, args.rollout, args.seconds, args.threads, args.device)
     elif args.what == "value":
         from goarena.benchmarks.bench import value
 
@@ -102,6 +106,14 @@ def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
     strength.add_argument("--komi", type=float, default=7.0, help="komi (default 7)")
     strength.add_argument("--out", type=Path, default=None, help="folder for the league (resumable)")
     strength.add_argument("--workers", type=int, default=1, help="games at once (default 1: a core a move)")
+    networks = kinds.add_parser(
+        "networks", help="feature planes, SL policy evaluations and pattern playouts per second"
+    )
+    networks.add_argument("--policy", type=Path, default=None, help="policy.pt (default: the shipped 9x9)")
+    networks.add_argument("--rollout", type=Path, default=None, help="rollout.npz (default: the shipped 9x9)")
+    networks.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
+    networks.add_argument("--threads", type=int, default=1, help="torch's CPU threads (default 1)")
+    networks.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     value = kinds.add_parser("value", help="the value net's MSE and time against pattern-rollout estimates")
     value.add_argument("--data", type=Path, required=True, help="value positions (goarena data value)")
     value.add_argument("--weights", type=Path, required=True, help="the value net (value.pt)")

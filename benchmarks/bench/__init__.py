@@ -1,1 +1,2 @@
-"""Benchmarks that print numbers: environment, search and league speed, strength against GNU Go."""
+"""Benchmarks that print numbers: environment, search, network and league speed, strength against
+GNU Go, value estimates."""
