@@ -16,10 +16,12 @@ never stopped.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import random
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -287,3 +289,45 @@ def _set_global_rng_states(states: dict[str, Any]) -> None:
     np.random.set_state(numpy_state)  # noqa: NPY002 - as saved
     version, python_state, gauss = states["python"]
     random.setstate((version, tuple(python_state), gauss))
+
+
+# The options of every job's command that are not part of its config.
+RUN_OPTIONS = ("run", "device", "threads", "no_progress")
+
+
+def add_config_options(
+    parser: argparse.ArgumentParser,
+    defaults: Any,
+    options: Sequence[tuple[str, str]],
+    threads_help: str = "torch's CPU threads (default 1)",
+) -> None:
+    """Add ``--NAME`` for each (name, help) of ``options`` (a field of the config dataclass
+    ``defaults``, typed and defaulted from it), then ``--device``, ``--threads`` and
+    ``--no-progress``."""
+    for name, help_text in options:
+        default = getattr(defaults, name.replace("-", "_"))
+        parser.add_argument(
+            f"--{name}", type=type(default), default=default, help=f"{help_text} (default {default})"
+        )
+    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    parser.add_argument("--threads", type=int, default=1, help=threads_help)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run_job(
+    job: str,
+    args: argparse.Namespace,
+    make_config: Callable[..., Any],
+    train_run: Callable[..., dict[str, Any]],
+) -> dict[str, Any]:
+    """Build the config from the parsed ``args`` and train (or resume) the run; Ctrl-C says
+    how to resume instead of a traceback."""
+    config = make_config(**{key: value for key, value in vars(args).items() if key not in RUN_OPTIONS})
+    try:
+        return train_run(
+            config, args.run, device=args.device, threads=args.threads, progress=not args.no_progress
+        )
+    except KeyboardInterrupt:
+        sys.exit(
+            f"\ngoarena train {job}: stopped; the same command resumes from the last checkpoint in {args.run}"
+        )

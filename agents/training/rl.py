@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -53,7 +52,15 @@ from goarena.agents.inference.evaluator import load_policy_net
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device, set_torch_threads
-from goarena.agents.training.loop import Run, Schedule, seed_everything, step_rng, train
+from goarena.agents.training.loop import (
+    Run,
+    Schedule,
+    add_config_options,
+    run_job,
+    seed_everything,
+    step_rng,
+    train,
+)
 from goarena.agents.weights import SL_POLICY_9X9
 
 BASELINES = ("mean", "none")
@@ -351,46 +358,31 @@ def parser() -> argparse.ArgumentParser:
         help="the starting policy network (default: the shipped 9x9 SL policy, sl-policy-9x9.pt)",
     )
     parser.add_argument("--run", required=True, type=Path, help="the run directory (the same one resumes)")
-    for name, help_text in (
-        ("games", "games per iteration (even: half with each colour)"),
-        ("iterations", "iterations, one SGD step each"),
-        ("lr", "the SGD learning rate"),
-        ("snapshot-every", "iterations between snapshots joining the opponent pool"),
-        ("temperature", "of the softmax moves are drawn from"),
-        ("baseline", "mean (the iteration's mean outcome) or none"),
-        ("komi", "White's komi, area scoring"),
-        ("seed", "seed of the opponents and the moves"),
-        ("eval-games", "games against the initial network at each checkpoint (even)"),
-        ("checkpoint-every", "iterations between checkpoints"),
-        ("log-every", "iterations between TensorBoard points"),
-    ):
-        default = getattr(defaults, name.replace("-", "_"))
-        parser.add_argument(
-            f"--{name}", type=type(default), default=default, help=f"{help_text} (default {default})"
-        )
-    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
-    parser.add_argument("--threads", type=int, default=1, help="torch's and numba's CPU threads (default 1)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_config_options(
+        parser,
+        defaults,
+        (
+            ("games", "games per iteration (even: half with each colour)"),
+            ("iterations", "iterations, one SGD step each"),
+            ("lr", "the SGD learning rate"),
+            ("snapshot-every", "iterations between snapshots joining the opponent pool"),
+            ("temperature", "of the softmax moves are drawn from"),
+            ("baseline", "mean (the iteration's mean outcome) or none"),
+            ("komi", "White's komi, area scoring"),
+            ("seed", "seed of the opponents and the moves"),
+            ("eval-games", "games against the initial network at each checkpoint (even)"),
+            ("checkpoint-every", "iterations between checkpoints"),
+            ("log-every", "iterations between TensorBoard points"),
+        ),
+        threads_help="torch's and numba's CPU threads (default 1)",
+    )
     return parser
 
 
 def main(argv: list[str]) -> None:
     """``goarena train rl ...``: train, then print the exported network's win rate."""
     args = parser().parse_args(argv)
-    options = {
-        key: value
-        for key, value in vars(args).items()
-        if key not in ("run", "device", "threads", "no_progress")
-    }
-    config = RLConfig(**options)
-    try:
-        metrics = train_rl(
-            config, args.run, device=args.device, threads=args.threads, progress=not args.no_progress
-        )
-    except KeyboardInterrupt:
-        sys.exit(
-            f"\ngoarena train rl: stopped; the same command resumes from the last checkpoint in {args.run}"
-        )
+    metrics = run_job("rl", args, RLConfig, train_rl)
     print(
         f"against the initial network ({metrics['eval_games']} games, best checkpoint at iteration "
         f"{metrics['step']}): win rate {metrics['held_out']['win_rate']:.1%}"

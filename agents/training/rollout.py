@@ -27,7 +27,15 @@ from go_env.features.patterns import pattern_tables, record_features
 from goarena.agents.nets.checkpoint import build_model, read_checkpoint
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.nets.rollout import RolloutPolicy
-from goarena.agents.training.loop import Run, Schedule, held_out_split, seed_everything, train
+from goarena.agents.training.loop import (
+    Run,
+    Schedule,
+    add_config_options,
+    held_out_split,
+    run_job,
+    seed_everything,
+    train,
+)
 
 EVAL_BATCH = 1024
 WEIGHTS = "rollout.npz"
@@ -203,41 +211,27 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--data", required=True, help="the shard directory (goarena data ...)")
     parser.add_argument("--run", required=True, type=Path, help="the run directory (the same one resumes)")
-    for name, help_text in (
-        ("steps", "minibatches to train on"),
-        ("batch-size", "positions per minibatch"),
-        ("lr", "Adam's learning rate"),
-        ("seed", "seed of the split and the data order"),
-        ("held-out", "fraction of the games held out"),
-        ("checkpoint-every", "steps between checkpoints"),
-        ("log-every", "steps between TensorBoard points"),
-        ("eval-positions", "held-out positions scored at each checkpoint"),
-    ):
-        default = getattr(defaults, name.replace("-", "_"))
-        parser.add_argument(
-            f"--{name}", type=type(default), default=default, help=f"{help_text} (default {default})"
-        )
-    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
-    parser.add_argument("--threads", type=int, help="torch's CPU threads (default: torch's choice)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_config_options(
+        parser,
+        defaults,
+        (
+            ("steps", "minibatches to train on"),
+            ("batch-size", "positions per minibatch"),
+            ("lr", "Adam's learning rate"),
+            ("seed", "seed of the split and the data order"),
+            ("held-out", "fraction of the games held out"),
+            ("checkpoint-every", "steps between checkpoints"),
+            ("log-every", "steps between TensorBoard points"),
+            ("eval-positions", "held-out positions scored at each checkpoint"),
+        ),
+    )
     return parser
 
 
 def main(argv: list[str]) -> None:
     """``goarena train rollout ...``: train, then print the held-out metrics."""
     args = parser().parse_args(argv)
-    options = {
-        key: value
-        for key, value in vars(args).items()
-        if key not in ("run", "device", "threads", "no_progress")
-    }
-    metrics = train_rollout(
-        RolloutConfig(**options),
-        args.run,
-        device=args.device,
-        threads=args.threads,
-        progress=not args.no_progress,
-    )
+    metrics = run_job("rollout", args, RolloutConfig, train_rollout)
     held_out = metrics["held_out"]
     print(
         f"held-out ({metrics['held_out_positions']} positions, best checkpoint at step {metrics['step']}): "

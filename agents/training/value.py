@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -32,8 +31,10 @@ from goarena.agents.nets.value import VALUE_PLANES, ValueNet
 from goarena.agents.training.loop import (
     Run,
     Schedule,
+    add_config_options,
     cosine_lr,
     held_out_split,
+    run_job,
     seed_everything,
     set_lr,
     step_rng,
@@ -199,47 +200,31 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--data", required=True, help="the shard directory (goarena data value)")
     parser.add_argument("--run", required=True, type=Path, help="the run directory (the same one resumes)")
-    for name, help_text in (
-        ("layers", "convolutions in all"),
-        ("filters", "channels of the convolutions"),
-        ("hidden", "units of the fully connected layer"),
-        ("steps", "minibatches to train on"),
-        ("batch-size", "positions per minibatch"),
-        ("lr", "Adam's learning rate"),
-        ("lr-schedule", "cosine (decayed over the run) or constant"),
-        ("seed", "seed of weights, split, data order and augmentation"),
-        ("held-out", "fraction of the games held out"),
-        ("checkpoint-every", "steps between checkpoints"),
-        ("log-every", "steps between TensorBoard points"),
-        ("eval-positions", "held-out positions scored at each checkpoint"),
-    ):
-        default = getattr(defaults, name.replace("-", "_"))
-        parser.add_argument(
-            f"--{name}", type=type(default), default=default, help=f"{help_text} (default {default})"
-        )
-    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
-    parser.add_argument("--threads", type=int, default=1, help="torch's CPU threads (default 1)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_config_options(
+        parser,
+        defaults,
+        (
+            ("layers", "convolutions in all"),
+            ("filters", "channels of the convolutions"),
+            ("hidden", "units of the fully connected layer"),
+            ("steps", "minibatches to train on"),
+            ("batch-size", "positions per minibatch"),
+            ("lr", "Adam's learning rate"),
+            ("lr-schedule", "cosine (decayed over the run) or constant"),
+            ("seed", "seed of weights, split, data order and augmentation"),
+            ("held-out", "fraction of the games held out"),
+            ("checkpoint-every", "steps between checkpoints"),
+            ("log-every", "steps between TensorBoard points"),
+            ("eval-positions", "held-out positions scored at each checkpoint"),
+        ),
+    )
     return parser
 
 
 def main(argv: list[str]) -> None:
     """``goarena train value ...``: train, then print the held-out MSE."""
     args = parser().parse_args(argv)
-    options = {
-        key: value
-        for key, value in vars(args).items()
-        if key not in ("run", "device", "threads", "no_progress")
-    }
-    config = ValueConfig(**options)
-    try:
-        metrics = train_value(
-            config, args.run, device=args.device, threads=args.threads, progress=not args.no_progress
-        )
-    except KeyboardInterrupt:
-        sys.exit(
-            f"\ngoarena train value: stopped; the same command resumes from the last checkpoint in {args.run}"
-        )
+    metrics = run_job("value", args, ValueConfig, train_value)
     print(
         f"held-out ({metrics['held_out_positions']} positions, best checkpoint at step {metrics['step']}): "
         f"MSE {metrics['held_out_mse']:.4f} (the best constant: {metrics['constant_mse']:.4f})"
