@@ -107,6 +107,24 @@ def set_lr(optimizer: torch.optim.Optimizer, lr: float) -> None:
         group["lr"] = lr
 
 
+LR_SCHEDULES = ("cosine", "constant")
+
+
+def check_config(config: Any, positive: Sequence[str]) -> None:
+    """Refuse a supervised job's config with a field of ``positive`` below 1, a rate that is not
+    positive, an unknown ``lr_schedule`` (where it has one) or a held-out fraction out of (0, 1)."""
+    for name in positive:
+        if getattr(config, name) < 1:
+            raise ValueError(f"{name} must be positive, got {getattr(config, name)}")
+    if not config.lr > 0:
+        raise ValueError(f"lr must be positive, got {config.lr}")
+    schedule = getattr(config, "lr_schedule", LR_SCHEDULES[0])
+    if schedule not in LR_SCHEDULES:
+        raise ValueError(f"lr_schedule is one of {', '.join(LR_SCHEDULES)}, got {schedule!r}")
+    if not 0 < config.held_out < 1:
+        raise ValueError(f"held_out is a fraction of the games in (0, 1), got {config.held_out}")
+
+
 def step_rng(seed: int, step: int) -> np.random.Generator:
     """The random generator of one step (e.g. its augmentation), a function of seed and step only."""
     return np.random.default_rng([seed, step])

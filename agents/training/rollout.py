@@ -31,6 +31,7 @@ from goarena.agents.training.loop import (
     Run,
     Schedule,
     add_config_options,
+    check_config,
     held_out_split,
     run_job,
     seed_everything,
@@ -94,13 +95,7 @@ class RolloutConfig:
     eval_positions: int = 8192
 
     def __post_init__(self) -> None:
-        for name in ("steps", "batch_size", "checkpoint_every", "log_every", "eval_positions"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be positive, got {self.lr}")
-        if not 0 < self.held_out < 1:
-            raise ValueError(f"held_out is a fraction of the games in (0, 1), got {self.held_out}")
+        check_config(self, ("steps", "batch_size", "checkpoint_every", "log_every", "eval_positions"))
 
 
 def candidate_tensors(

@@ -32,6 +32,7 @@ from goarena.agents.training.loop import (
     Run,
     Schedule,
     add_config_options,
+    check_config,
     cosine_lr,
     held_out_split,
     run_job,
@@ -42,7 +43,6 @@ from goarena.agents.training.loop import (
 )
 
 EVAL_BATCH = 512
-LR_SCHEDULES = ("cosine", "constant")
 
 
 @dataclass(frozen=True)
@@ -76,24 +76,19 @@ class ValueConfig:
     eval_positions: int = 4096
 
     def __post_init__(self) -> None:
-        for name in (
-            "layers",
-            "filters",
-            "hidden",
-            "steps",
-            "batch_size",
-            "checkpoint_every",
-            "log_every",
-            "eval_positions",
-        ):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be positive, got {self.lr}")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule is one of {', '.join(LR_SCHEDULES)}, got {self.lr_schedule!r}")
-        if not 0 < self.held_out < 1:
-            raise ValueError(f"held_out is a fraction of the games in (0, 1), got {self.held_out}")
+        check_config(
+            self,
+            (
+                "layers",
+                "filters",
+                "hidden",
+                "steps",
+                "batch_size",
+                "checkpoint_every",
+                "log_every",
+                "eval_positions",
+            ),
+        )
 
 
 class ValueJob:
