@@ -18,6 +18,25 @@ from torch import nn
 ALPHAGO_PLANES = 48
 
 
+def check_dimensions(layers: object, **dimensions: tuple[object, int]) -> None:
+    """Refuse a dimension (name=(value, least)) that is not an integer of at least ``least``,
+    and ``layers`` below 2 (it counts the 5x5 and the 1x1 convolutions)."""
+    for name, (value, least) in dimensions.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+    if not isinstance(layers, int) or isinstance(layers, bool) or layers < 2:
+        raise ValueError(f"layers counts the 5x5 and the 1x1 convolutions: at least 2, got {layers!r}")
+
+
+def convolution_stack(planes: int, layers: int, filters: int) -> list[nn.Module]:
+    """AlphaGo's convolutions before the 1x1: a 5x5 one, then ``layers - 2`` 3x3 ones, each
+    followed by a ReLU."""
+    stack: list[nn.Module] = [nn.Conv2d(planes, filters, 5, padding=2), nn.ReLU()]
+    for _ in range(layers - 2):
+        stack += [nn.Conv2d(filters, filters, 3, padding=1), nn.ReLU()]
+    return stack
+
+
 class PolicyNet(nn.Module):
     """Logits over the moves of an N x N board: ``[B, planes, N, N] -> [B, N*N + 1]`` (pass last).
 
@@ -32,15 +51,7 @@ class PolicyNet(nn.Module):
 
     def __init__(self, board_size: int, planes: int = ALPHAGO_PLANES, layers: int = 6, filters: int = 64):
         super().__init__()
-        for name, value, least in (
-            ("board_size", board_size, 2),
-            ("planes", planes, 1),
-            ("filters", filters, 1),
-        ):
-            if not isinstance(value, int) or isinstance(value, bool) or value < least:
-                raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
-        if not isinstance(layers, int) or isinstance(layers, bool) or layers < 2:
-            raise ValueError(f"layers counts the 5x5 and the 1x1 convolutions: at least 2, got {layers!r}")
+        check_dimensions(layers, board_size=(board_size, 2), planes=(planes, 1), filters=(filters, 1))
         self.kwargs: dict[str, Any] = {
             "board_size": board_size,
             "planes": planes,
@@ -49,10 +60,7 @@ class PolicyNet(nn.Module):
         }
         self.board_size = board_size
         self.planes = planes
-        hidden: list[nn.Module] = [nn.Conv2d(planes, filters, 5, padding=2), nn.ReLU()]
-        for _ in range(layers - 2):
-            hidden += [nn.Conv2d(filters, filters, 3, padding=1), nn.ReLU()]
-        self.hidden = nn.Sequential(*hidden)
+        self.hidden = nn.Sequential(*convolution_stack(planes, layers, filters))
         self.point_head = nn.Conv2d(filters, 1, 1, bias=False)
         self.point_bias = nn.Parameter(torch.zeros(board_size * board_size))
         self.pass_head = nn.Linear(filters, 1)

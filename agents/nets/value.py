@@ -15,6 +15,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from goarena.agents.nets.policy import check_dimensions, convolution_stack
+
 VALUE_PLANES = 49
 HIDDEN_UNITS = 256
 
@@ -41,16 +43,9 @@ class ValueNet(nn.Module):
         hidden: int = HIDDEN_UNITS,
     ):
         super().__init__()
-        for name, value, least in (
-            ("board_size", board_size, 2),
-            ("planes", planes, 1),
-            ("filters", filters, 1),
-            ("hidden", hidden, 1),
-        ):
-            if not isinstance(value, int) or isinstance(value, bool) or value < least:
-                raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
-        if not isinstance(layers, int) or isinstance(layers, bool) or layers < 2:
-            raise ValueError(f"layers counts the 5x5 and the 1x1 convolutions: at least 2, got {layers!r}")
+        check_dimensions(
+            layers, board_size=(board_size, 2), planes=(planes, 1), filters=(filters, 1), hidden=(hidden, 1)
+        )
         self.kwargs: dict[str, Any] = {
             "board_size": board_size,
             "planes": planes,
@@ -60,9 +55,7 @@ class ValueNet(nn.Module):
         }
         self.board_size = board_size
         self.planes = planes
-        convolutions: list[nn.Module] = [nn.Conv2d(planes, filters, 5, padding=2), nn.ReLU()]
-        for _ in range(layers - 2):
-            convolutions += [nn.Conv2d(filters, filters, 3, padding=1), nn.ReLU()]
+        convolutions = convolution_stack(planes, layers, filters)
         convolutions.append(nn.Conv2d(filters, 1, 1))  # linear: one ReLU channel could die
         self.convolutions = nn.Sequential(*convolutions)
         self.head = nn.Sequential(
