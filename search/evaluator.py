@@ -141,6 +141,8 @@ class UniformEvaluator:
     """Uniform priors over the legal moves; values from ``values`` (a ``LeafValues``, such as a
     value network), or 0 without one: search guided by visits alone."""
 
+    values: LeafValues | None = None  # a class default too, for subclasses that skip __init__
+
     def __init__(self, values: LeafValues | None = None):
         self.values = values
 
