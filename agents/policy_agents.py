@@ -10,8 +10,7 @@ and to answer a pass with a pass; under area scoring either can end a game that 
 count loses (a second pass ends it). So a policy player passes only when the count of the
 board as it stands wins for it; otherwise it plays on among its moves that fill no own eye,
 and passes when there is none left. ``RLPolicyAgent`` is the same
-player for the RL policy network (``goarena train rl`` exports one); no RL weights ship yet, so
-it needs ``weights``.
+player for the RL policy network (``goarena train rl`` exports one; a 9x9 one ships).
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ from goarena.agents.base import Action, GameContext, MoveInfo, UnsupportedGame, 
 from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device, set_torch_threads
-from goarena.agents.weights import SL_POLICY_9X9
+from goarena.agents.weights import RL_POLICY_9X9, SL_POLICY_9X9
 
 
 class SLPolicyAgent:
@@ -134,41 +133,29 @@ class SLPolicyAgent:
 
 
 class RLPolicyAgent(SLPolicyAgent):
-    """The RL policy network as a player: ``SLPolicyAgent`` with its own name, and ``weights``
-    (a ``policy.pt`` from ``goarena train rl``) required.
-
-    Raises:
-        ValueError: no weights given, and as ``SLPolicyAgent``.
-    """
+    """The RL policy network as a player: ``SLPolicyAgent`` with its own name, and by default
+    the shipped 9x9 RL policy (``goarena train rl`` makes others)."""
 
     def __init__(
         self,
-        weights: Path | str | None = None,
+        weights: Path | str = RL_POLICY_9X9,
         temperature: float = 0.0,
         device: str | None = None,
         seed: int | None = None,
     ):
-        super().__init__(_rl_weights(weights), temperature, device, seed)
+        super().__init__(weights, temperature, device, seed)
         self.name = "rl-policy"
 
     @staticmethod
     def check_options(
         context: GameContext | None,
-        weights: Path | str | None = None,
+        weights: Path | str = RL_POLICY_9X9,
         temperature: float = 0.0,
         device: str | None = None,
         seed: int | None = None,
     ) -> None:
-        """Check the options as ``SLPolicyAgent.check_options`` does, ``weights`` required."""
-        SLPolicyAgent.check_options(context, _rl_weights(weights), temperature, device, seed)
-
-
-def _rl_weights(weights: Path | str | None) -> Path | str:
-    if weights is None:
-        raise ValueError(
-            "rl-policy needs weights=PATH (a policy.pt from goarena train rl): no RL weights ship yet"
-        )
-    return weights
+        """Check the options as ``SLPolicyAgent.check_options`` does."""
+        SLPolicyAgent.check_options(context, weights, temperature, device, seed)
 
 
 def playing_on(game: Game, legal: np.ndarray) -> np.ndarray:

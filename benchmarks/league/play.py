@@ -63,8 +63,8 @@ GNUGO_RULES = "--chinese-rules --positional-superko"  # GNU Go's options for the
 
 
 def default_config() -> LeagueConfig:
-    """The built-in league on 9x9: random, UCT at three budgets, the shipped SL policy
-    network (greedy) and rollout policy, and GNU Go at levels 1 and 10 when it is installed
+    """The built-in league on 9x9: random, UCT at three budgets, the shipped SL and RL policy
+    networks (greedy) and rollout policy, and GNU Go at levels 1 and 10 when it is installed
     (level 10 is then the anchor, rated 1000)."""
     players = {
         "random": "random",
@@ -72,6 +72,7 @@ def default_config() -> LeagueConfig:
         "uct-300": "uct:playouts=300",
         "uct-3000": "uct:playouts=3000",
         "sl-policy": "sl-policy",
+        "rl-policy": "rl-policy",
         "rollout-policy": "rollout-policy",
     }
     if find_engine("gnugo"):

@@ -12,7 +12,7 @@ import torch
 
 from go_env import Game, Rules
 from go_env.features.alphago import game_planes
-from goarena.agents.base import AgentSpecError, check_spec, make_agent
+from goarena.agents.base import GameContext, check_spec, make_agent
 from goarena.agents.nets.checkpoint import (
     CheckpointError,
     load_model,
@@ -24,6 +24,7 @@ from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.policy_agents import RLPolicyAgent
 from goarena.agents.training.loop import RunConfigError
 from goarena.agents.training.rl import RLConfig, RLJob, SelfPlay, play_games, reinforce_step, train_rl
+from goarena.agents.weights import RL_POLICY_9X9
 
 SIZE = 5
 PASS = SIZE * SIZE
@@ -232,8 +233,8 @@ def test_the_rl_player_plays_the_exported_weights(initial, tmp_path):
         game.play(move)
 
 
-def test_the_rl_player_needs_its_weights_named():
-    with pytest.raises(ValueError, match="rl-policy needs weights=PATH"):
-        RLPolicyAgent()
-    with pytest.raises(AgentSpecError, match="rl-policy needs weights=PATH"):
-        check_spec(RL_PLAYER)
+def test_the_rl_player_plays_the_shipped_weights_by_default():
+    player = make_agent(RL_PLAYER)
+    assert player.weights_digest() == weights_digest(RL_POLICY_9X9)
+    assert player.weights_digest() != make_agent("sl-policy").weights_digest()
+    check_spec(RL_PLAYER, GameContext(9, Rules()))  # the board it plays: see tests/benchmarks/test_league.py
