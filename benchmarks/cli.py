@@ -75,6 +75,23 @@ def bench(args: argparse.Namespace) -> None:
         value.show(
             args.data, args.weights, args.positions, args.rollouts, rollout_weights, args.held_out, args.seed
         )
+    elif args.what == "ablation":
+        from goarena.benchmarks.bench import ablation
+        from goarena.benchmarks.league.runner import LeagueRunError
+        from goarena.benchmarks.league.store import LeagueStoreError
+
+        try:
+            ablation.show(
+                args.value,
+                args.simulations,
+                args.seconds,
+                args.games_per_pair,
+                args.komi,
+                args.out,
+                args.workers,
+            )
+        except (ValueError, LeagueStoreError, LeagueRunError) as error:
+            sys.exit(f"goarena bench ablation: {error}")
 
 
 def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
@@ -130,6 +147,22 @@ def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
     value.add_argument(
         "--seed", type=int, default=0, help="the training run's seed, for its split (default 0)"
     )
+    ablation = kinds.add_parser(
+        "ablation", help="AlphaGo's ablation: rollouts, value net, mixed, no prior, raw policies"
+    )
+    ablation.add_argument("--value", type=Path, required=True, help="the value net (value.pt)")
+    ablation.add_argument(
+        "--simulations", type=int, default=200, help="per move in the equal-simulations league (0: skip)"
+    )
+    ablation.add_argument(
+        "--seconds", type=float, default=0.5, help="per move in the equal-time league (0: skip)"
+    )
+    ablation.add_argument("--games-per-pair", type=int, default=10, help="games per pairing (default 10)")
+    ablation.add_argument("--komi", type=float, default=7.0, help="komi (default 7)")
+    ablation.add_argument(
+        "--out", type=Path, default=Path("runs/ablation"), help="folder of the leagues (resumable)"
+    )
+    ablation.add_argument("--workers", type=int, default=1, help="games at once (default 1: a core a move)")
 
 
 def gtp(args: argparse.Namespace) -> None:
@@ -417,7 +450,8 @@ def main(argv: list[str] | None = None) -> None:
     play.set_defaults(run=demo)
 
     benchmark = commands.add_parser(
-        "bench", help="a benchmark: env (random play), search, strength (vs GNU Go), league (throughput)"
+        "bench",
+        help="a benchmark: env, search, networks, league (throughput), strength, value, ablation",
     )
     add_bench_parsers(benchmark)
     benchmark.set_defaults(run=bench)
