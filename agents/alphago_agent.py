@@ -7,13 +7,13 @@ network's and ``z`` the outcome of a rollout-policy playout; ``Q`` is the mean o
 simulations through the move, and the most visited move is played. Leaves are evaluated in
 batches (``batch``) under virtual loss, and the tree is kept between moves.
 
-    alphago:value=value.pt,simulations=800            # λ = 0.5
-    alphago:value=value.pt,mixing=0,seconds=2         # the value network alone
-    alphago:mixing=1                                  # rollouts alone (no value network)
-    alphago:value=value.pt,prior=uniform              # no policy prior
+    alphago:simulations=800                           # λ = 0.5
+    alphago:mixing=0,seconds=2                        # the value network alone
+    alphago:mixing=1                                  # rollouts alone
+    alphago:prior=uniform                             # no policy prior
+    alphago:value=my-value.pt,prior=my-policy.pt      # other networks
 
-The shipped 9x9 SL policy and rollout policy are the defaults; no value network ships yet,
-so ``value`` must be named unless ``mixing=1``.
+The shipped 9x9 SL policy, value network and rollout policy are the defaults.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 from goarena.agents.base import GameContext
 from goarena.agents.mcts_agents import PUCTAgent
-from goarena.agents.weights import ROLLOUT_9X9, SL_POLICY_9X9
+from goarena.agents.weights import ROLLOUT_9X9, SL_POLICY_9X9, VALUE_9X9
 
 # The AlphaGo paper's exploration constant, with Q in [-1, 1] and u = c·P/(1 + N).
 ALPHAGO_C = 5.0
@@ -33,13 +33,9 @@ def _alphago_options(options: dict[str, Any]) -> dict[str, Any]:
     fixed = {"evaluator"} & options.keys()
     if fixed:
         raise TypeError("alphago's leaves are its networks' and rollout policy's: it takes no evaluator")
-    if options.get("value") is None and options.get("mixing", 0.5) != 1.0:
-        raise ValueError(
-            "alphago needs value=PATH (a value.pt from goarena train value) unless mixing=1 "
-            "(rollouts alone): no value network ships yet"
-        )
     defaults: dict[str, Any] = {
         "prior": str(SL_POLICY_9X9),
+        "value": str(VALUE_9X9),
         "rollout_weights": str(ROLLOUT_9X9),
         "mixing": 0.5,
         "selection": "alphago",
@@ -50,8 +46,9 @@ def _alphago_options(options: dict[str, Any]) -> dict[str, Any]:
 
 class AlphaGoAgent(PUCTAgent):
     """AlphaGo's mixed search (see the module documentation); options as ``PUCTAgent``'s, with
-    AlphaGo's defaults: ``prior`` the shipped SL policy, ``rollout_weights`` the shipped rollout
-    policy, ``mixing`` (λ) 0.5, ``selection="alphago"``, ``c_puct`` 5."""
+    AlphaGo's defaults: ``prior`` the shipped SL policy, ``value`` the shipped value network,
+    ``rollout_weights`` the shipped rollout policy, ``mixing`` (λ) 0.5, ``selection="alphago"``,
+    ``c_puct`` 5."""
 
     def __init__(self, **options: Any):
         super().__init__(**_alphago_options(options))

@@ -19,6 +19,7 @@ from go_env import core as K
 from goarena.agents.base import Action, GameContext, UnsupportedGame
 from goarena.agents.inference.value import ValueNetEvaluator, load_value_net, value_net_size
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
+from goarena.agents.weights import VALUE_9X9
 from goarena.search import Leaves
 
 
@@ -27,7 +28,7 @@ class ValueGreedyAgent:
 
     Args:
         weights: a value network's weights file (``goarena train value`` exports ``value.pt``),
-            read once, here.
+            read once, here; the shipped 9x9 one by default.
         device: where the network runs (cpu, cuda); None runs it where the game's context says
             (``GameContext.device``), on the CPU until a context comes.
 
@@ -38,7 +39,7 @@ class ValueGreedyAgent:
 
     takes_context = True
 
-    def __init__(self, weights: Path | str, device: str | None = None):
+    def __init__(self, weights: Path | str = VALUE_9X9, device: str | None = None):
         set_torch_threads(1)  # league workers are processes, one game each
         self.device = device
         self.model, self._digest = load_value_net(weights, device or "cpu")
@@ -47,7 +48,9 @@ class ValueGreedyAgent:
         self.name = "value-greedy"
 
     @staticmethod
-    def check_options(context: GameContext | None, weights: Path | str, device: str | None = None) -> None:
+    def check_options(
+        context: GameContext | None, weights: Path | str = VALUE_9X9, device: str | None = None
+    ) -> None:
         """Check the options (and, given a context, the board size and device) without reading
         the weights."""
         resolve_device(device or (context.device if context else "cpu"))

@@ -76,13 +76,14 @@ def bench(args: argparse.Namespace) -> None:
             args.data, args.weights, args.positions, args.rollouts, rollout_weights, args.held_out, args.seed
         )
     elif args.what == "ablation":
+        from goarena.agents.weights import VALUE_9X9
         from goarena.benchmarks.bench import ablation
         from goarena.benchmarks.league.runner import LeagueRunError
         from goarena.benchmarks.league.store import LeagueStoreError
 
         try:
             ablation.show(
-                args.value,
+                args.value or VALUE_9X9,
                 args.simulations,
                 args.seconds,
                 args.games_per_pair,
@@ -150,7 +151,7 @@ def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
     ablation = kinds.add_parser(
         "ablation", help="AlphaGo's ablation: rollouts, value net, mixed, no prior, raw policies"
     )
-    ablation.add_argument("--value", type=Path, required=True, help="the value net (value.pt)")
+    ablation.add_argument("--value", type=Path, default=None, help="value.pt (default: the shipped 9x9)")
     ablation.add_argument(
         "--simulations", type=int, default=200, help="per move in the equal-simulations league (0: skip)"
     )

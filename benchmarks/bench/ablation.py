@@ -13,7 +13,9 @@ leagues). The SL policy is the anchor, rated 0. Each league is stored, resumable
 as every league is (``goarena league --help``): its folder holds the database, the SGF, and
 ``ladder.png``, the ratings with their 95% intervals::
 
-    goarena bench ablation --value agents/weights/value-9x9.pt --simulations 200 --seconds 0.5
+    goarena bench ablation --simulations 200 --seconds 0.5 --games-per-pair 10
+
+The shipped 9x9 networks are the players' (``--value`` names another value network).
 """
 
 from __future__ import annotations

@@ -66,6 +66,14 @@ def test_lambda_at_its_ends_uses_one_value_source_alone(nets):
     assert isinstance(rollouts_only.values, PatternRolloutEvaluator)
 
 
+def test_the_shipped_networks_are_the_defaults():
+    check_spec("alphago", GameContext(9, Game(9).rules))
+    evaluator = make_agent("alphago:simulations=8").searcher.evaluator
+    assert isinstance(evaluator, MixedEvaluator) and isinstance(evaluator.network, PolicyNetEvaluator)
+    assert isinstance(evaluator.network.values, ValueNetEvaluator)
+    assert evaluator.network.values.model.board_size == 9
+
+
 def test_no_prior_searches_from_uniform_priors(nets):
     evaluator = make_agent(spec(nets, prior="uniform")).searcher.evaluator
     assert isinstance(evaluator, MixedEvaluator) and isinstance(evaluator.network, UniformEvaluator)
@@ -76,8 +84,6 @@ def test_specs_are_checked_without_building_the_player(nets):
     check_spec(spec(nets), GameContext(SIZE, Game(SIZE).rules))
     with pytest.raises(AgentSpecError, match="trained for 5x5, not 9x9"):
         check_spec(spec(nets), GameContext(9, Game(9).rules))
-    with pytest.raises(AgentSpecError, match="needs value=PATH"):
-        check_spec(spec(nets, value=None))
     with pytest.raises(AgentSpecError, match="takes no evaluator"):
         check_spec(spec(nets, evaluator="rollout"))
     with pytest.raises(AgentSpecError, match="mixing"):

@@ -21,6 +21,7 @@ from goarena.agents.nets.checkpoint import save_model, weights_digest
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.value import ValueNet
 from goarena.agents.value_agent import ValueGreedyAgent
+from goarena.agents.weights import VALUE_9X9
 from goarena.search import PUCT, Leaves
 
 SIZE = 5
@@ -159,3 +160,13 @@ def test_specs_are_checked_without_building_the_player(value_weights, policy_wei
         check_spec(f"{SPEC}:weights={policy_weights}")
     with pytest.raises(AgentSpecError, match="temperature"):
         check_spec(f"{SPEC}:weights={value_weights},temperature=1")
+
+
+def test_the_shipped_9x9_value_network_is_the_default():
+    player = make_agent(SPEC)
+    assert player.weights_digest() == weights_digest(VALUE_9X9)
+    game = Game(9)
+    player.reset(GameContext(9, game.rules))
+    moves, values = player.move_values(game)
+    assert len(moves) == 82 and np.all(np.abs(values) < 1)
+    assert game.is_legal(player.select_move(game))
