@@ -30,10 +30,15 @@ spec                                        player
 ``random``                                  a built-in by name
 ``uct:playouts=2000,c=1.4``                 a built-in with options (``key=value``, commas)
 ``gtp:gnugo --mode gtp --level 10``         an external GTP engine: the rest is its command
+``sb3:runs/ppo/model.zip,simulations=200``  a Stable-Baselines3 model: its path, then options
 ``mypackage.players:make_player``           ``module:factory``, called with the options
 ``mypackage.players:make_player:depth=3``   ... and options after a second colon
 ``myplayer``                                a ``goarena.agents`` entry point's factory
 ==========================================  ==============================================
+
+A ``module:factory`` spec imports ``module`` as ``python -m`` would: from the installed
+packages and from the current directory, so ``mybot.py`` beside the command line is
+``mybot:make_player``.
 
 ``check_spec`` checks a spec without loading a network's weights: a factory with a
 ``check_options(context, **options)`` function (a static or class method) is asked through
@@ -47,6 +52,8 @@ import ast
 import hashlib
 import importlib
 import inspect
+import os
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -56,11 +63,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from go_env import Game, Rules
+from go_env.game import RESIGN as RESIGN  # players import it from here
 
 ENTRY_POINT_GROUP = "goarena.agents"
-
-# What ``select_move`` returns to resign. Moves are 0..N*N-1 and N*N (pass).
-RESIGN = -1
 
 
 class UnsupportedGame(ValueError):
@@ -240,6 +245,7 @@ BUILTIN_AGENTS: dict[str, str] = {
     "rl-policy": "goarena.agents.policy_agents:RLPolicyAgent",
     "value-greedy": "goarena.agents.value_agent:ValueGreedyAgent",
     "alphago": "goarena.agents.alphago_agent:AlphaGoAgent",
+    "sb3": "goarena.agents.sb3:SB3Agent",
 }
 
 
@@ -269,6 +275,7 @@ def parse_options(text: str) -> dict[str, Any]:
 
 def _load(target: str) -> Callable[..., Agent]:
     module_name, _, attribute = target.partition(":")
+    _import_from_working_directory()
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
@@ -277,6 +284,14 @@ def _load(target: str) -> Callable[..., Agent]:
         return getattr(module, attribute)
     except AttributeError:
         raise AgentSpecError(f"module {module_name!r} has no {attribute!r}") from None
+
+
+def _import_from_working_directory() -> None:
+    """Put the current directory on the import path, first, as ``python -m`` does (a console
+    script such as ``goarena`` has its own folder there instead)."""
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.insert(0, here)
 
 
 def _build(
@@ -323,6 +338,11 @@ def _resolve(spec: str) -> tuple[Callable[..., Agent], tuple[Any, ...], dict[str
         if not rest.strip():
             raise AgentSpecError("gtp needs the engine's command: gtp:gnugo --mode gtp")
         return _load(BUILTIN_AGENTS["gtp"]), (rest.strip(),), {}
+    if name == "sb3":
+        path, _, options = rest.partition(",")
+        if not path.strip():
+            raise AgentSpecError("sb3 needs the model's path: sb3:runs/ppo/model.zip")
+        return _load(BUILTIN_AGENTS["sb3"]), (path.strip(),), parse_options(options)
     if name in BUILTIN_AGENTS:
         return _load(BUILTIN_AGENTS[name]), (), parse_options(rest)
     plugins = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}

@@ -28,6 +28,12 @@ env(board_size=19, rules=None, komi=None, handicap=0, render_mode=None)
 
 `board_size`: the board is `board_size` x `board_size`, 2 to 25.
 
+The defaults, 19x19 and komi 7.5, are those of PettingZoo's own Go (`go_v5`), so that code
+written for it runs unchanged. goarena's Gymnasium env (`goarena/Go-v0`) defaults to 9x9,
+where learning runs on a CPU, with the same komi; its leagues play 9x9 with komi 7, the komi
+of the 9x9 computer-Go server CGOS and of the shipped networks' training and measurements
+(a draw there counts half a win).
+
 `rules`: a `go_env.Rules` (komi, ko rule, suicide, scoring, move cap); the default is
 `Rules()`: area scoring, positional superko, no suicide, komi 7.5, a cap of `2 * N * N` moves.
 

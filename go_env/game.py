@@ -19,6 +19,8 @@ from go_env.rules import Rules
 
 BLACK, WHITE, EMPTY = K.BLACK, K.WHITE, K.EMPTY
 COLOR_NAMES = {BLACK: "black", WHITE: "white"}
+# What a player answers instead of a move to resign. Moves are 0..N*N-1 and N*N (pass).
+RESIGN = -1
 
 MIN_SIZE, MAX_SIZE = 2, 25
 
@@ -54,6 +56,11 @@ def _entry_points() -> _EntryPoints:
         legal_mask=compiled(K.legal_mask, types.Array(types.int8, 1, "C")),
         history_planes=compiled(history_planes, types.Array(types.int8, 3, "C")),
     )
+
+
+def other_color(color: int) -> int:
+    """The opponent of ``color`` (BLACK or WHITE)."""
+    return WHITE if color == BLACK else BLACK
 
 
 def as_move(value: object) -> int:
@@ -143,6 +150,14 @@ class Game:
             raise ValueError(f"invalid setup: a stone is {K.STATUS_NAMES[status]}")
         self.setup_black, self.setup_white = black, white
         self._mask = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_kernels"]  # compiled entry points: found again on unpickling
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _kernels=_entry_points())
 
     def copy(self) -> Game:
         other = Game.__new__(Game)

@@ -30,7 +30,7 @@ class LeagueConfig:
     name: str = "league"
     size: int = 9
     rules: str = "goarena"
-    komi: float | None = 7.0  # None: the preset's
+    komi: float | None = 7.0  # 9x9 CGOS's, and the shipped networks' (the envs': 7.5); None: the preset's
     games_per_pair: int = 4
     schedule: str = "round-robin"
     challenger: str | None = None

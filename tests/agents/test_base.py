@@ -1,6 +1,8 @@
 import hashlib
+import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -74,6 +76,42 @@ def test_module_factory_spec_with_options():
     assert isinstance(agent, RandomAgent) and agent.seed == 5
 
 
+MY_BOT = """
+from goarena.agents.random_agent import RandomAgent
+
+
+def make_player(seed=None):
+    player = RandomAgent(seed=seed)
+    player.name = "mybot"
+    return player
+"""
+
+
+def test_a_module_in_the_working_directory_is_found_as_python_m_would(tmp_path, monkeypatch):
+    (tmp_path / "my_bot_here.py").write_text(MY_BOT)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", str(tmp_path))])
+    assert make_agent("my_bot_here:make_player").name == "mybot"
+
+
+def test_the_league_command_plays_a_module_from_the_working_directory(tmp_path):
+    """As a user runs it: ``goarena`` is a console script, whose import path holds its own folder."""
+    (tmp_path / "my_league_bot.py").write_text(MY_BOT)
+    command = [
+        str(Path(sys.executable).parent / "goarena"),
+        "league",
+        "--player=bot=my_league_bot:make_player",
+        "--player=random",
+        "--size=5",
+        "--games-per-pair=2",
+        "--workers=1",
+        f"--dir={tmp_path / 'league'}",
+    ]
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "bot" in result.stdout and (tmp_path / "league" / "league.sqlite").exists()
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
@@ -82,6 +120,7 @@ def test_module_factory_spec_with_options():
         ("no_such_module:factory", "cannot import"),
         ("goarena.agents.random_agent:Nothing", "has no"),
         ("gtp:", "engine's command"),
+        ("sb3:", "model's path"),
         ("builtins:dict", "did not build a player"),
         ("puct:evaluator=net", "bad options for 'puct:evaluator=net': unknown evaluator 'net'"),
         ("minimax:depth=None", "bad options for 'minimax:depth=None': give a depth"),

@@ -3,6 +3,7 @@ documented observation planes and rendering. Moves are written as GTP vertices."
 
 from __future__ import annotations
 
+import pickle
 import re
 import sys
 import warnings
@@ -316,3 +317,26 @@ def test_huge_actions_are_off_the_board(action):
     assert game_env.terminations == {"black_0": True, "white_0": True}
     assert game_env.infos["black_0"]["illegal_move"] == "off board"
     assert game_env._cumulative_rewards == {"black_0": -1.0, "white_0": 0.0}
+
+
+def test_the_env_pickles_as_its_arguments_and_plays_on_after_unpickling():
+    """PettingZoo's convention (``EzPickle``): a pickled env is rebuilt from its arguments,
+    as Ray and Gymnasium's async vector envs need; the game in progress is not carried."""
+    original = env(board_size=5, komi=0.5)
+    original.reset(seed=0)
+    original.step(12)
+    copy = pickle.loads(pickle.dumps(original))
+    copy.reset(seed=0)
+    assert copy.unwrapped.game.rules.komi == 0.5 and copy.unwrapped.game.size == 5
+    copy.step(12)
+    assert copy.unwrapped.game.moves == original.unwrapped.game.moves
+
+
+def test_a_game_pickles_with_its_position_and_record():
+    game = Game(5)
+    game.replay([12, 7, 13])
+    copy = pickle.loads(pickle.dumps(game))
+    assert copy.moves == game.moves and copy.key == game.key
+    np.testing.assert_array_equal(copy.legal_mask(), game.legal_mask())
+    copy.play(copy.pass_move)
+    assert game.moves == [12, 7, 13]

@@ -1,8 +1,11 @@
 """The Gymnasium single-agent environment: the checkers, masks, illegal moves, colours,
-reward attribution, and a MaskablePPO smoke run. Moves are written as GTP vertices."""
+reward attribution, opponents (plain callables, goarena's players and spec strings), how an
+episode ends, observation layouts, pickling, and a MaskablePPO smoke run. Moves are written
+as GTP vertices."""
 
 from __future__ import annotations
 
+import pickle
 import warnings
 from collections.abc import Iterator
 
@@ -12,7 +15,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from go_env import coords
-from go_env.game import BLACK, EMPTY, WHITE, Game
+from go_env.game import BLACK, EMPTY, RESIGN, WHITE, Game
 from go_env.gym_env import ENV_ID, GoEnv, OpponentError, register_envs
 from go_env.rules import Rules
 
@@ -130,9 +133,8 @@ def plays_itself(game: Game) -> int:
 # The opponent's failures at its first move, and what the error says.
 BROKEN_OPPONENTS = [
     (raises, "the opponent raised RuntimeError: the network is down"),
-    (lambda game: 12.0, "the opponent's move is refused: a move must be an integer, not float"),
-    (lambda game: None, "the opponent's move is refused: a move must be an integer, not NoneType"),
-    (lambda game: 99, r"the opponent's move is refused: illegal move 99 .*off board"),
+    (lambda game: 12.0, "the opponent's answer is not a move: a move must be an integer, not float"),
+    (lambda game: None, "the opponent's answer is not a move: a move must be an integer, not NoneType"),
     (plays_itself, "the opponent played on the game it was shown"),
 ]
 
@@ -263,3 +265,150 @@ def test_maskable_ppo_learns_a_few_hundred_steps():
     observation, _ = game_env.reset(seed=1)
     action, _ = model.predict(observation, action_masks=game_env.action_masks())
     assert game_env.action_masks()[action]
+
+
+@pytest.mark.parametrize("learner", ["black", "white"])
+def test_an_illegal_opponent_move_ends_the_episode_as_a_win(learner):
+    size = 5
+    game_env = GoEnv(board_size=size, learner=learner, opponent=lambda game: point("C3"))
+    if learner == "white":  # the opponent's C3 is legal at once; the learner replies elsewhere
+        game_env.reset(seed=0)
+        observation, reward, terminated, truncated, info = game_env.step(point("D4"))
+    else:
+        game_env.reset(seed=0)
+        observation, reward, terminated, truncated, info = game_env.step(point("C3"))
+    assert (reward, terminated, truncated) == (1.0, True, False)
+    assert info["reason"] == "opponent_illegal_move" and info["illegal_move"] == "occupied"
+    assert info["winner"] == learner and info["result"] == f"{learner[0].upper()}+F"
+    assert not game_env.action_masks().any()
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        game_env.step(0)
+
+
+def test_the_opponent_resigning_ends_the_episode_as_a_win():
+    game_env = GoEnv(board_size=5, opponent=lambda game: RESIGN)
+    game_env.reset(seed=0)
+    _, reward, terminated, truncated, info = game_env.step(point("C3"))
+    assert (reward, terminated, truncated) == (1.0, True, False)
+    assert {key: info[key] for key in ("reason", "winner", "result")} == {
+        "reason": "resign",
+        "winner": "black",
+        "result": "B+R",
+    }
+    assert info["score"] == game_env.game.score()
+
+
+def test_the_last_info_says_how_the_game_ended():
+    game_env = GoEnv(board_size=5, opponent=scripted(["pass"]))
+    game_env.reset(seed=0)
+    *_, info = game_env.step(point("C3"))
+    assert {"reason", "winner", "score", "result"}.isdisjoint(info)  # the game goes on
+    *_, info = game_env.step(25)
+    assert info["reason"] == "passes" and info["winner"] == "black"
+    assert info["score"] == 25 - 7.5 and info["result"] == "B+17.5"
+    game_env = GoEnv(board_size=5, rules=Rules(max_moves=2), opponent=scripted(["pass"]))
+    game_env.reset(seed=0)
+    *_, info = game_env.step(point("C3"))
+    assert info["reason"] == "move_cap" and info["winner"] == "black"
+
+
+def test_an_illegal_learner_move_ends_with_the_opponent_winning_by_forfeit():
+    game_env = GoEnv(board_size=5, learner="white", opponent=scripted(["C3"]))
+    game_env.reset(seed=0)
+    *_, info = game_env.step(point("C3"))
+    assert info["reason"] == "illegal_move" and info["winner"] == "black" and info["result"] == "B+F"
+
+
+class RecordingOpponent:
+    """A callable opponent with the optional lifecycle methods, recording the calls."""
+
+    def __init__(self):
+        self.calls: list[tuple] = []
+
+    def new_game(self, game: Game, color: int, seed: int | None) -> None:
+        self.calls.append(("new_game", color, len(game.moves), seed))
+
+    def observe_move(self, game: Game, move: int) -> None:
+        self.calls.append(("observe_move", move, game.moves[-1]))
+
+    def close(self) -> None:
+        self.calls.append(("close",))
+
+    def __call__(self, game: Game) -> int:
+        return game.pass_move
+
+
+def test_the_opponents_lifecycle_is_honoured():
+    opponent = RecordingOpponent()
+    game_env = GoEnv(board_size=5, learner="white", opponent=opponent)
+    game_env.reset(seed=4)
+    game_env.step(point("C3"))
+    game_env.close()
+    (_, color, moves, seed), *rest = opponent.calls
+    assert (color, moves, isinstance(seed, int)) == (BLACK, 0, True)
+    assert rest == [("observe_move", 25, 25), ("observe_move", 12, 12), ("observe_move", 25, 25), ("close",)]
+    again = RecordingOpponent()
+    GoEnv(board_size=5, learner="white", opponent=again).reset(seed=4)
+    assert again.calls[0] == opponent.calls[0]  # the opponent's seed comes from the env's
+
+
+def test_a_spec_string_opponent_is_a_goarena_player_driven_through_its_lifecycle():
+    game_env = gymnasium.make(ENV_ID, board_size=5, opponent="uct:playouts=30", learner="white")
+    observation, info = game_env.reset(seed=0)
+    opponent = game_env.unwrapped.opponent
+    assert opponent.player.name == "uct" and len(game_env.unwrapped.game.moves) == 1
+    rng = np.random.default_rng(0)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        action = rng.choice(np.flatnonzero(game_env.unwrapped.action_masks()))
+        observation, reward, terminated, truncated, info = game_env.step(action)
+    assert info["reason"] in {"passes", "move_cap", "resign"}
+    assert reward == {"white": 1.0, "black": -1.0, "draw": 0.0}[info["winner"]]
+
+
+def test_a_player_object_is_an_opponent_and_a_non_player_is_refused():
+    from goarena.agents.random_agent import RandomAgent
+
+    game_env = GoEnv(board_size=5, opponent=RandomAgent(), learner="white")
+    game_env.reset(seed=0)
+    assert len(game_env.game.moves) == 1
+    with pytest.raises(TypeError, match="not a player"):
+        GoEnv(board_size=5, opponent=object())
+    with pytest.raises(ValueError, match="unknown player"):
+        GoEnv(board_size=5, opponent="no-such-player")
+
+
+def test_learner_colours_alternate_and_a_seeded_reset_starts_with_black():
+    game_env = GoEnv(board_size=5, learner="alternate")
+    game_env.reset(seed=1)
+    colours = [game_env.learner_color]
+    for _ in range(3):
+        game_env.reset()
+        colours.append(game_env.learner_color)
+    assert colours == [BLACK, WHITE, BLACK, WHITE]
+    game_env.reset(seed=1)
+    assert game_env.learner_color == BLACK
+
+
+@pytest.mark.parametrize("channels_first", [False, True])
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+def test_observation_layouts_and_dtypes(channels_first, dtype):
+    game_env = GoEnv(board_size=5, channels_first=channels_first, observation_dtype=dtype)
+    observation, _ = game_env.reset(seed=0)
+    observation, *_ = game_env.step(point("C3"))
+    assert observation in game_env.observation_space and observation.dtype == np.dtype(dtype)
+    planes = game_env.game.observation_for(BLACK)
+    expected = planes.transpose(2, 0, 1) if channels_first else planes
+    np.testing.assert_array_equal(observation, expected)
+    fresh = GoEnv(board_size=5, channels_first=channels_first, observation_dtype=dtype)
+    check_env(fresh, skip_render_check=True)
+
+
+def test_the_env_and_its_game_pickle():
+    game_env = GoEnv(board_size=5, learner="alternate", channels_first=True)
+    game_env.reset(seed=0)
+    game_env.step(point("C3"))
+    copy = pickle.loads(pickle.dumps(game_env))
+    assert copy.game.moves == game_env.game.moves
+    np.testing.assert_array_equal(copy.game.legal_mask(), game_env.game.legal_mask())
+    copy.step(copy.action_masks().nonzero()[0][0])  # the copy plays on
