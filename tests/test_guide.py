@@ -1,0 +1,93 @@
+"""Every example of ``docs/guide.md``, run in order in one fresh directory, as a user would.
+
+A fenced block is run by its language: ``python`` as a script, ``bash`` by bash (failing at
+the first failing command). An HTML comment just above a block changes how it is run:
+``<!-- file: NAME -->`` writes the block to ``NAME`` instead of running it, and
+``<!-- test: replace "OLD" "NEW" -->`` runs it with ``OLD`` replaced by ``NEW``, a smaller
+budget where the example would take minutes (the test fails if ``OLD`` is not there).
+Packages the guide installs go to ``site`` in that directory, which is on ``PYTHONPATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide.md"
+BLOCK = re.compile(r"((?:<!-- .*? -->\n)*)```(\w+)\n(.*?)```", re.DOTALL)
+REPLACE = re.compile(r'<!-- test: replace "(.*?)" "(.*?)" -->')
+FILE = re.compile(r"<!-- file: (\S+) -->")
+
+
+@dataclass
+class Example:
+    language: str
+    code: str
+    line: int
+    file: str | None = None
+    replacements: list[tuple[str, str]] = field(default_factory=list)
+
+
+def examples(text: str) -> list[Example]:
+    found = []
+    for match in BLOCK.finditer(text):
+        comments, language, code = match.groups()
+        example = Example(language, code, text.count("\n", 0, match.start(2)) + 1)
+        if file := FILE.search(comments):
+            example.file = file.group(1)
+        example.replacements = REPLACE.findall(comments)
+        found.append(example)
+    return found
+
+
+def test_the_reader_finds_blocks_and_their_comments():
+    text = (
+        '<!-- file: a.py -->\n```python\nx = 1\n```\n\n<!-- test: replace "1" "2" -->\n```bash\necho 1\n```\n'
+    )
+    first, second = examples(text)
+    assert (first.language, first.file, first.code) == ("python", "a.py", "x = 1\n")
+    assert (second.language, second.replacements, second.line) == ("bash", [("1", "2")], 7)
+
+
+def run(example: Example, directory: Path) -> None:
+    code = example.code
+    for old, new in example.replacements:
+        assert old in code, f"guide line {example.line}: {old!r} is not in the example"
+        code = code.replace(old, new)
+    if example.file is not None:
+        (directory / example.file).write_text(code)
+        return
+    environment = dict(os.environ)
+    environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment['PATH']}"
+    environment["PYTHONPATH"] = os.pathsep.join([str(directory / "site"), str(directory)])
+    environment["MPLBACKEND"] = "Agg"
+    if example.language == "python":
+        command = [sys.executable, "-c", code]
+    elif example.language == "bash":
+        command = ["bash", "-euo", "pipefail", "-c", code]
+    else:
+        raise AssertionError(f"guide line {example.line}: no way to run a {example.language!r} block")
+    result = subprocess.run(
+        command, cwd=directory, env=environment, capture_output=True, text=True, timeout=900
+    )
+    assert result.returncode == 0, f"guide line {example.line} failed:\n{result.stdout}\n{result.stderr}"
+
+
+def test_every_example_of_the_guide_runs(tmp_path):
+    found = examples(GUIDE.read_text())
+    assert {example.language for example in found} >= {"python", "bash"}
+    for example in found:
+        run(example, tmp_path)
+
+
+@pytest.mark.parametrize("language", ["python", "bash"])
+def test_a_failing_example_fails_the_test(tmp_path, language):
+    code = "raise SystemExit(3)\n" if language == "python" else "false\necho unreachable\n"
+    with pytest.raises(AssertionError, match="failed"):
+        run(Example(language, code, 1), tmp_path)
