@@ -50,6 +50,10 @@ def bench(args: argparse.Namespace) -> None:
         from goarena.benchmarks.bench import env_speed
 
         env_speed.show(args.sizes, args.seconds, args.json)
+    elif args.what == "vector":
+        from goarena.benchmarks.bench import vector_speed
+
+        vector_speed.show(args.sizes, args.num_envs, args.seconds)
     elif args.what == "search":
         from goarena.benchmarks.bench import search_speed
 
@@ -102,6 +106,10 @@ def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
     env.add_argument("--sizes", type=int, nargs="+", default=[9, 19], help="board sizes (default 9 19)")
     env.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
     env.add_argument("--json", action="store_true", help="print the measurements as JSON")
+    vector = kinds.add_parser("vector", help="learner steps per second: GoEnv, SyncVectorEnv, GoVectorEnv")
+    vector.add_argument("--sizes", type=int, nargs="+", default=[9, 19], help="board sizes (default 9 19)")
+    vector.add_argument("--num-envs", type=int, default=64, help="sub-envs of the vector envs (default 64)")
+    vector.add_argument("--seconds", type=float, default=2.0, help="time per measurement (default 2)")
     search = kinds.add_parser("search", help="UCT playouts, PUCT and batched PUCT simulations per second")
     search.add_argument("--size", type=int, default=9, help="board size (default 9)")
     search.add_argument("--simulations", type=int, default=20000, help="per timed search (default 20000)")
@@ -452,7 +460,7 @@ def main(argv: list[str] | None = None) -> None:
 
     benchmark = commands.add_parser(
         "bench",
-        help="a benchmark: env, search, networks, league (throughput), strength, value, ablation",
+        help="a benchmark: env, vector, search, networks, league (throughput), strength, value, ablation",
     )
     add_bench_parsers(benchmark)
     benchmark.set_defaults(run=bench)

@@ -1,8 +1,9 @@
 """goarena's Go environment: a numba rules core with PettingZoo and Gymnasium APIs.
 
 ``go_env`` imports nothing else of goarena and never imports torch, so any RL project can
-use it alone. Importing it registers the Gymnasium environment ``goarena/Go-v0``, and points
-numba's cache at a directory keyed on the kernels' sources (``go_env._cache``).
+use it alone. Importing it registers the Gymnasium environment ``goarena/Go-v0`` (``GoEnv``,
+vectorised by ``GoVectorEnv``), and points numba's cache at a directory keyed on the kernels'
+sources (``go_env._cache``).
 """
 
 from go_env import _cache  # noqa: F401  (first: before any kernel is compiled or loaded)
@@ -11,6 +12,7 @@ from go_env.batch import GameBatch
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.gym_env import GoEnv, OpponentError, register_envs
 from go_env.rules import RULES_PRESETS, Rules
+from go_env.vector import GoVectorEnv
 
 register_envs()
 
@@ -21,6 +23,7 @@ __all__ = [
     "Game",
     "GameBatch",
     "GoEnv",
+    "GoVectorEnv",
     "IllegalMoveError",
     "OpponentError",
     "RULES_PRESETS",

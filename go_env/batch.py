@@ -39,16 +39,27 @@ class GameBatch:
         self._kernel_rules = np.array(self.rules.kernel_rules(size), np.int64)
         self.state = K.new_state(size, *self.rules.kernel_rules(size), batch=batch_size)
         self._status = np.empty(batch_size, np.int64)
-        # One xorshift generator per game (nonzero states), so games draw independently in parallel.
-        self._rngs = np.random.SeedSequence(seed).generate_state(batch_size, np.uint64) | np.uint64(1)
+        self._rngs = np.empty(batch_size, np.uint64)
+        self.seed(seed)
 
     @property
     def num_actions(self) -> int:
         return self.size * self.size + 1
 
-    def reset(self) -> None:
-        """Empty every board."""
-        K.batch_reset(self.state, self.geometry, self._kernel_rules)
+    def seed(self, seed: int | None) -> None:
+        """Seed the moves ``sample_and_play`` draws again (``None``: from fresh entropy)."""
+        # One xorshift generator per game (nonzero states), so games draw independently in parallel.
+        self._rngs[:] = np.random.SeedSequence(seed).generate_state(self.batch_size, np.uint64) | np.uint64(1)
+
+    def reset(self, where: np.ndarray | None = None) -> None:
+        """Empty every board, or only those of the games ``b`` where ``where[b]`` (bool[B])."""
+        if where is None:
+            K.batch_reset(self.state, self.geometry, self._kernel_rules)
+            return
+        where = np.asarray(where, np.bool_)
+        if where.shape != (self.batch_size,):
+            raise ValueError(f"expected a mask of {self.batch_size} games, got shape {where.shape}")
+        K.batch_reset_where(self.state, self.geometry, self._kernel_rules, where)
 
     def play(self, moves: np.ndarray, *, strict: bool = True) -> np.ndarray:
         """Play ``moves[b]`` (int[B]) in every game still running; finished games are skipped.

@@ -325,6 +325,9 @@ def as_opponent(opponent: Opponent | str | object) -> Opponent:
 
 
 def register_envs() -> None:
-    """Register ``goarena/Go-v0`` with Gymnasium; calling it again does nothing."""
+    """Register ``goarena/Go-v0`` with Gymnasium, ``GoVectorEnv`` as what ``gymnasium.make_vec``
+    builds for it by default; calling it again does nothing."""
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="go_env.gym_env:GoEnv")
+        gymnasium.register(
+            id=ENV_ID, entry_point="go_env.gym_env:GoEnv", vector_entry_point="go_env.vector:GoVectorEnv"
+        )

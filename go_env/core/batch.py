@@ -93,6 +93,14 @@ def batch_reset(batch, geometry, rules):
 
 
 @njit(cache=True, parallel=True)
+def batch_reset_where(batch, geometry, rules, where):
+    """Empty the boards of the games ``b`` where ``where[b]`` (bool[B]); the others are untouched."""
+    for b in prange(batch.board.shape[0]):
+        if where[b]:
+            reset(batch_item(batch, b), geometry, rules)
+
+
+@njit(cache=True, parallel=True)
 def batch_play(batch, geometry, moves, status_out):
     """Play ``moves[b]`` in game ``b`` where legal; the status of each goes to ``status_out[b]``."""
     for b in prange(batch.board.shape[0]):

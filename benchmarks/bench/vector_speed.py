@@ -1,0 +1,135 @@
+"""Learner steps per second of goarena's Gymnasium envs, one env against a vector of them, in one run.
+
+Every runner plays a random learner (a uniformly random legal action, from the env's masks)
+against the envs' default opponent (a uniformly random legal move) for a fixed time, and
+counts the learner's steps, episode resets included:
+
+- ``GoEnv`` stepped in a Python loop, one env;
+- Gymnasium's ``SyncVectorEnv`` of ``num_envs`` ``GoEnv``\\ s (same-step auto-reset, as
+  ``GoVectorEnv``, so that every step of every sub-env is a learner's move);
+- ``GoVectorEnv(num_envs)``: the same games over one ``GameBatch``, a few kernel calls a step,
+  on one numba thread (its default) and on all of numba's.
+
+    goarena bench vector
+    goarena bench vector --sizes 9 --num-envs 256 --seconds 5
+
+The vector envs' actions are drawn for all sub-envs at once (``random_legal_actions``), the
+single env's with Python's ``random``, so that drawing costs little next to stepping.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import gymnasium
+import numba
+import numpy as np
+
+from go_env import GoEnv, GoVectorEnv
+
+SINGLE = "GoEnv, Python loop"
+
+
+@dataclass
+class Measurement:
+    name: str
+    size: int
+    steps_per_second: float
+
+
+def random_legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """int64[B]: a uniformly random legal action for each row of ``masks`` ([B, A], each row
+    with a legal action): the k-th legal action of each row, k drawn below its count."""
+    counts = np.cumsum(masks != 0, axis=1)
+    picks = rng.integers(counts[:, -1])
+    return (counts > picks[:, None]).argmax(axis=1)
+
+
+def _timed(step: Callable[[], int], seconds: float, warm_up_steps: int = 20) -> float:
+    """Learner steps per second of ``step`` (which returns the steps it took) over ``seconds``."""
+    for _ in range(warm_up_steps):
+        step()
+    steps = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        steps += step()
+    return steps / elapsed
+
+
+def single_env(size: int, seconds: float) -> float:
+    """One ``GoEnv`` stepped from Python, reset at each episode's end."""
+    env = GoEnv(board_size=size)
+    rng = random.Random(0)
+    _, info = env.reset(seed=0)
+
+    def step() -> int:
+        nonlocal info
+        legal = np.flatnonzero(info["action_mask"])
+        _, _, terminated, truncated, info = env.step(int(legal[rng.randrange(len(legal))]))
+        if terminated or truncated:
+            _, info = env.reset()
+        return 1
+
+    return _timed(step, seconds)
+
+
+def sync_vector_env(size: int, num_envs: int, seconds: float) -> float:
+    """Gymnasium's ``SyncVectorEnv`` of ``num_envs`` ``GoEnv``\\ s, resetting in the same step."""
+    envs = gymnasium.vector.SyncVectorEnv(
+        [partial(GoEnv, board_size=size)] * num_envs, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP
+    )
+    return _vector_steps(envs, seconds)
+
+
+def go_vector_env(size: int, num_envs: int, seconds: float, threads: int = 1) -> float:
+    """``GoVectorEnv(num_envs)``, its kernels on ``threads`` numba threads."""
+    return _vector_steps(GoVectorEnv(num_envs, board_size=size, threads=threads), seconds)
+
+
+def _vector_steps(envs: gymnasium.vector.VectorEnv, seconds: float) -> float:
+    rng = np.random.default_rng(0)
+    _, infos = envs.reset(seed=0)
+
+    def step() -> int:
+        nonlocal infos
+        _, _, _, _, infos = envs.step(random_legal_actions(infos["action_mask"], rng))
+        return envs.num_envs
+
+    try:
+        return _timed(step, seconds)
+    finally:
+        envs.close()
+
+
+def run(sizes: list[int], num_envs: int, seconds: float) -> list[Measurement]:
+    results = []
+    for size in sizes:
+        results.append(Measurement(SINGLE, size, single_env(size, seconds)))
+        speed = sync_vector_env(size, num_envs, seconds)
+        results.append(Measurement(f"SyncVectorEnv of {num_envs} GoEnv", size, speed))
+        for threads in sorted({1, numba.get_num_threads()}):
+            speed = go_vector_env(size, num_envs, seconds, threads)
+            name = f"GoVectorEnv, {num_envs} envs, {threads} thread{'s' if threads > 1 else ''}"
+            results.append(Measurement(name, size, speed))
+    return results
+
+
+def report(results: list[Measurement]) -> str:
+    lines = ["Random learner against the random opponent"]
+    for size in sorted({m.size for m in results}):
+        single = next((m.steps_per_second for m in results if m.size == size and m.name == SINGLE), None)
+        lines.append(f"\n{size}x{size}")
+        lines.append(f"  {'env':40s} {'learner steps/s':>16s} {'/ GoEnv':>9s}")
+        for m in (m for m in results if m.size == size):
+            ratio = f"{m.steps_per_second / single:.2f}x" if single else "-"
+            lines.append(f"  {m.name:40s} {m.steps_per_second:16,.0f} {ratio:>9s}")
+    return "\n".join(lines)
+
+
+def show(sizes: list[int], num_envs: int, seconds: float) -> None:
+    """``goarena bench vector``: measure and print the table."""
+    print(report(run(sizes, num_envs, seconds)))
