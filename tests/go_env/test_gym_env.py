@@ -412,3 +412,28 @@ def test_the_env_and_its_game_pickle():
     assert copy.game.moves == game_env.game.moves
     np.testing.assert_array_equal(copy.game.legal_mask(), game_env.game.legal_mask())
     copy.step(copy.action_masks().nonzero()[0][0])  # the copy plays on
+
+
+def test_gymnasium_async_vector_envs_run_it_in_worker_processes():
+    """Async vector envs pickle the env's constructor and its spec-string opponent to their workers."""
+    envs = gymnasium.make_vec(
+        ENV_ID,
+        num_envs=2,
+        vectorization_mode="async",
+        vector_kwargs={"context": "spawn"},
+        board_size=5,
+        opponent="random",
+        learner="alternate",
+    )
+    try:
+        observations, infos = envs.reset(seed=0)
+        assert observations.shape == (2, 5, 5, 17)
+        ended = 0
+        for _ in range(120):
+            # The first legal move (pass when the episode just ended: the next step resets it).
+            actions = [np.flatnonzero(mask)[0] if mask.any() else 25 for mask in infos["action_mask"]]
+            observations, rewards, terminated, truncated, infos = envs.step(np.array(actions))
+            ended += int((terminated | truncated).sum())
+        assert ended >= 2 and observations in envs.observation_space
+    finally:
+        envs.close()
