@@ -217,9 +217,9 @@ def data(args: argparse.Namespace) -> None:
 
 def train(args: argparse.Namespace) -> None:
     """Train a network: the job parses its own options."""
-    from goarena.agents.training import rl, rollout, sl, value
+    from goarena.agents.training import rl, rollout, sb3, sl, value
 
-    {"sl": sl, "rollout": rollout, "rl": rl, "value": value}[args.job].main(args.rest)
+    {"sl": sl, "rollout": rollout, "rl": rl, "value": value, "sb3": sb3}[args.job].main(args.rest)
 
 
 def _log(line: str) -> None:
@@ -505,9 +505,10 @@ def main(argv: list[str] | None = None) -> None:
     trainer = commands.add_parser(
         "train",
         help="train a network: sl (policy net on expert moves), rollout (fast rollout policy), "
-        "rl (policy net by self-play), value (value net on self-play positions)",
+        "rl (policy net by self-play), value (value net on self-play positions), "
+        "sb3 (MaskablePPO on the Gymnasium env)",
     )
-    trainer.add_argument("job", choices=["sl", "rollout", "rl", "value"])
+    trainer.add_argument("job", choices=["sl", "rollout", "rl", "value", "sb3"])
     trainer.add_argument("rest", nargs=argparse.REMAINDER, help="the job's options (goarena train JOB -h)")
     trainer.set_defaults(run=train)
 

@@ -1,0 +1,511 @@
+"""Stable-Baselines3 models as Go players, and the network that reads the board for them.
+
+``GoResNetExtractor`` is a residual CNN features extractor for SB3 policies on
+``goarena/Go-v0``'s history planes (boards 5x5 to 19x19, channels-last ``[N, N, 17]`` or
+channels-first ``[17, N, N]``, int8 or float32)::
+
+    import gymnasium
+    import go_env  # registers goarena/Go-v0
+    from sb3_contrib import MaskablePPO
+    from goarena.agents.sb3 import GoResNetExtractor
+
+    env = gymnasium.make("goarena/Go-v0", board_size=5)
+    policy_kwargs = dict(
+        features_extractor_class=GoResNetExtractor,
+        features_extractor_kwargs=dict(blocks=4, filters=32),
+        net_arch=[],  # the extractor's features feed the policy and value heads directly
+    )
+    MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs).learn(50_000)
+
+SB3 scales only uint8 "image" observations (by 1/255); the env's int8 and float32 planes are
+0/1 and go in as they are. Add ``normalize_images=False`` to ``policy_kwargs`` if you feed
+the planes as uint8.
+
+``SB3Agent`` plays a saved ``MaskablePPO`` or ``PPO`` model (spec ``sb3:PATH[,key=value]``):
+the policy's most likely legal move, a move drawn from it (``deterministic=False``), or, with
+``simulations`` or ``seconds``, PUCT over the model (``SB3Evaluator``: the policy's
+probabilities over the legal moves as priors, the critic's value as the leaf value)::
+
+    sb3:runs/ppo5/model.zip
+    sb3:runs/ppo5/model.zip,deterministic=false,seed=3
+    sb3:runs/ppo5/model.zip,simulations=200,c_puct=1.5
+
+The critic estimates the learner's return against the opponent it trained with, so as a
+search value it is the win expectation against that opponent, clipped to [-1, 1].
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.save_util import json_to_data
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from go_env import Game, Rules
+from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
+from goarena.agents.base import (
+    Action,
+    GameContext,
+    MoveInfo,
+    UnsupportedGame,
+    analyze_policy,
+    restart_seed,
+    weights_digest,
+)
+from goarena.agents.mcts_agents import PUCTAgent
+from goarena.agents.nets.predict import masked_softmax, resolve_device, set_torch_threads
+from goarena.search import Leaves
+
+
+class SB3ModelError(ValueError):
+    """A file that is no Stable-Baselines3 model this package can play, or a corrupt one."""
+
+
+# -- observations ------------------------------------------------------------------------
+
+
+def channels_first_of(space: spaces.Space, channels_first: bool | None = None) -> bool:
+    """Whether ``space`` holds the history planes channels-first ``[17, N, N]`` (True) or
+    channels-last ``[N, N, 17]`` (False).
+
+    Args:
+        space: an observation space.
+        channels_first: the layout, for a 17x17 board where the shape cannot tell; None: from
+            the shape.
+
+    Raises:
+        ValueError: the space is no Box of Go planes, or the layout is ambiguous or contradicted.
+    """
+    shape = getattr(space, "shape", None)
+    if not isinstance(space, spaces.Box) or shape is None or len(shape) != 3:
+        raise ValueError(f"expected a Box of Go planes [N, N, 17] or [17, N, N], got {space}")
+    first = shape[0] == NUM_HISTORY_PLANES and shape[1] == shape[2]
+    last = shape[2] == NUM_HISTORY_PLANES and shape[0] == shape[1]
+    if channels_first is None:
+        if first and last:
+            raise ValueError(
+                f"the shape {shape} is channels-first and channels-last alike (a 17x17 board): "
+                "pass channels_first=True or False"
+            )
+        if not (first or last):
+            raise ValueError(f"expected Go planes [N, N, 17] or [17, N, N], got shape {shape}")
+        return first
+    if not (first if channels_first else last):
+        layout = "[17, N, N]" if channels_first else "[N, N, 17]"
+        raise ValueError(f"channels_first={channels_first} expects the shape {layout}, got {shape}")
+    return channels_first
+
+
+def board_size_of(space: spaces.Space, channels_first: bool | None = None) -> int:
+    """The board size N of an observation space of Go planes."""
+    return int(space.shape[1] if channels_first_of(space, channels_first) else space.shape[0])  # type: ignore[index]
+
+
+def planes_for_space(
+    planes: np.ndarray, space: spaces.Space, channels_first: bool | None = None
+) -> np.ndarray:
+    """History planes int8 ``[..., N, N, 17]`` (as ``Game.observation`` and ``go_env.features``
+    give them) in the layout and dtype of ``space``."""
+    if channels_first_of(space, channels_first):
+        planes = np.moveaxis(planes, -1, -3)
+    return np.ascontiguousarray(planes, dtype=space.dtype)
+
+
+def observation_for_model(model: BaseAlgorithm | spaces.Space, game: Game) -> np.ndarray:
+    """The observation a model (or an observation space) expects of ``game``, from the side to
+    move's view: ``game.observation()`` transposed and cast to the model's observation space."""
+    space = model.observation_space if isinstance(model, BaseAlgorithm) else model
+    return planes_for_space(game.observation(), space, _layout_of(model))
+
+
+def _layout_of(model: BaseAlgorithm | spaces.Space) -> bool | None:
+    """The layout a model's ``GoResNetExtractor`` was built with (None for other extractors)."""
+    extractor = getattr(getattr(model, "policy", None), "features_extractor", None)
+    return extractor.channels_first if isinstance(extractor, GoResNetExtractor) else None
+
+
+# -- the network ---------------------------------------------------------------------------
+
+
+class _ResidualBlock(nn.Module):
+    """Two 3x3 convolutions and a skip connection. No batch norm (PPO switches between train
+    and eval modes on small batches); the residual branch is scaled by a learned factor that
+    starts at 0, so each block starts as the identity whatever initialisation SB3 applies."""
+
+    def __init__(self, filters: int):
+        super().__init__()
+        self.convs = nn.Sequential(
+            nn.Conv2d(filters, filters, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(filters, filters, 3, padding=1),
+        )
+        self.scale = nn.Parameter(torch.zeros(1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x + self.scale * self.convs(x))
+
+
+class GoResNetExtractor(BaseFeaturesExtractor):
+    """A residual CNN over the history planes, for SB3 policies (see the module docs).
+
+    A 3x3 convolution to ``filters`` channels, ``blocks`` residual blocks, then a compact
+    head: a 1x1 convolution to ``head_channels`` channels, flattened, and a linear layer to
+    ``features_dim`` features (about 370k weights in the head on 19x19 by default).
+
+    Args:
+        observation_space: a Box of Go planes, ``[N, N, 17]`` or ``[17, N, N]``, any dtype.
+        blocks: residual blocks.
+        filters: channels of the convolutions.
+        head_channels: channels of the 1x1 convolution before the linear layer.
+        features_dim: the features handed to the policy and value heads.
+        channels_first: the layout, needed on 17x17 only (None: from the shape).
+    """
+
+    def __init__(
+        self,
+        observation_space: spaces.Space,
+        blocks: int = 4,
+        filters: int = 32,
+        head_channels: int = 4,
+        features_dim: int = 256,
+        channels_first: bool | None = None,
+    ):
+        for name, value in (
+            ("filters", filters),
+            ("head_channels", head_channels),
+            ("features_dim", features_dim),
+        ):
+            if value < 1:
+                raise ValueError(f"{name} must be positive, got {value}")
+        if blocks < 0:
+            raise ValueError(f"blocks must be >= 0, got {blocks}")
+        self.channels_first = channels_first_of(observation_space, channels_first)
+        size = board_size_of(observation_space, self.channels_first)
+        super().__init__(observation_space, features_dim)
+        self.stem = nn.Sequential(nn.Conv2d(NUM_HISTORY_PLANES, filters, 3, padding=1), nn.ReLU())
+        self.blocks = nn.Sequential(*(_ResidualBlock(filters) for _ in range(blocks)))
+        self.head = nn.Sequential(
+            nn.Conv2d(filters, head_channels, 1),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(head_channels * size * size, features_dim),
+            nn.ReLU(),
+        )
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        """``[B, 17, N, N]`` or ``[B, N, N, 17]`` planes, any dtype -> float ``[B, features_dim]``."""
+        x = observations.float()
+        if not self.channels_first:
+            x = x.permute(0, 3, 1, 2)
+        return self.head(self.blocks(self.stem(x)))
+
+
+# -- loading -------------------------------------------------------------------------------
+
+# Training-only objects replaced at load: a player needs none, and schedules pickled by another
+# Python version may not unpickle.
+_INFERENCE_ONLY = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
+
+
+def read_model_data(path: Path | str) -> dict[str, Any]:
+    """The saved attributes of the SB3 model at ``path`` (its ``data`` entry: spaces, policy
+    class, hyperparameters), without its weights.
+
+    Raises:
+        SB3ModelError: no such file, or not an SB3 model's zip, or a corrupt one.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise SB3ModelError(f"no Stable-Baselines3 model at {path}")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            text = archive.read("data").decode()
+    except zipfile.BadZipFile:
+        raise SB3ModelError(
+            f"{path} is not a Stable-Baselines3 model (not a zip file, or a truncated one)"
+        ) from None
+    except KeyError:
+        raise SB3ModelError(
+            f"{path} is a zip file but no Stable-Baselines3 model (it has no 'data' entry)"
+        ) from None
+    except (OSError, UnicodeDecodeError, zipfile.LargeZipFile) as error:
+        raise SB3ModelError(
+            f"{path} cannot be read as a Stable-Baselines3 model (corrupt?): {error}"
+        ) from None
+    try:
+        return json_to_data(text, custom_objects=_INFERENCE_ONLY)
+    except (ValueError, TypeError) as error:
+        raise SB3ModelError(f"{path}: the model's saved data is not readable (corrupt?): {error}") from None
+
+
+def _algorithm(path: Path | str, data: dict[str, Any]) -> type[BaseAlgorithm]:
+    """MaskablePPO for a maskable policy, PPO for another actor-critic one."""
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.policies import ActorCriticPolicy
+
+    policy_class = data.get("policy_class")
+    if isinstance(policy_class, type) and issubclass(policy_class, MaskableActorCriticPolicy):
+        return MaskablePPO
+    if isinstance(policy_class, type) and issubclass(policy_class, ActorCriticPolicy):
+        return PPO
+    raise SB3ModelError(f"{path}: policy {policy_class!r} is not an actor-critic (MaskablePPO or PPO) policy")
+
+
+def load_sb3_model(path: Path | str, device: str = "cpu") -> BaseAlgorithm:
+    """The MaskablePPO or PPO model saved at ``path``, for play (no env attached).
+
+    Raises:
+        SB3ModelError: not an SB3 model, not an actor-critic one, not over Go planes, or corrupt.
+    """
+    data = read_model_data(path)
+    algorithm = _algorithm(path, data)
+    try:
+        model = algorithm.load(path, device=resolve_device(device), custom_objects=_INFERENCE_ONLY)
+    except Exception as error:  # torch and SB3 raise many kinds for a corrupt or truncated file
+        raise SB3ModelError(f"{path}: the model's weights are not readable (corrupt?): {error}") from None
+    _check_spaces(path, model.observation_space, model.action_space, _layout_of(model))
+    model.policy.set_training_mode(False)
+    return model
+
+
+def _check_spaces(
+    path: Path | str, observation: spaces.Space, action: spaces.Space, layout: bool | None
+) -> int:
+    """The board size of a model's spaces, refusing spaces that are not Go's."""
+    try:
+        size = board_size_of(observation, layout)
+    except ValueError as error:
+        raise SB3ModelError(f"{path}: the model does not observe Go planes: {error}") from None
+    if not isinstance(action, spaces.Discrete) or int(action.n) != size * size + 1:
+        raise SB3ModelError(
+            f"{path}: the model's actions are {action}, not Discrete({size * size + 1}) for {size}x{size}"
+        )
+    return size
+
+
+# -- playing -------------------------------------------------------------------------------
+
+
+def model_outputs(
+    model: BaseAlgorithm, observations: np.ndarray, legal: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """One forward pass of an actor-critic model.
+
+    Args:
+        model: a PPO or MaskablePPO model.
+        observations: ``[B, ...]`` in the model's observation space.
+        legal: ``[B, A]`` legal-move masks (nonzero: legal); every row has one (pass is).
+
+    Returns:
+        (float64[B, A]: the policy's probabilities over the legal moves, 0 elsewhere;
+        float64[B]: the critic's values, clipped to [-1, 1]).
+    """
+    policy: Any = model.policy  # Maskable or not: no common base class declares the parts used
+    policy.set_training_mode(False)
+    with torch.inference_mode():
+        obs = torch.as_tensor(observations, device=policy.device)
+        # ActorCriticPolicy.forward's path, stopping at the logits and the value
+        features = policy.extract_features(obs)
+        if policy.share_features_extractor:
+            latent_pi, latent_vf = policy.mlp_extractor(features)
+        else:
+            latent_pi = policy.mlp_extractor.forward_actor(features[0])
+            latent_vf = policy.mlp_extractor.forward_critic(features[1])
+        logits = policy.action_net(latent_pi).float().cpu().numpy()
+        values = policy.value_net(latent_vf)[:, 0].double().cpu().numpy()
+    return masked_softmax(logits, legal), np.clip(values, -1.0, 1.0)
+
+
+class SB3Evaluator:
+    """A PPO or MaskablePPO model as a search evaluator: each leaf's history planes (from the
+    leaf's side to move), one forward pass for the batch; the policy's probabilities over the
+    legal moves as priors, the critic's value as the leaf's value.
+
+    Args:
+        model: a PPO or MaskablePPO model over Go planes.
+    """
+
+    def __init__(self, model: BaseAlgorithm):
+        self.model = model
+        self.layout = _layout_of(model)
+        self.board_size = _check_spaces("the model", model.observation_space, model.action_space, self.layout)
+        self._planes = np.empty((1, self.board_size, self.board_size, NUM_HISTORY_PLANES), np.int8)
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        size = leaves.geometry.size
+        if size != self.board_size:
+            raise UnsupportedGame(
+                f"the model was trained for {self.board_size}x{self.board_size}, not {size}x{size}"
+            )
+        count = len(leaves)
+        if self._planes.shape[0] < count:
+            self._planes = np.empty((count, size, size, NUM_HISTORY_PLANES), np.int8)
+        planes = self._planes[:count]
+        batch_history_planes(leaves.states, leaves.geometry, planes)
+        observations = planes_for_space(planes, self.model.observation_space, self.layout)
+        return model_outputs(self.model, observations, leaves.legal)
+
+
+class SB3Agent:
+    """A saved MaskablePPO or PPO model as a player (see the module docs).
+
+    Args:
+        path: the model's zip file (``model.save``; ``goarena train sb3`` writes ``model.zip``).
+        deterministic: play the most likely legal move; False draws it from the policy
+            (without search; the search plays its most visited move).
+        simulations: search with PUCT over the model, this many simulations per move.
+        seconds: search with PUCT over the model, this long per move.
+        c_puct: PUCT's exploration constant.
+        batch: leaves per forward pass in the search.
+        device: where the model runs (cpu, cuda).
+        seed: seed of the move draws and of the search.
+        search_options: more ``PUCTAgent`` options for the search (``fpu``, ``noise``,
+            ``temperature``, ``reuse``, ``resign_threshold``, ...).
+
+    Raises:
+        SB3ModelError: the file is no playable SB3 model (missing, corrupt, not over Go planes).
+        ValueError: bad options.
+    """
+
+    takes_context = True
+
+    def __init__(
+        self,
+        path: Path | str,
+        deterministic: bool = True,
+        simulations: int | None = None,
+        seconds: float | None = None,
+        c_puct: float = 1.5,
+        batch: int = 8,
+        device: str = "cpu",
+        seed: int | None = None,
+        **search_options: Any,
+    ):
+        _check_options(deterministic, simulations, seconds, search_options)
+        set_torch_threads(1)  # league workers are processes, one game each
+        self.path = Path(path)
+        self.model = load_sb3_model(self.path, device)
+        self.layout = _layout_of(self.model)
+        self.board_size = board_size_of(self.model.observation_space, self.layout)
+        self.name = "sb3"
+        self.deterministic = bool(deterministic)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.search: PUCTAgent | None = None
+        if simulations is not None or seconds is not None:
+            self.search = PUCTAgent(
+                simulations=simulations,
+                seconds=seconds,
+                evaluator=SB3Evaluator(self.model),
+                c_puct=c_puct,
+                batch=batch,
+                seed=seed,
+                **search_options,
+            )
+        self._digest = weights_digest([self.path])
+
+    @staticmethod
+    def check_options(
+        context: GameContext | None,
+        path: Path | str | None = None,
+        deterministic: bool = True,
+        simulations: int | None = None,
+        seconds: float | None = None,
+        c_puct: float = 1.5,
+        batch: int = 8,
+        device: str = "cpu",
+        seed: int | None = None,
+        **search_options: Any,
+    ) -> None:
+        """Check the options and, given the path, the model's file (and, given a context, its
+        board size) without loading its weights."""
+        _check_options(deterministic, simulations, seconds, search_options)
+        resolve_device(device)
+        if simulations is not None or seconds is not None:
+            PUCTAgent(simulations=simulations, seconds=seconds, c_puct=c_puct, batch=batch, **search_options)
+        if path is not None:
+            data = read_model_data(path)
+            _algorithm(path, data)
+            extractor_options = (data.get("policy_kwargs") or {}).get("features_extractor_kwargs") or {}
+            layout = extractor_options.get("channels_first")
+            size = _check_spaces(path, data["observation_space"], data["action_space"], layout)
+            if context is not None:
+                _check_size(size, context.size)
+
+    def reset(self, context: GameContext | Rules) -> None:
+        """A new game: refuses a board size the model was not trained for."""
+        if isinstance(context, GameContext):
+            _check_size(self.board_size, context.size)
+        seed = restart_seed(self.seed, context)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        if self.search is not None:
+            self.search.reset(context)
+
+    def weights_digest(self) -> str:
+        return self._digest
+
+    def evaluate(self, game: Game) -> tuple[np.ndarray, float]:
+        """(float64[N*N+1]: the policy over the legal moves, the critic's value in [-1, 1])
+        of ``game`` for its side to move, without search."""
+        _check_size(self.board_size, game.size)
+        observation = planes_for_space(game.observation(), self.model.observation_space, self.layout)
+        probabilities, values = model_outputs(self.model, observation[None], game.legal_mask()[None])
+        return probabilities[0], float(values[0])
+
+    def act(self, game: Game) -> Action:
+        """The move ``select_move`` plays, with the policy behind it (the search's visit
+        distribution when searching) and the value."""
+        if self.search is not None:
+            return self.search.act(game)
+        probabilities, value = self.evaluate(game)
+        if self.deterministic:
+            move = int(probabilities.argmax())
+        else:
+            move = int(self.rng.choice(len(probabilities), p=probabilities))
+        return Action(move, probabilities, value)
+
+    def select_move(self, game: Game) -> int:
+        return self.act(game).move
+
+    def policy(self, game: Game) -> np.ndarray:
+        """float64[N*N+1]: the model's move distribution (the search's visits when searching)."""
+        if self.search is not None:
+            return self.search.policy(game)
+        return self.evaluate(game)[0]
+
+    def observe_move(self, game: Game, move: int) -> None:
+        if self.search is not None:
+            self.search.observe_move(game, move)
+
+    def analyze(
+        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
+    ) -> int:
+        """GTP ``lz-analyze``: the search's candidates, or the policy's without search."""
+        if self.search is not None:
+            return self.search.analyze(game, stop, report, interval)
+        return analyze_policy(self.policy(game), report)
+
+
+def _check_options(
+    deterministic: bool, simulations: int | None, seconds: float | None, search_options: dict[str, Any]
+) -> None:
+    if not isinstance(deterministic, bool):
+        raise ValueError(f"deterministic must be true or false, got {deterministic!r}")
+    if search_options and simulations is None and seconds is None:
+        raise ValueError(f"{', '.join(sorted(search_options))}: search options need simulations= or seconds=")
+
+
+def _check_size(trained: int, asked: int) -> None:
+    if trained != asked:
+        raise UnsupportedGame(f"the model was trained for {trained}x{trained}, not {asked}x{asked}")
