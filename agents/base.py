@@ -41,7 +41,8 @@ packages and from the current directory, so ``mybot.py`` beside the command line
 ``mybot:make_player``.
 
 ``check_spec`` checks a spec without loading a network's weights: a factory with a
-``check_options(context, **options)`` function (a static or class method) is asked through
+``check_options(context, *args, **options)`` function (a static or class method; ``args`` the
+spec's command or path, as ``sb3:PATH`` has) is asked through
 it; any other plug-in factory has its options matched against its signature; the cheap
 built-ins are built (and GTP engines started) once.
 """
@@ -375,7 +376,7 @@ def check_spec(spec: str, context: GameContext | None = None) -> None:
     check = getattr(factory, "check_options", None)
     try:
         if callable(check):
-            check(context, **options)
+            check(context, *args, **options)
             return
         if spec.partition(":")[0] not in BUILTIN_AGENTS:  # a plug-in: its signature alone
             _signature(factory).bind(*args, **options)

@@ -284,9 +284,13 @@ def league_parser() -> argparse.ArgumentParser:
         "--dir", type=Path, default=None, help="the league's directory (default runs/league/NAME)"
     )
     parser.add_argument("--name", help="the league's name")
-    parser.add_argument("--size", type=int, help="board size")
+    parser.add_argument("--size", type=int, help="board size (default 9)")
     parser.add_argument("--rules", help="rules preset (goarena, tromp-taylor, chinese, japanese-like)")
-    parser.add_argument("--komi", type=float, help="komi")
+    parser.add_argument(
+        "--komi",
+        type=float,
+        help="komi (default 7, as 9x9 CGOS; the envs default to 7.5, which allows no draw)",
+    )
     parser.add_argument("--games-per-pair", type=int, help="games per pairing, colours alternating")
     parser.add_argument("--schedule", choices=SCHEDULES, help="round-robin (default) or gauntlet")
     parser.add_argument("--challenger", help="the gauntlet's challenger (a player name)")

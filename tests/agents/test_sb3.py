@@ -149,6 +149,13 @@ def test_the_sb3_spec_plays_legal_moves_to_the_end_of_a_game(model_path):
     policy = player.policy(Game(SIZE))
     assert policy.shape == (SIZE * SIZE + 1,) and policy.sum() == pytest.approx(1.0)
     check_spec(f"sb3:{model_path}", GameContext(SIZE, Rules()))
+    with pytest.raises(AgentSpecError, match="cannot play this game"):
+        check_spec(f"sb3:{model_path}", GameContext(9, Rules()))
+
+
+def test_check_spec_reads_the_model_file_it_is_given(tmp_path):
+    with pytest.raises(AgentSpecError, match="sb3"):
+        check_spec(f"sb3:{tmp_path / 'missing.zip'}")
 
 
 def test_a_plain_ppo_model_plays_too(tmp_path):
