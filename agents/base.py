@@ -73,6 +73,13 @@ class UnsupportedGame(ValueError):
     """A player cannot play the game it is asked to (its board size or rules)."""
 
 
+def check_board_size(trained: int, asked: int, weights: str = "the network was") -> None:
+    """Refuse (``UnsupportedGame``) an ``asked`` x ``asked`` game to a player whose ``weights``
+    (named with their verb in the message) were made for ``trained`` x ``trained``."""
+    if trained != asked:
+        raise UnsupportedGame(f"{weights} trained for {trained}x{trained}, not {asked}x{asked}")
+
+
 @dataclass(frozen=True)
 class GameContext:
     """What a player learns at ``reset``: the game it is about to play, and how to play it.

@@ -24,7 +24,14 @@ import numpy as np
 from go_env import Game, Rules
 from go_env import core as K
 from go_env.features.alphago import game_planes
-from goarena.agents.base import Action, GameContext, MoveInfo, UnsupportedGame, analyze_policy, restart_seed
+from goarena.agents.base import (
+    Action,
+    GameContext,
+    MoveInfo,
+    analyze_policy,
+    check_board_size,
+    restart_seed,
+)
 from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device, set_torch_threads
@@ -89,13 +96,13 @@ class SLPolicyAgent:
         if arch != PolicyNet.arch:
             raise ValueError(f"{weights} holds a {arch!r} network, not a policy network")
         if context is not None:
-            _check_size(kwargs["board_size"], context.size)
+            check_board_size(kwargs["board_size"], context.size)
 
     def reset(self, context: GameContext | Rules) -> None:
         """A new game: refuses a board size the network was not trained for; without a device
         of its own, moves the network to the context's."""
         if isinstance(context, GameContext):
-            _check_size(self.board_size, context.size)
+            check_board_size(self.board_size, context.size)
             if self.device is None:
                 self.model.to(resolve_device(context.device))
         seed = restart_seed(self.seed, context)
@@ -106,7 +113,7 @@ class SLPolicyAgent:
         return self._digest
 
     def _logits(self, game: Game) -> tuple[np.ndarray, np.ndarray]:
-        _check_size(self.board_size, game.size)
+        check_board_size(self.board_size, game.size)
         logits = policy_logits(self.model, game_planes(game)[None])
         return logits, game.legal_mask()[None]
 
@@ -178,8 +185,3 @@ def _check_temperature(temperature: float) -> None:
         raise ValueError(f"temperature must be a number, got {temperature!r}")
     if not 0 <= temperature < math.inf:
         raise ValueError(f"temperature must be finite and >= 0, got {temperature!r}")
-
-
-def _check_size(trained: int, asked: int) -> None:
-    if trained != asked:
-        raise UnsupportedGame(f"the network was trained for {trained}x{trained}, not {asked}x{asked}")

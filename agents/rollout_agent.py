@@ -20,8 +20,8 @@ from goarena.agents.base import (
     Action,
     GameContext,
     MoveInfo,
-    UnsupportedGame,
     analyze_policy,
+    check_board_size,
     restart_seed,
     weights_digest,
 )
@@ -84,11 +84,11 @@ class RolloutPolicyAgent:
         except (KeyError, ValueError, OSError) as error:
             raise ValueError(f"{weights}: not a rollout weights file ({error})") from error
         if context is not None:
-            _check_size(size, context.size)
+            check_board_size(size, context.size, "the rollout weights were")
 
     def reset(self, context: GameContext | Rules) -> None:
         if isinstance(context, GameContext):
-            _check_size(self.size, context.size)
+            check_board_size(self.size, context.size, "the rollout weights were")
         seed = restart_seed(self.seed, context)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
@@ -96,7 +96,7 @@ class RolloutPolicyAgent:
     def policy(self, game: Game) -> np.ndarray:
         """float64[N*N+1]: the softmax over the legal moves at the player's temperature (greedy:
         all on the most likely moves, shared among ties)."""
-        _check_size(self.size, game.size)
+        check_board_size(self.size, game.size, "the rollout weights were")
         logits = np.empty(game.num_points + 1, np.float64)
         move_logits(game.state, game.geometry, self.policy_weights, self._scratch, logits)
         if not np.isfinite(logits).any():
@@ -128,10 +128,3 @@ class RolloutPolicyAgent:
 
     def weights_digest(self) -> str:
         return weights_digest([self.path])
-
-
-def _check_size(trained: int, asked: int) -> None:
-    if trained != asked:
-        raise UnsupportedGame(
-            f"the rollout weights were trained for {trained}x{trained}, not {asked}x{asked}"
-        )

@@ -50,13 +50,13 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from go_env import Game, Rules
-from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
+from go_env.features import NUM_HISTORY_PLANES, batch_history_planes, planes_in_layout
 from goarena.agents.base import (
     Action,
     GameContext,
     MoveInfo,
-    UnsupportedGame,
     analyze_policy,
+    check_board_size,
     restart_seed,
     weights_digest,
 )
@@ -114,9 +114,7 @@ def planes_for_space(
 ) -> np.ndarray:
     """History planes int8 ``[..., N, N, 17]`` (as ``Game.observation`` and ``go_env.features``
     give them) in the layout and dtype of ``space``."""
-    if channels_first_of(space, channels_first):
-        planes = np.moveaxis(planes, -1, -3)
-    return np.ascontiguousarray(planes, dtype=space.dtype)
+    return planes_in_layout(planes, channels_first_of(space, channels_first), space.dtype)
 
 
 def observation_for_model(model: BaseAlgorithm | spaces.Space, game: Game) -> np.ndarray:
@@ -343,10 +341,7 @@ class SB3Evaluator:
 
     def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
         size = leaves.geometry.size
-        if size != self.board_size:
-            raise UnsupportedGame(
-                f"the model was trained for {self.board_size}x{self.board_size}, not {size}x{size}"
-            )
+        check_board_size(self.board_size, size, "the model was")
         count = len(leaves)
         if self._planes.shape[0] < count:
             self._planes = np.empty((count, size, size, NUM_HISTORY_PLANES), np.int8)
@@ -440,12 +435,12 @@ class SB3Agent:
             layout = extractor_options.get("channels_first")
             size = _check_spaces(path, data["observation_space"], data["action_space"], layout)
             if context is not None:
-                _check_size(size, context.size)
+                check_board_size(size, context.size, "the model was")
 
     def reset(self, context: GameContext | Rules) -> None:
         """A new game: refuses a board size the model was not trained for."""
         if isinstance(context, GameContext):
-            _check_size(self.board_size, context.size)
+            check_board_size(self.board_size, context.size, "the model was")
         seed = restart_seed(self.seed, context)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
@@ -458,7 +453,7 @@ class SB3Agent:
     def evaluate(self, game: Game) -> tuple[np.ndarray, float]:
         """(float64[N*N+1]: the policy over the legal moves, the critic's value in [-1, 1])
         of ``game`` for its side to move, without search."""
-        _check_size(self.board_size, game.size)
+        check_board_size(self.board_size, game.size, "the model was")
         observation = planes_for_space(game.observation(), self.model.observation_space, self.layout)
         probabilities, values = model_outputs(self.model, observation[None], game.legal_mask()[None])
         return probabilities[0], float(values[0])
@@ -504,8 +499,3 @@ def _check_options(
         raise ValueError(f"deterministic must be true or false, got {deterministic!r}")
     if search_options and simulations is None and seconds is None:
         raise ValueError(f"{', '.join(sorted(search_options))}: search options need simulations= or seconds=")
-
-
-def _check_size(trained: int, asked: int) -> None:
-    if trained != asked:
-        raise UnsupportedGame(f"the model was trained for {trained}x{trained}, not {asked}x{asked}")

@@ -16,7 +16,7 @@ import numpy as np
 
 from go_env import Game, Rules
 from go_env import core as K
-from goarena.agents.base import Action, GameContext, UnsupportedGame
+from goarena.agents.base import Action, GameContext, check_board_size
 from goarena.agents.inference.value import ValueNetEvaluator, load_value_net, value_net_size
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.weights import VALUE_9X9
@@ -56,13 +56,13 @@ class ValueGreedyAgent:
         resolve_device(device or (context.device if context else "cpu"))
         size = value_net_size(weights)
         if context is not None:
-            _check_size(size, context.size)
+            check_board_size(size, context.size, "the value network was")
 
     def reset(self, context: GameContext | Rules) -> None:
         """A new game: refuses a board size the network was not trained for; without a device
         of its own, moves the network to the context's."""
         if isinstance(context, GameContext):
-            _check_size(self.board_size, context.size)
+            check_board_size(self.board_size, context.size, "the value network was")
             if self.device is None:
                 self.model.to(resolve_device(context.device))
 
@@ -72,7 +72,7 @@ class ValueGreedyAgent:
     def move_values(self, game: Game) -> tuple[np.ndarray, np.ndarray]:
         """The legal moves (int64[L], pass included) and the value of each for the side to move
         (float64[L] in [-1, 1]), all children evaluated in one forward pass."""
-        _check_size(self.board_size, game.size)
+        check_board_size(self.board_size, game.size, "the value network was")
         if game.is_over:
             raise ValueError("the game is over: no move to value")
         moves = game.legal_moves().astype(np.int64)
@@ -101,8 +101,3 @@ class ValueGreedyAgent:
 
     def select_move(self, game: Game) -> int:
         return self.act(game).move
-
-
-def _check_size(trained: int, asked: int) -> None:
-    if trained != asked:
-        raise UnsupportedGame(f"the value network was trained for {trained}x{trained}, not {asked}x{asked}")

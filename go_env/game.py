@@ -14,7 +14,7 @@ from numba import types
 
 from go_env import coords
 from go_env import core as K
-from go_env.features import NUM_HISTORY_PLANES, history_planes, new_history_planes
+from go_env.features import history_planes, new_history_planes, other_side_view
 from go_env.rules import Rules
 
 BLACK, WHITE, EMPTY = K.BLACK, K.WHITE, K.EMPTY
@@ -23,10 +23,6 @@ COLOR_NAMES = {BLACK: "black", WHITE: "white"}
 RESIGN = -1
 
 MIN_SIZE, MAX_SIZE = 2, 25
-
-_HISTORY = (NUM_HISTORY_PLANES - 1) // 2
-# Plane order that turns the side to move's view into the other side's.
-_SWAP_SIDES = np.r_[_HISTORY : 2 * _HISTORY, 0:_HISTORY, 2 * _HISTORY]
 
 
 class _EntryPoints(NamedTuple):
@@ -257,10 +253,7 @@ class Game:
         """History planes from ``color``'s view (plane 0: ``color``'s stones now), as a new
         int8[N, N, 17] array; the last plane is 1 where ``color`` is Black."""
         planes = self.observation()
-        if color != self.to_play:
-            planes = planes[:, :, _SWAP_SIDES]
-            planes[:, :, -1] ^= 1
-        return planes
+        return planes if color == self.to_play else other_side_view(planes)
 
     # -- reading the state -------------------------------------------------------------
 

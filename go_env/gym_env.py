@@ -31,13 +31,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from go_env.features import NUM_HISTORY_PLANES
+from go_env.features import NUM_HISTORY_PLANES, planes_in_layout
 from go_env.game import (
     BLACK,
     COLOR_NAMES,
@@ -48,6 +48,7 @@ from go_env.game import (
     IllegalMoveError,
     as_move,
     other_color,
+    result_string,
 )
 from go_env.render import Renderer
 from go_env.rules import Rules
@@ -60,7 +61,6 @@ LEARNER_COLORS = ("black", "white", "random", "alternate")
 OBSERVATION_DTYPES = {"int8": np.int8, "float32": np.float32}
 
 
-@runtime_checkable
 class Opponent(Protocol):
     """Picks the opponent's moves: a legal move for the side to move, or ``RESIGN``.
 
@@ -165,6 +165,8 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.learner_color = BLACK
         self._mask = np.zeros(n * n + 1, np.int8)
         self._over = False
+        self._winner = EMPTY  # once the episode is over: BLACK, WHITE or EMPTY (a draw)
+        self._ending: dict[str, Any] = {}  # once it is over: how it ended, for the last info
         self._episodes = 0  # since the last seeded reset, for learner="alternate"
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -175,7 +177,7 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.learner_color = self._learner_color()
         self._episodes += 1
         self._over = False
-        self._end: dict[str, Any] = {}
+        self._ending = {}
         new_game = getattr(self.opponent, "new_game", None)
         if new_game is not None:
             opponent_seed = int(self.np_random.integers(2**31))
@@ -229,25 +231,22 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         return BLACK if self.learner == "black" else WHITE
 
     def _reward(self) -> float:
-        winner = self._end.get("winner_color")
-        if winner is None or winner == EMPTY:
+        if not self._over or self._winner == EMPTY:
             return 0.0
-        return 1.0 if winner == self.learner_color else -1.0
+        return 1.0 if self._winner == self.learner_color else -1.0
 
     def _finish(self, reason: str, winner: int, how: str | None = None) -> None:
         """End the episode: ``winner`` (a colour, or EMPTY for a draw) by ``reason``; ``how``
         is SGF's R (resignation) or F (forfeit) when the board's count does not decide it."""
         self._over = True
+        self._winner = winner
         score = self.game.score()
-        result = f"{'B' if winner == BLACK else 'W'}+{how}" if how else self.game.result()
-        self._end = {
-            "winner_color": winner,
-            "info": {
-                "reason": reason,
-                "winner": COLOR_NAMES.get(winner, "draw"),
-                "score": score,
-                "result": result,
-            },
+        result = f"{'B' if winner == BLACK else 'W'}+{how}" if how else result_string(score)
+        self._ending = {
+            "reason": reason,
+            "winner": COLOR_NAMES.get(winner, "draw"),
+            "score": score,
+            "result": result,
         }
 
     def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
@@ -257,13 +256,9 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         else:
             self._mask = self.game.legal_mask().copy()
         planes = self.game.observation_for(self.learner_color)
-        if self.channels_first:
-            planes = np.ascontiguousarray(planes.transpose(2, 0, 1))
-        observation = planes.astype(self.observation_space.dtype, copy=False)
-        info: dict[str, Any] = {"action_mask": self._mask.copy()}
-        if self._over:
-            info.update(self._end["info"])
-        return observation, info
+        dtype = OBSERVATION_DTYPES[self.observation_dtype]
+        observation = planes_in_layout(planes, self.channels_first, dtype)
+        return observation, {"action_mask": self._mask.copy(), **self._ending}
 
     def _play(self, move: int) -> None:
         """Play ``move`` for the side to move and tell the opponent (IllegalMoveError if illegal)."""
@@ -290,7 +285,7 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._play(move)
         except IllegalMoveError as error:
             self._finish("opponent_illegal_move", other_color(color), "F")
-            self._end["info"].update(illegal_move=error.reason, error=str(error))
+            self._ending.update(illegal_move=error.reason, error=str(error))
 
     def _call_opponent(self, method: Callable[..., Any], *args: Any) -> Any:
         try:
@@ -301,7 +296,6 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
     def _broken(self, message: str) -> OpponentError:
         """End the episode, the opponent having failed; the error to raise."""
         self._over = True
-        self._end = {"winner_color": None, "info": {"reason": "opponent_error", "error": message}}
         self._mask = np.zeros_like(self._mask)
         return OpponentError(message)
 

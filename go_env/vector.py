@@ -34,9 +34,15 @@ from gymnasium.vector.utils import batch_space
 
 from go_env import core as K
 from go_env.batch import GameBatch
-from go_env.features import NUM_HISTORY_PLANES, history_planes, new_history_planes
+from go_env.features import (
+    NUM_HISTORY_PLANES,
+    history_planes,
+    new_history_planes,
+    other_side_view,
+    planes_in_layout,
+)
 from go_env.game import result_string
-from go_env.gym_env import OpponentError
+from go_env.gym_env import LEARNER_COLORS, OBSERVATION_DTYPES, OpponentError
 from go_env.rules import Rules
 
 # Picks the opponent's moves for a batch: (observations int8[K, N, N, 17], masks int8[K, N*N+1])
@@ -45,12 +51,7 @@ BatchOpponent = Callable[[np.ndarray, np.ndarray], np.ndarray]
 # Observations, rewards, terminated, truncated, infos.
 StepResult = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]
 
-LEARNER_MODES = ("black", "white", "alternate", "random")
-OBSERVATION_DTYPES = {"int8": np.int8, "float32": np.float32}
 WINNER_NAMES = {K.EMPTY: "draw", K.BLACK: "black", K.WHITE: "white"}
-
-# Plane order that turns the side to move's view into the other side's (as ``Game.observation_for``).
-_SWAP_SIDES = np.r_[K.HISTORY : 2 * K.HISTORY, 0 : K.HISTORY, 2 * K.HISTORY]
 
 
 class GoVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
@@ -149,8 +150,8 @@ class GoVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]
         seed: int | None = None,
         threads: int = 1,
     ):
-        if learner not in LEARNER_MODES:
-            raise ValueError(f"learner must be one of {', '.join(LEARNER_MODES)}, got {learner!r}")
+        if learner not in LEARNER_COLORS:
+            raise ValueError(f"learner must be one of {', '.join(LEARNER_COLORS)}, got {learner!r}")
         if observation_dtype not in OBSERVATION_DTYPES:
             raise ValueError(f"observation_dtype must be 'int8' or 'float32', got {observation_dtype!r}")
         if threads < 1:
@@ -307,8 +308,7 @@ class GoVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]
             planes = new_history_planes(self.board_size)
             history_planes(state, geometry, planes)
             if state.info[K.INFO_TO_PLAY] != learner:
-                planes = planes[:, :, _SWAP_SIDES]
-                planes[:, :, -1] ^= 1
+                planes = other_side_view(planes)
             final_obs[b] = self._format(planes)
             margin = float(K.score(state, geometry))
             if illegal[b]:
@@ -358,9 +358,7 @@ class GoVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]
 
     def _format(self, planes: np.ndarray) -> np.ndarray:
         """int8[..., N, N, 17] planes in the observation space's layout and dtype."""
-        if self.channels_first:
-            planes = np.moveaxis(planes, -1, -3)
-        return np.ascontiguousarray(planes, dtype=OBSERVATION_DTYPES[self.observation_dtype])
+        return planes_in_layout(planes, self.channels_first, OBSERVATION_DTYPES[self.observation_dtype])
 
     def _broken(self, message: str) -> OpponentError:
         """The opponent failed: every sub-env needs a reset; the error to raise."""

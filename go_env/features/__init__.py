@@ -21,6 +21,8 @@ from go_env.features.history import (
     batch_history_planes,
     history_planes,
     new_history_planes,
+    other_side_view,
+    planes_in_layout,
 )
 
 __all__ = [
@@ -34,4 +36,6 @@ __all__ = [
     "batch_history_planes",
     "history_planes",
     "new_history_planes",
+    "other_side_view",
+    "planes_in_layout",
 ]

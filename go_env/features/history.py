@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit, prange
 
 from go_env.core import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY, batch_item, kernel
@@ -35,6 +36,25 @@ def history_planes(state, geometry, out):
 
 def new_history_planes(size: int) -> np.ndarray:
     return np.empty((size, size, NUM_HISTORY_PLANES), np.int8)  # the kernel writes every entry
+
+
+# Plane order that turns the side to move's view into the other side's.
+_SWAP_SIDES = np.r_[HISTORY : 2 * HISTORY, 0:HISTORY, 2 * HISTORY]
+
+
+def other_side_view(planes: np.ndarray) -> np.ndarray:
+    """History planes int8[N, N, 17] from the other side's point of view (a new array)."""
+    swapped = planes[:, :, _SWAP_SIDES]
+    swapped[:, :, -1] ^= 1
+    return swapped
+
+
+def planes_in_layout(planes: np.ndarray, channels_first: bool, dtype: npt.DTypeLike | None) -> np.ndarray:
+    """History planes ``[..., N, N, 17]`` as ``[..., 17, N, N]`` when ``channels_first``, cast to
+    ``dtype``: the layouts and dtypes the envs offer (a contiguous array)."""
+    if channels_first:
+        planes = np.moveaxis(planes, -1, -3)
+    return np.ascontiguousarray(planes, dtype=dtype)
 
 
 @njit(cache=True, parallel=True)
