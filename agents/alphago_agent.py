@@ -12,6 +12,7 @@ batches (``batch``) under virtual loss, and the tree is kept between moves.
     alphago:mixing=1                                  # rollouts alone
     alphago:prior=uniform                             # no policy prior
     alphago:value=my-value.pt,prior=my-policy.pt      # other networks
+    alphago:expansion_threshold=1,precision=bfloat16  # AlphaGo's n_thr; bf16 networks
 
 The shipped 9x9 SL policy, value network and rollout policy are the defaults.
 """

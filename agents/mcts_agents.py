@@ -319,12 +319,17 @@ class PUCTAgent(_SearchAgent):
             value is AlphaGo's ``(1 - mixing)·v + mixing·z``, ``z`` the playouts' outcome.
         mixing: λ of that blend, in [0, 1] (0: the value network alone; 1: the playouts alone).
         device: where the networks run.
+        precision: the networks' arithmetic, ``"float32"`` or ``"bfloat16"`` (about 1.5 times
+            faster on CPUs with AVX512-BF16, slower on CPUs without).
         c_puct: exploration constant.
         batch: leaves per evaluator call.
         selection: the selection rule: ``"alphazero"`` (Q + c·P·sqrt(ΣN)/(1+N)), ``"alphago"``
             (Q + c·P/(1+N), as the AlphaGo seeds give it) or ``"ucb1"`` (see ``search.selection``).
         fpu: the value of a move not tried yet (first-play urgency).
         virtual_loss: the visits, valued as losses, that a pending leaf puts on its path.
+        expansion_threshold: AlphaGo's ``n_thr``: a new leaf is valued alone, without the
+            policy network, until it has been evaluated this many times; then its priors are
+            asked for and it is expanded (0: at once).
         noise: weight ε of Dirichlet noise in the root's priors (0: none; 0.25 for self-play).
         dirichlet_alpha: the noise's α (None: 10 / number of legal moves).
         temperature: moves are drawn in proportion to ``visits^(1/temperature)``; 0 plays
@@ -348,11 +353,13 @@ class PUCTAgent(_SearchAgent):
         value: str | None = None,
         mixing: float = 0.5,
         device: str = "cpu",
+        precision: str = "float32",
         c_puct: float = 1.5,
         batch: int = 8,
         selection: str = "alphazero",
         fpu: float = 0.0,
         virtual_loss: float = 1.0,
+        expansion_threshold: int = 0,
         noise: float = 0.0,
         dirichlet_alpha: float | None = None,
         temperature: float = 0.0,
@@ -375,10 +382,10 @@ class PUCTAgent(_SearchAgent):
 
             set_inference_threads(1)  # league workers are processes, one game each
             if prior not in (None, UNIFORM):
-                network, digest = load_policy_net(str(prior), device)
+                network, digest = load_policy_net(str(prior), device, precision)
                 networks.append((network.board_size, digest))
             if value is not None:
-                value_network, digest = load_value_net(value, device)
+                value_network, digest = load_value_net(value, device, precision)
                 networks.append((value_network.board_size, digest))
         pattern_policy = _rollout_policy(rollout_weights, networks)
 
@@ -399,6 +406,7 @@ class PUCTAgent(_SearchAgent):
                 selection=selection,
                 fpu=fpu,
                 virtual_loss=virtual_loss,
+                expansion_threshold=expansion_threshold,
                 noise=noise,
                 dirichlet_alpha=dirichlet_alpha,
                 reuse=reuse,
@@ -422,9 +430,10 @@ class PUCTAgent(_SearchAgent):
         sizes = []
         if prior not in (None, UNIFORM) or value is not None:
             from goarena.agents.inference import policy_net_size, value_net_size
-            from goarena.agents.nets.predict import resolve_device
+            from goarena.agents.nets.predict import resolve_device, resolve_precision
 
             resolve_device(str(options.get("device", "cpu")))
+            resolve_precision(str(options.get("precision", "float32")))
             if prior not in (None, UNIFORM):
                 sizes.append(policy_net_size(str(prior)))
             if value is not None:

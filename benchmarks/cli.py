@@ -79,6 +79,10 @@ def bench(args: argparse.Namespace) -> None:
         value.show(
             args.data, args.weights, args.positions, args.rollouts, rollout_weights, args.held_out, args.seed
         )
+    elif args.what == "alphago":
+        from goarena.benchmarks.bench import alphago_speed
+
+        alphago_speed.show(args.seconds, args.positions, args.spacing)
     elif args.what == "ablation":
         from goarena.agents.weights import VALUE_9X9
         from goarena.benchmarks.bench import ablation
@@ -156,6 +160,12 @@ def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
     value.add_argument(
         "--seed", type=int, default=0, help="the training run's seed, for its split (default 0)"
     )
+    alphago = kinds.add_parser(
+        "alphago", help="AlphaGo's simulations per second: expansion threshold, bfloat16, the default"
+    )
+    alphago.add_argument("--seconds", type=float, default=1.0, help="search time per position (default 1)")
+    alphago.add_argument("--positions", type=int, default=6, help="positions searched (default 6)")
+    alphago.add_argument("--spacing", type=int, default=10, help="moves between positions (default 10)")
     ablation = kinds.add_parser(
         "ablation", help="AlphaGo's ablation: rollouts, value net, mixed, no prior, raw policies"
     )
@@ -464,7 +474,7 @@ def main(argv: list[str] | None = None) -> None:
 
     benchmark = commands.add_parser(
         "bench",
-        help="a benchmark: env, vector, search, networks, league (throughput), strength, value, ablation",
+        help="a benchmark: env, vector, search, networks, alphago, league (speed), strength, value, ablation",
     )
     add_bench_parsers(benchmark)
     benchmark.set_defaults(run=bench)

@@ -64,8 +64,8 @@ def scratch_item(states, arrays, b):
 
 @njit(cache=True, parallel=True)
 def collect_all(
-    trees, roots, geometry, scratch_states, scratch_arrays, leaves, leaf_nodes, legal, counts, selection,
-    collected, finished,
+    trees, roots, geometry, scratch_states, scratch_arrays, leaves, leaf_nodes, legal, expanding, counts,
+    selection, collected, finished,
 ):  # fmt: skip
     """``collect`` up to ``counts[b]`` leaves in every game ``b``, into ``leaves`` (fields
     [B, k, ...]), ``leaf_nodes[b]`` and ``legal[b]``; counts go to ``collected`` and ``finished``."""
@@ -76,21 +76,23 @@ def collect_all(
             scratch = scratch_item(scratch_states, scratch_arrays, b)
             leaves_b, finished_b = collect(
                 tree_item(trees, b), K.batch_item(roots, b), geometry, scratch, K.batch_item(leaves, b),
-                leaf_nodes[b], legal[b], counts[b], selection,
+                leaf_nodes[b], legal[b], expanding[b], counts[b], selection, 0,
             )  # fmt: skip
             collected[b] = leaves_b
             finished[b] = finished_b
 
 
 @njit(cache=True, parallel=True)
-def expand_backup_all(trees, leaf_nodes, legal, collected, priors, values, scratch_states, scratch_arrays):
+def expand_backup_all(
+    trees, leaf_nodes, legal, expanding, collected, priors, values, scratch_states, scratch_arrays
+):  # fmt: skip
     """``expand_backup`` the ``collected[b]`` leaves of every game ``b``."""
     for b in prange(collected.shape[0]):
         n = collected[b]
         if n > 0:
             expand_backup(
-                tree_item(trees, b), leaf_nodes[b, :n], legal[b, :n], priors[b, :n], values[b, :n],
-                scratch_item(scratch_states, scratch_arrays, b),
+                tree_item(trees, b), leaf_nodes[b, :n], expanding[b, :n], legal[b, :n], priors[b, :n],
+                values[b, :n], scratch_item(scratch_states, scratch_arrays, b),
             )  # fmt: skip
 
 
@@ -159,6 +161,7 @@ class BatchedPUCT:
             self._leaves = GoState(*(np.zeros((size, k, *field.shape), field.dtype) for field in one))
             self._nodes = np.zeros((size, k), np.int32)
             self._legal = np.zeros((size, k, batch.num_actions), np.int8)
+            self._expanding = np.zeros((size, k), np.int8)  # every leaf: no expansion threshold here
             self._priors = np.zeros((size, k, batch.num_actions), np.float32)
             self._values = np.zeros((size, k), np.float64)
             self._key = key
@@ -193,7 +196,7 @@ class BatchedPUCT:
         while (counts := np.minimum(k, simulations - done)).any():
             collect_all(
                 trees, batch.state, batch.geometry, self._scratch_states, self._scratch_arrays, self._leaves,
-                self._nodes, self._legal, counts, self.selection, collected, finished,
+                self._nodes, self._legal, self._expanding, counts, self.selection, collected, finished,
             )  # fmt: skip
             self.steps += 1
             done += collected + finished
@@ -209,8 +212,8 @@ class BatchedPUCT:
             self._priors[taken] = priors
             self._values[taken] = values
             expand_backup_all(
-                trees, self._nodes, self._legal, collected, self._priors, self._values, self._scratch_states,
-                self._scratch_arrays,
+                trees, self._nodes, self._legal, self._expanding, collected, self._priors, self._values,
+                self._scratch_states, self._scratch_arrays,
             )  # fmt: skip
             if self.steps == 1 and self.noise > 0.0:
                 self._add_noise(np.flatnonzero(counts > 0))

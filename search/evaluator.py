@@ -108,11 +108,26 @@ def rollout_values(states, geometry, scratch, rng, rollouts, out):
 
 @dataclass(frozen=True)
 class Leaves:
-    """A batch of ``B`` leaf positions for an evaluator."""
+    """A batch of ``B`` leaf positions for an evaluator.
+
+    ``expanding`` marks the leaves whose priors the search will use (None: all); an evaluator
+    may give any valid priors for the others (``uniform_priors``) and save their work.
+    """
 
     states: GoState  # every field with a leading axis [B]; history boards, komi and scoring are kept
     legal: np.ndarray  # int8[B, A]: legal-move masks, pass last
     geometry: Geometry
+    expanding: np.ndarray | None = None  # int8 or bool[B]
+
+    def wants_priors(self) -> np.ndarray:
+        """bool[B]: the leaves whose priors are wanted."""
+        if self.expanding is None:
+            return np.ones(len(self), bool)
+        return self.expanding.astype(bool)
+
+    def subset(self, rows: np.ndarray) -> Leaves:
+        """The leaves ``rows`` (indices or a mask) as a batch of their own (copies), all wanting priors."""
+        return Leaves(GoState(*(field[rows] for field in self.states)), self.legal[rows], self.geometry)
 
     def __len__(self) -> int:
         return int(self.legal.shape[0])

@@ -30,8 +30,9 @@ def _nowhere(broken: np.ndarray | np.bool_, invariant: str, what: str) -> None:
         raise InvariantError(f"{invariant}: {what} at node {int(np.flatnonzero(broken)[0])}")
 
 
-def check_tree(tree: Tree | TreeSearch) -> None:
-    """Check a tree (or a searcher's tree) between searches.
+def check_tree(tree: Tree | TreeSearch, expansion_threshold: int | None = None) -> None:
+    """Check a tree (or a searcher's tree) between searches; ``expansion_threshold`` is the
+    search's (``PUCT``'s: 0 unless given or read off the searcher).
 
     Raises:
         InvariantError: the first invariant broken, by name (``parent``, ``visits``, ...).
@@ -39,12 +40,14 @@ def check_tree(tree: Tree | TreeSearch) -> None:
     if isinstance(tree, TreeSearch):
         if tree.tree is None:
             raise InvariantError("tree: the searcher has not searched yet")
+        if expansion_threshold is None:
+            expansion_threshold = getattr(tree, "expansion_threshold", 0)
         tree = tree.tree
     used = int(tree.num_nodes[0])
     if not 1 <= used <= tree.parent.shape[0]:
         raise InvariantError(f"num_nodes: {used} nodes in room for {tree.parent.shape[0]}")
     _check_links(tree, used)
-    _check_visits(tree, used)
+    _check_visits(tree, used, expansion_threshold or 0)
     if tree.prior.shape[0] > 1:
         _check_priors(tree, used)
     if tree.amaf_visits.shape[0] > 1:
@@ -81,16 +84,22 @@ def _check_links(tree: Tree, used: int) -> None:
     _nowhere(tree.virtual_loss[:used] != 0, "virtual_loss", "simulations left pending")
 
 
-def _check_visits(tree: Tree, used: int) -> None:
-    """An expanded node's visits are its own evaluation plus its children's; every node but
-    a fresh root has been visited; values are means in [-1, 1]."""
+def _check_visits(tree: Tree, used: int, threshold: int) -> None:
+    """An expanded node's visits are its own evaluations plus its children's: one, or up to
+    ``threshold + 1`` for a node that waited for expansion (a root expands at once); every
+    node but a fresh root has been visited; values are means in [-1, 1]."""
     visits = tree.visits[:used].astype(np.int64)
     fresh = used == 1 and not tree.expanded[ROOT]
     _nowhere(visits < (0 if fresh else 1), "visits", "no visit")
     below = np.zeros(used, np.int64)
     np.add.at(below, tree.parent[1:used], visits[1:])
     expanded = tree.expanded[:used] != 0
-    _nowhere(expanded & (visits != 1 + below), "visits", "not 1 + the children's visits")
+    own = visits - below
+    _nowhere(
+        expanded & ((own < 1) | (own > threshold + 1)),
+        "visits",
+        "not its own evaluations + the children's visits",
+    )
     _nowhere(~(np.abs(tree.value_sum[:used]) <= visits + 1e-9), "value_sum", "a mean outside [-1, 1]")
 
 

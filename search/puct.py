@@ -56,11 +56,13 @@ from goarena.search.tree import (
 
 
 @kernel
-def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, selection):
-    """Select up to ``count`` new leaves from the position ``root`` (left unchanged).
+def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, expanding, count, selection, threshold):
+    """Select up to ``count`` leaves from the position ``root`` (left unchanged).
 
     Leaf ``b`` goes to ``leaves`` (batched states), its node to ``leaf_nodes[b]`` and its
-    legal moves to ``legal[b]``, with a virtual loss on its path. Simulations that end in a
+    legal moves to ``legal[b]``, with a virtual loss on its path; ``expanding[b]`` is 1 if
+    its priors are wanted: it is the root or has been evaluated ``threshold`` times already
+    (a leaf under the threshold is evaluated again, unexpanded). Simulations that end in a
     finished game are scored by the rules and backed up at once.
 
     Returns:
@@ -87,6 +89,7 @@ def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, sel
         elif tree.virtual_loss[node] > 0:
             collisions += 1  # already in this batch
         else:
+            expanding[collected] = node == ROOT or tree.visits[node] >= threshold
             add_virtual_loss(tree, node)
             K.copy_into(K.batch_item(leaves, collected), state)
             K.legal_mask(state, geometry, legal[collected])
@@ -96,18 +99,20 @@ def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, count, sel
 
 
 @kernel
-def expand_backup(tree, leaf_nodes, legal, priors, values, scratch):
-    """Expand each collected leaf with its priors (checked: >= 0, some mass on a legal move;
-    kept on legal moves and renormalised) and back its value up, taking its virtual loss back."""
+def expand_backup(tree, leaf_nodes, expanding, legal, priors, values, scratch):
+    """Expand each collected leaf marked ``expanding`` with its priors (checked: >= 0, some
+    mass on a legal move; kept on legal moves and renormalised) and back every leaf's value
+    up, taking its virtual loss back."""
     for b in range(leaf_nodes.shape[0]):
         node = leaf_nodes[b]
-        expand(tree, node, legal[b])
-        total = 0.0
-        for a in range(legal.shape[1]):
-            if legal[b, a]:
-                total += priors[b, a]
-        for a in range(legal.shape[1]):
-            tree.prior[node, a] = priors[b, a] / total if legal[b, a] else 0.0
+        if expanding[b]:
+            expand(tree, node, legal[b])
+            total = 0.0
+            for a in range(legal.shape[1]):
+                if legal[b, a]:
+                    total += priors[b, a]
+            for a in range(legal.shape[1]):
+                tree.prior[node, a] = priors[b, a] / total if legal[b, a] else 0.0
         value = min(max(values[b], -1.0), 1.0)
         backup(tree, node, value, 1, False, scratch, 0, 0)
 
@@ -116,6 +121,7 @@ class _LeafBuffers(NamedTuple):
     states: GoState  # every field [batch, ...]
     nodes: np.ndarray  # int32[batch]
     legal: np.ndarray  # int8[batch, A]
+    expanding: np.ndarray  # int8[batch]: the leaves whose priors are wanted
 
 
 def mix_root_noise(tree: Tree, weight: float, alpha: float | None, rng: np.random.Generator) -> None:
@@ -140,6 +146,11 @@ class PUCT(TreeSearch):
         fpu: first-play value: the value of a move not tried yet, in [-1, 1].
         virtual_loss: visits, each valued as a loss, that a leaf waiting for evaluation
             puts on its path.
+        expansion_threshold: AlphaGo's ``n_thr``: a new leaf is evaluated for its value
+            alone, and expanded with the evaluator's priors once it has been evaluated this
+            many times (0: at its first evaluation). Evaluators that can skip the priors of
+            the other leaves (``Leaves.expanding``) save that work: most leaves are reached
+            once.
         noise: ε, the weight of Dirichlet noise in the root's priors (0: none).
         dirichlet_alpha: α of the noise; ``None`` scales it to the position as AlphaZero
             did (0.03 on 19x19): ``10 / number of legal moves``.
@@ -168,10 +179,12 @@ class PUCT(TreeSearch):
         selection: str = "alphazero",
         fpu: float = 0.0,
         virtual_loss: float = 1.0,
+        expansion_threshold: int = 0,
     ):
         super().__init__(priors=True, amaf=False, reuse=reuse, seed=seed, capacity=capacity)
-        if batch < 1 or c_puct < 0 or not 0.0 <= noise <= 1.0:
-            raise ValueError("batch must be >= 1, c_puct >= 0 and noise in [0, 1]")
+        if batch < 1 or c_puct < 0 or not 0.0 <= noise <= 1.0 or expansion_threshold < 0:
+            raise ValueError("batch must be >= 1, c_puct >= 0, noise in [0, 1] and expansion_threshold >= 0")
+        self.expansion_threshold = int(expansion_threshold)
         self.evaluator = as_evaluator(evaluator if evaluator is not None else UniformEvaluator())
         self.c_puct = float(c_puct)
         self.selection = make_selection(selection, c_puct, fpu, virtual_loss)
@@ -179,7 +192,8 @@ class PUCT(TreeSearch):
         self.noise = noise
         self.dirichlet_alpha = dirichlet_alpha
         self._buffers: _LeafBuffers | None = None
-        self._pending: np.ndarray | None = None  # nodes of the leaves asked for, not told yet
+        # The last ask's nodes and ``expanding`` flags, until told.
+        self._pending: tuple[np.ndarray, np.ndarray] | None = None
         self._noised_root = -1  # ``root_version`` whose priors carry noise
 
     def _prepare(self, game: Game) -> int:
@@ -197,7 +211,8 @@ class PUCT(TreeSearch):
         if buffers is None or shapes(buffers.states, batched=True) != shapes(game.state):
             states = GoState(*(np.zeros((self.batch, *field.shape), field.dtype) for field in game.state))
             legal = np.zeros((self.batch, game.num_points + 1), np.int8)
-            buffers = self._buffers = _LeafBuffers(states, np.zeros(self.batch, np.int32), legal)
+            nodes, expanding = np.zeros(self.batch, np.int32), np.zeros(self.batch, np.int8)
+            buffers = self._buffers = _LeafBuffers(states, nodes, legal, expanding)
         return buffers
 
     def ask(self, game: Game, count: int | None = None) -> Leaves:
@@ -219,13 +234,13 @@ class PUCT(TreeSearch):
         Raises:
             EvaluatorError: if they break the evaluator's contract (``Evaluator``).
         """
-        nodes = self._pending
+        pending = self._pending
         if not len(leaves):
             return
-        if nodes is None or len(nodes) != len(leaves):
+        if pending is None or len(pending[0]) != len(leaves):
             raise ValueError("tell answers the leaves of the last ask, once")
         priors, values = check_evaluation(leaves.legal, priors, values)
-        expand_backup(self.tree, nodes, leaves.legal, priors, values, self._scratch)
+        expand_backup(self.tree, *pending, leaves.legal, priors, values, self._scratch)
         self._pending = None
 
     def _ask(self, game: Game, count: int) -> tuple[Leaves, int]:
@@ -234,12 +249,13 @@ class PUCT(TreeSearch):
         self._check_told()
         buffers = self._leaf_buffers(game)
         collected, finished = collect(
-            self.tree, game.state, game.geometry, self._scratch, buffers.states, buffers.nodes,
-            buffers.legal, min(self.batch, count), self.selection,
+            self.tree, game.state, game.geometry, self._scratch, buffers.states, buffers.nodes, buffers.legal,
+            buffers.expanding, min(self.batch, count), self.selection, self.expansion_threshold,
         )  # fmt: skip
         states = GoState(*(field[:collected] for field in buffers.states))
-        self._pending = buffers.nodes[:collected] if collected else None
-        return Leaves(states, buffers.legal[:collected], game.geometry), finished
+        expanding = buffers.expanding[:collected]
+        self._pending = (buffers.nodes[:collected], expanding) if collected else None
+        return Leaves(states, buffers.legal[:collected], game.geometry, expanding), finished
 
     def _check_told(self) -> None:
         if self._pending is not None:

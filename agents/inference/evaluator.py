@@ -15,17 +15,28 @@ from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
 from goarena.agents.base import UnsupportedGame
 from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device, set_torch_threads
+from goarena.agents.nets.predict import (
+    masked_softmax,
+    policy_logits,
+    resolve_device,
+    resolve_precision,
+    set_torch_threads,
+)
 from goarena.search import LeafValues, Leaves
+from goarena.search.evaluator import uniform_priors
 
 
-def load_policy_net(weights: Path | str, device: str = "cpu") -> tuple[PolicyNet, str]:
-    """The policy network saved at ``weights`` (in eval mode) and its weights' sha256."""
+def load_policy_net(
+    weights: Path | str, device: str = "cpu", precision: str = "float32"
+) -> tuple[PolicyNet, str]:
+    """The policy network saved at ``weights`` (in eval mode, its weights in ``precision``)
+    and its weights' sha256."""
+    dtype = resolve_precision(precision)
     contents = read_checkpoint(weights, resolve_device(device))
     model = build_model(weights, contents, device)
     if not isinstance(model, PolicyNet):
         raise ValueError(f"{weights} holds a {contents['arch']!r} network, not a policy network")
-    return model.eval(), str(contents["sha256"])
+    return model.to(dtype).eval(), str(contents["sha256"])
 
 
 def policy_net_size(weights: Path | str) -> int:
@@ -57,13 +68,23 @@ class PolicyNetEvaluator:
                 f"{self.model.board_size}, not {size}x{size}"
             )
         count = len(leaves)
-        if self._planes.shape[0] < count:
-            self._planes = new_alphago_planes(size, batch=count)
-        planes = self._planes[:count]
-        batch_alphago_planes(leaves.states, leaves.geometry, planes)
-        priors = masked_softmax(policy_logits(self.model, planes), leaves.legal)
+        wanted = leaves.wants_priors()
+        if wanted.all():
+            priors = self._priors(leaves)
+        else:  # the search will not use the others' priors (an expansion threshold)
+            priors = uniform_priors(leaves.legal)
+            if wanted.any():
+                priors[wanted] = self._priors(leaves.subset(wanted))
         values = self.values.values(leaves) if self.values is not None else np.zeros(count)
         return priors, values
+
+    def _priors(self, leaves: Leaves) -> np.ndarray:
+        count = len(leaves)
+        if self._planes.shape[0] < count:
+            self._planes = new_alphago_planes(leaves.geometry.size, batch=count)
+        planes = self._planes[:count]
+        batch_alphago_planes(leaves.states, leaves.geometry, planes)
+        return masked_softmax(policy_logits(self.model, planes), leaves.legal)
 
 
 def set_inference_threads(threads: int = 1) -> None:

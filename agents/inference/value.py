@@ -17,19 +17,22 @@ import torch
 from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
 from goarena.agents.base import UnsupportedGame
 from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
-from goarena.agents.nets.predict import resolve_device
+from goarena.agents.nets.predict import resolve_device, resolve_precision
 from goarena.agents.nets.value import ValueNet
 from goarena.search import Leaves
 
 
-def load_value_net(weights: Path | str, device: str = "cpu") -> tuple[ValueNet, str]:
-    """The value network saved at ``weights`` (in eval mode, on ``device``) and its weights' sha256."""
-    where = resolve_device(device)
+def load_value_net(
+    weights: Path | str, device: str = "cpu", precision: str = "float32"
+) -> tuple[ValueNet, str]:
+    """The value network saved at ``weights`` (in eval mode, on ``device``, its weights in
+    ``precision``) and its weights' sha256."""
+    where, dtype = resolve_device(device), resolve_precision(precision)
     contents = read_checkpoint(weights, where)
     model = build_model(weights, contents, where)
     if not isinstance(model, ValueNet):
         raise ValueError(f"{weights} holds a {contents['arch']!r} network, not a value network")
-    return model.eval(), str(contents["sha256"])
+    return model.to(dtype).eval(), str(contents["sha256"])
 
 
 def value_net_size(weights: Path | str) -> int:
@@ -42,10 +45,10 @@ def value_net_size(weights: Path | str) -> int:
 
 def network_values(model: ValueNet, planes: np.ndarray) -> np.ndarray:
     """float64[B]: the network's values of positions ``planes`` (uint8 or float [B, 49, N, N])."""
-    device = next(model.parameters()).device
+    weight = next(model.parameters())
     model.eval()
     with torch.inference_mode():
-        values = model(torch.as_tensor(planes, dtype=torch.float32, device=device))
+        values = model(torch.as_tensor(planes, dtype=weight.dtype, device=weight.device))
     return values.double().cpu().numpy()
 
 

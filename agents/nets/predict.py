@@ -1,7 +1,7 @@
 """Numpy in, numpy out: a network's move distribution for callers that never touch torch.
 
-The module is put in eval mode and run under ``torch.inference_mode`` on the device its
-weights are on; planes go in as any real dtype, probabilities come out as float64.
+The module is put in eval mode and run under ``torch.inference_mode`` on the device and in
+the precision of its weights; planes go in as any real dtype, probabilities come out as float64.
 """
 
 from __future__ import annotations
@@ -17,6 +17,18 @@ def set_torch_threads(threads: int) -> None:
     thread pool (on its first parallel kernel), so that pool is started first."""
     numba.get_num_threads()
     torch.set_num_threads(threads)
+
+
+# float32 by default; bfloat16 runs the convolutions about 1.5 times faster on CPUs with
+# AVX512-BF16 (and on GPUs), at about 0.1 in the logits.
+PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+
+
+def resolve_precision(name: str) -> torch.dtype:
+    """``"float32"`` or ``"bfloat16"`` as a torch dtype."""
+    if name not in PRECISIONS:
+        raise ValueError(f"unknown precision {name!r}: {' or '.join(PRECISIONS)}")
+    return PRECISIONS[name]
 
 
 def resolve_device(name: str) -> torch.device:
@@ -40,10 +52,10 @@ def policy_logits(model: nn.Module, planes: np.ndarray) -> np.ndarray:
     """float32[B, N*N+1]: the network's logits for ``planes`` [B, C, N, N]."""
     if planes.ndim != 4:
         raise ValueError(f"planes must be a batch [B, C, N, N], got shape {planes.shape}")
-    device = next(model.parameters()).device
+    weight = next(model.parameters())
     model.eval()
     with torch.inference_mode():
-        logits = model(torch.as_tensor(planes, dtype=torch.float32, device=device))
+        logits = model(torch.as_tensor(planes, dtype=weight.dtype, device=weight.device))
     return logits.float().cpu().numpy()
 
 

@@ -147,3 +147,60 @@ def test_torchs_thread_count_outlives_numbas_thread_pool():
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1"
+
+
+class CheckedSkipping(Checked):
+    """``Checked`` for the leaves whose priors are wanted; uniform priors for the others."""
+
+    def evaluate(self, leaves):
+        wanted = leaves.wants_priors()
+        self.skipped = getattr(self, "skipped", 0) + int((~wanted).sum())
+        priors, values = super().evaluate(leaves.subset(wanted)) if wanted.any() else (None, None)
+        all_priors, all_values = self.inner.evaluate(leaves)
+        if priors is not None:
+            np.testing.assert_allclose(all_priors[wanted], priors, atol=1e-6)
+        legal = leaves.legal[~wanted].astype(np.float64)
+        np.testing.assert_allclose(all_priors[~wanted], legal / legal.sum(axis=1, keepdims=True), atol=1e-6)
+        return all_priors, all_values
+
+
+def test_the_network_runs_only_on_the_leaves_being_expanded(policy_weights):
+    model, _ = load_policy_net(policy_weights)
+    evaluator = CheckedSkipping(PolicyNetEvaluator(model, RolloutEvaluator(seed=1)))
+    searcher = PUCT(evaluator, batch=4, expansion_threshold=1, seed=0)
+    searcher.search(Game(SIZE), simulations=200)
+    check_tree(searcher)
+    assert evaluator.calls > 1 and evaluator.skipped > 50
+
+
+def test_bfloat16_weights_give_the_float32_logits_to_bfloat16_precision(policy_weights):
+    full, _ = load_policy_net(policy_weights)
+    half, _ = load_policy_net(policy_weights, precision="bfloat16")
+    assert next(half.parameters()).dtype == torch.bfloat16
+    planes = new_alphago_planes(SIZE)
+    game = position(
+        """
+        . . . . .
+        . X . . .
+        . . O . .
+        . . . . .
+        . . . . .
+        """
+    )
+    alphago_planes(game.state, game.geometry, planes)
+    expected = policy_logits(full, planes[None])
+    np.testing.assert_allclose(
+        policy_logits(half, planes[None]), expected, atol=0.02 * np.abs(expected).max() + 0.02
+    )
+    with pytest.raises(ValueError, match="unknown precision 'half': float32 or bfloat16"):
+        load_policy_net(policy_weights, precision="half")
+    with pytest.raises(AgentSpecError, match="unknown precision"):
+        check_spec(f"puct:prior={str(policy_weights)!r},precision=half")
+    player = make_agent(
+        f"puct:simulations=32,prior={str(policy_weights)!r},precision=bfloat16,expansion_threshold=1"
+    )
+    game = Game(SIZE)
+    for _ in range(4):
+        move = player.select_move(game)
+        assert game.is_legal(move)
+        game.play(move)

@@ -15,7 +15,7 @@ from goarena.search import (
     RolloutEvaluator,
     UniformEvaluator,
 )
-from goarena.search.invariants import check_tree
+from goarena.search.invariants import InvariantError, check_tree
 from tests.boards import CAPTURE, HALF_POINT_KOMI, ONLY_WIN, ONLY_WIN_RULES, position
 
 
@@ -249,3 +249,55 @@ def test_tell_answers_the_last_ask_once():
     with pytest.raises(ValueError, match="the last ask, once"):
         puct.tell(leaves, *_keyed(leaves))
     check_tree(puct)
+
+
+class _Recording:
+    """``_keyed``'s priors and values, recording which leaves' priors were wanted."""
+
+    def __init__(self):
+        self.wanted: list[np.ndarray] = []
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        self.wanted.append(leaves.wants_priors())
+        return _keyed(leaves)
+
+
+@pytest.mark.parametrize("threshold", [1, 3])
+def test_an_expansion_threshold_expands_a_leaf_after_its_evaluations(threshold):
+    game = Game(5)
+    game.replay([12, 7])
+    recording = _Recording()
+    puct = PUCT(recording, batch=8, expansion_threshold=threshold, seed=0)
+    puct.search(game, simulations=600)
+    check_tree(puct)
+    tree = puct.tree
+    assert tree is not None and tree.visits[0] == 600
+    wanted = np.concatenate(recording.wanted)
+    used = int(tree.num_nodes[0])
+    # Priors were asked for the root's first evaluation and once for every other node expanded.
+    assert wanted[0] and wanted.sum() == tree.expanded[:used].sum() < len(wanted) / threshold
+    inner = np.flatnonzero(tree.expanded[1:used]) + 1
+    below = np.zeros(used, np.int64)
+    np.add.at(below, tree.parent[1:used], tree.visits[1:used])
+    # ... at its (threshold + 1)-th evaluation, after which its visits went to its children.
+    assert len(inner) > 10 and np.all(tree.visits[inner] - below[inner] == threshold + 1)
+
+
+def test_an_expansion_threshold_checks_and_keeps_the_tree_between_moves():
+    game = Game(7)
+    puct = PUCT(RolloutEvaluator(seed=0), expansion_threshold=2, seed=0)
+    puct.search(game, simulations=1500)
+    game.replay(list(puct.principal_variation(puct.best_move())[:2]))
+    puct.search(game, simulations=300)
+    check_tree(puct)
+    assert puct.tree is not None and puct.tree.expanded[0]
+    with pytest.raises(ValueError, match="expansion_threshold"):
+        PUCT(expansion_threshold=-1)
+
+
+def test_the_tree_invariant_knows_the_expansion_threshold():
+    puct = PUCT(RolloutEvaluator(seed=0), expansion_threshold=3, seed=0)
+    puct.search(Game(5), simulations=400)
+    check_tree(puct)  # the threshold is read off the searcher
+    with pytest.raises(InvariantError, match="own evaluations"):
+        check_tree(puct.tree)  # taken for a tree that expands at once
