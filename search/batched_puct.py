@@ -91,7 +91,7 @@ def expand_backup_all(
         n = collected[b]
         if n > 0:
             expand_backup(
-                tree_item(trees, b), leaf_nodes[b, :n], expanding[b, :n], legal[b, :n], priors[b, :n],
+                tree_item(trees, b), leaf_nodes[b, :n], legal[b, :n], expanding[b, :n], priors[b, :n],
                 values[b, :n], scratch_item(scratch_states, scratch_arrays, b),
             )  # fmt: skip
 
@@ -161,7 +161,7 @@ class BatchedPUCT:
             self._leaves = GoState(*(np.zeros((size, k, *field.shape), field.dtype) for field in one))
             self._nodes = np.zeros((size, k), np.int32)
             self._legal = np.zeros((size, k, batch.num_actions), np.int8)
-            self._expanding = np.zeros((size, k), np.int8)  # every leaf: no expansion threshold here
+            self._expanding = np.zeros((size, k), np.int8)  # all set by collect: no expansion threshold here
             self._priors = np.zeros((size, k, batch.num_actions), np.float32)
             self._values = np.zeros((size, k), np.float64)
             self._key = key

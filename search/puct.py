@@ -99,7 +99,7 @@ def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, expanding,
 
 
 @kernel
-def expand_backup(tree, leaf_nodes, expanding, legal, priors, values, scratch):
+def expand_backup(tree, leaf_nodes, legal, expanding, priors, values, scratch):
     """Expand each collected leaf marked ``expanding`` with its priors (checked: >= 0, some
     mass on a legal move; kept on legal moves and renormalised) and back every leaf's value
     up, taking its virtual loss back."""
@@ -240,7 +240,8 @@ class PUCT(TreeSearch):
         if pending is None or len(pending[0]) != len(leaves):
             raise ValueError("tell answers the leaves of the last ask, once")
         priors, values = check_evaluation(leaves.legal, priors, values)
-        expand_backup(self.tree, *pending, leaves.legal, priors, values, self._scratch)
+        nodes, expanding = pending
+        expand_backup(self.tree, nodes, leaves.legal, expanding, priors, values, self._scratch)
         self._pending = None
 
     def _ask(self, game: Game, count: int) -> tuple[Leaves, int]:
