@@ -31,6 +31,10 @@ ROOT = 0
 NO_PARENT = -1  # parent of the root
 UNVISITED = -1  # children[n, a]: a legal move that has no node yet
 ILLEGAL = -2  # children[n, a]: not a legal move
+# A timed search looks at the clock about every CHUNK_SECONDS, and after at least MIN_CHUNK
+# simulations (whole batches for batched evaluators) but for the last chunk.
+CHUNK_SECONDS = 0.005
+MIN_CHUNK = 16
 
 
 class Tree(NamedTuple):
@@ -319,26 +323,30 @@ class TreeSearch:
             raise ValueError("the game is over: there is nothing to search")
         if simulations is None and seconds is None and stop is None:
             raise ValueError("give a budget: simulations, seconds or stop")
+        start = time.perf_counter()  # syncing the tree is part of the move's time
         self.sync(game)
-        start = time.perf_counter()
+        deadline = None if seconds is None else start + seconds
         next_report = start + interval
         watched = seconds is not None or stop is not None or report is not None
-        chunk = 16
+        chunk = MIN_CHUNK
         done = self._prepare(game)
+        looped, loop_start = 0, time.perf_counter()
         while simulations is None or done < simulations:
             remaining = chunk if simulations is None else simulations - done
-            began = time.perf_counter()
             ran = self._simulate(game, self._reserve(min(chunk, remaining) if watched else remaining))
             done += ran
+            looped += ran
             now = time.perf_counter()
-            if ran == 0 or (seconds is not None and now - start >= seconds) or (stop is not None and stop()):
+            if ran == 0 or (deadline is not None and now >= deadline) or (stop is not None and stop()):
                 break
             if report is not None and now >= next_report:
                 report(self.candidates())
                 next_report = now + interval
-            # Chunks of about 5 ms keep the clock and ``stop`` responsive at little cost.
-            if now - began < 0.005:
-                chunk *= 2
+            # Chunks sized by the search's rate so far; the last one is cut to end at the deadline.
+            rate = looped / max(now - loop_start, 1e-6)
+            chunk = max(MIN_CHUNK, int(rate * CHUNK_SECONDS))
+            if deadline is not None:
+                chunk = max(1, min(chunk, int(rate * (deadline - now))))
         while not self.visit_counts().any():  # leave a move to play, whatever the budget
             done += self._simulate(game, self._reserve(1))
         self.simulations = done

@@ -5,10 +5,16 @@ pass for all of them, each leaf's value for its side to move.
 it where it takes rollouts: ``PolicyNetEvaluator(policy, values=ValueNetEvaluator(value))``
 for priors from the policy network and values from this one, or inside ``MixedEvaluator``
 for AlphaGo's mix of the two with rollouts.
+
+A network's value is a function of the planes alone, so the evaluator keeps the values of
+the positions it has seen (as AlphaGo keeps ``v`` in the node): a leaf evaluated again, as
+under an expansion threshold, costs a look-up.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -46,21 +52,27 @@ def value_net_size(weights: Path | str) -> int:
 def network_values(model: ValueNet, planes: np.ndarray) -> np.ndarray:
     """float64[B]: the network's values of positions ``planes`` (uint8 or float [B, 49, N, N])."""
     weight = next(model.parameters())
-    model.eval()
+    if model.training:  # eval() walks every module: only when needed
+        model.eval()
     with torch.inference_mode():
         values = model(torch.as_tensor(planes, dtype=weight.dtype, device=weight.device))
     return values.double().cpu().numpy()
 
 
 class ValueNetEvaluator:
-    """Leaf values from a value network.
+    """Leaf values from a value network, remembered by position.
 
     Args:
         model: a ``ValueNet``.
+        cache: how many positions' values to keep (the oldest go first); 0 keeps none.
     """
 
-    def __init__(self, model: ValueNet):
+    def __init__(self, model: ValueNet, cache: int = 1 << 16):
+        if cache < 0:
+            raise ValueError(f"cache counts positions: at least 0, got {cache}")
         self.model = model.eval()
+        self.cache = cache
+        self._known: OrderedDict[bytes, float] = OrderedDict()
         self._planes = new_alphago_planes(model.board_size, player_colour=True, batch=1)
 
     def values(self, leaves: Leaves) -> np.ndarray:
@@ -76,4 +88,16 @@ class ValueNetEvaluator:
             self._planes = new_alphago_planes(size, player_colour=True, batch=count)
         planes = self._planes[:count]
         batch_alphago_planes(leaves.states, leaves.geometry, planes)
-        return network_values(self.model, planes)
+        if not self.cache:
+            return network_values(self.model, planes)
+        keys = [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in planes]
+        known = self._known
+        values = np.array([known.get(key, np.nan) for key in keys])
+        new = np.flatnonzero(np.isnan(values))
+        if len(new):
+            values[new] = network_values(self.model, planes[new])
+            for b in new:
+                known[keys[b]] = values[b]
+            while len(known) > self.cache:
+                known.popitem(last=False)
+        return values

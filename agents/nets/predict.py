@@ -53,7 +53,8 @@ def policy_logits(model: nn.Module, planes: np.ndarray) -> np.ndarray:
     if planes.ndim != 4:
         raise ValueError(f"planes must be a batch [B, C, N, N], got shape {planes.shape}")
     weight = next(model.parameters())
-    model.eval()
+    if model.training:  # eval() walks every module: only when needed
+        model.eval()
     with torch.inference_mode():
         logits = model(torch.as_tensor(planes, dtype=weight.dtype, device=weight.device))
     return logits.float().cpu().numpy()

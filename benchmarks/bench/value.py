@@ -73,7 +73,7 @@ def measure(
     leaves = leaves_of(replay_positions(dataset, chosen))
     torch.set_num_threads(1)
     model, _ = load_value_net(weights)
-    network = ValueNetEvaluator(model)
+    network = ValueNetEvaluator(model, cache=0)  # each position is timed through the network
     rollout = PatternRolloutEvaluator(rollout_weights, rollouts=rollouts, seed=seed)
     first = leaves_of([replay_positions(dataset, chosen[:1])[0]])
     network.values(first), rollout.values(first)  # compiles and warms up, untimed
