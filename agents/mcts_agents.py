@@ -326,6 +326,8 @@ class PUCTAgent(_SearchAgent):
         selection: the selection rule: ``"alphazero"`` (Q + c·P·sqrt(ΣN)/(1+N)), ``"alphago"``
             (Q + c·P/(1+N), as the AlphaGo seeds give it) or ``"ucb1"`` (see ``search.selection``).
         fpu: the value of a move not tried yet (first-play urgency).
+        fpu_reduction: if given, a move not tried yet is valued at its position's mean value
+            less this, in place of ``fpu`` (Leela Zero's first-play reduction).
         virtual_loss: the visits, valued as losses, that a pending leaf puts on its path.
         expansion_threshold: AlphaGo's ``n_thr``: a new leaf is valued alone, without the
             policy network, until it has been evaluated this many times; then its priors are
@@ -358,6 +360,7 @@ class PUCTAgent(_SearchAgent):
         batch: int = 8,
         selection: str = "alphazero",
         fpu: float = 0.0,
+        fpu_reduction: float | None = None,
         virtual_loss: float = 1.0,
         expansion_threshold: int = 0,
         noise: float = 0.0,
@@ -405,6 +408,7 @@ class PUCTAgent(_SearchAgent):
                 batch=batch,
                 selection=selection,
                 fpu=fpu,
+                fpu_reduction=fpu_reduction,
                 virtual_loss=virtual_loss,
                 expansion_threshold=expansion_threshold,
                 noise=noise,

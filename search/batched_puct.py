@@ -111,7 +111,8 @@ class BatchedPUCT:
         noise: ε, the weight of Dirichlet noise in each root's priors (0: none).
         dirichlet_alpha: α of the noise; ``None``: ``10 / number of legal moves``.
         seed: seed of the noise and of ``choose_moves``.
-        selection, fpu, virtual_loss: the selection rule and its parameters, as for ``PUCT``.
+        selection, fpu, fpu_reduction, virtual_loss: the selection rule and its parameters,
+            as for ``PUCT``.
         threads: numba threads that work on the trees during a search (at most numba's number
             and one per game). A step's tree work is small, microseconds a game, and waking
             threads for it twice a step costs more than it saves unless the games are many and
@@ -128,6 +129,7 @@ class BatchedPUCT:
         seed: int | None = None,
         selection: str = "alphazero",
         fpu: float = 0.0,
+        fpu_reduction: float | None = None,
         virtual_loss: float = 1.0,
         threads: int = 1,
     ):
@@ -135,7 +137,7 @@ class BatchedPUCT:
             raise ValueError("leaves_per_game and threads must be >= 1 and noise in [0, 1]")
         self.threads = threads
         self.evaluator = as_evaluator(evaluator if evaluator is not None else UniformEvaluator())
-        self.selection = make_selection(selection, c_puct, fpu, virtual_loss)
+        self.selection = make_selection(selection, c_puct, fpu, virtual_loss, fpu_reduction)
         self.leaves_per_game = leaves_per_game
         self.noise = noise
         self.dirichlet_alpha = dirichlet_alpha

@@ -144,6 +144,8 @@ class PUCT(TreeSearch):
         selection: the selection rule, ``"alphazero"``, ``"alphago"`` or ``"ucb1"``
             (``search.selection``).
         fpu: first-play value: the value of a move not tried yet, in [-1, 1].
+        fpu_reduction: if given, a move not tried yet is valued at its node's mean value
+            less this, in place of ``fpu`` (``search.selection``).
         virtual_loss: visits, each valued as a loss, that a leaf waiting for evaluation
             puts on its path.
         expansion_threshold: AlphaGo's ``n_thr``: a new leaf is evaluated for its value
@@ -178,6 +180,7 @@ class PUCT(TreeSearch):
         capacity: int = 1024,
         selection: str = "alphazero",
         fpu: float = 0.0,
+        fpu_reduction: float | None = None,
         virtual_loss: float = 1.0,
         expansion_threshold: int = 0,
     ):
@@ -187,7 +190,7 @@ class PUCT(TreeSearch):
         self.expansion_threshold = int(expansion_threshold)
         self.evaluator = as_evaluator(evaluator if evaluator is not None else UniformEvaluator())
         self.c_puct = float(c_puct)
-        self.selection = make_selection(selection, c_puct, fpu, virtual_loss)
+        self.selection = make_selection(selection, c_puct, fpu, virtual_loss, fpu_reduction)
         self.batch = batch
         self.noise = noise
         self.dirichlet_alpha = dirichlet_alpha

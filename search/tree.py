@@ -330,20 +330,19 @@ class TreeSearch:
         watched = seconds is not None or stop is not None or report is not None
         chunk = MIN_CHUNK
         done = self._prepare(game)
-        looped, loop_start = 0, time.perf_counter()
         while simulations is None or done < simulations:
             remaining = chunk if simulations is None else simulations - done
+            began = time.perf_counter()
             ran = self._simulate(game, self._reserve(min(chunk, remaining) if watched else remaining))
             done += ran
-            looped += ran
             now = time.perf_counter()
             if ran == 0 or (deadline is not None and now >= deadline) or (stop is not None and stop()):
                 break
             if report is not None and now >= next_report:
                 report(self.candidates())
                 next_report = now + interval
-            # Chunks sized by the search's rate so far; the last one is cut to end at the deadline.
-            rate = looped / max(now - loop_start, 1e-6)
+            # Chunks sized by the last one's rate; the last one is cut to end at the deadline.
+            rate = ran / max(now - began, 1e-6)
             chunk = max(MIN_CHUNK, int(rate * CHUNK_SECONDS))
             if deadline is not None:
                 chunk = max(1, min(chunk, int(rate * (deadline - now))))

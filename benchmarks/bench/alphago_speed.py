@@ -8,7 +8,8 @@ against itself, sampling its moves (temperature 1, a fixed seed). The configurat
 
 - the default: every new leaf gets the policy network's priors (``expansion_threshold=0``);
 - ``expansion_threshold=1``: AlphaGo's ``n_thr``, a leaf is expanded at its second
-  evaluation, so the leaves reached once never run the policy network;
+  evaluation, so the leaves reached once never run the policy network (and the second
+  evaluation reads the value network's value from the evaluator's memory of positions);
 - ``precision=bfloat16``: both networks in bfloat16 (fast on CPUs with AVX512-BF16);
 - both together.
 """

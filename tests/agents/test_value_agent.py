@@ -78,6 +78,36 @@ def test_batched_values_match_one_position_at_a_time(value_weights):
     assert batched.shape == (len(games),) and np.abs(batched).max() < 1 and batched.std() > 0
 
 
+class _Counting(torch.nn.Module):
+    """A value network that counts the positions it is run on."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model, self.board_size, self.positions = model, model.board_size, 0
+
+    def forward(self, planes):
+        self.positions += len(planes)
+        return self.model(planes)
+
+
+def test_the_evaluator_runs_the_network_once_per_position(value_weights):
+    model = _Counting(load_value_net(value_weights)[0])
+    games = random_games(8)
+    remembering, fresh = ValueNetEvaluator(model, cache=5), ValueNetEvaluator(model.model, cache=0)
+    first = remembering.values(leaves(games[:4]))
+    assert model.positions == 4
+    again = remembering.values(leaves(games[2:6]))  # two seen, two new
+    assert model.positions == 6
+    np.testing.assert_allclose(np.concatenate([first, again[2:]]), fresh.values(leaves(games[:6])), atol=1e-6)
+    np.testing.assert_array_equal(again[:2], first[2:])
+    remembering.values(leaves(games[:1]))  # the oldest went when the sixth came
+    assert model.positions == 7
+    ValueNetEvaluator(model, cache=0).values(leaves(games[:4]))
+    assert model.positions == 11
+    with pytest.raises(ValueError, match="cache counts positions"):
+        ValueNetEvaluator(model.model, cache=-1)
+
+
 def test_the_evaluator_gives_puct_its_values(value_weights, policy_weights):
     evaluator = PolicyNetEvaluator(
         load_policy_net(policy_weights)[0], values=ValueNetEvaluator(load_value_net(value_weights)[0])

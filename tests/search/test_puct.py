@@ -301,3 +301,35 @@ def test_the_tree_invariant_knows_the_expansion_threshold():
     check_tree(puct)  # the threshold is read off the searcher
     with pytest.raises(InvariantError, match="own evaluations"):
         check_tree(puct.tree)  # taken for a tree that expands at once
+
+
+class _Clock:
+    """A stand-in for ``time`` in the search's module: an evaluator moves it on."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+def test_a_timed_search_ends_at_its_deadline(monkeypatch):
+    import goarena.search.tree as tree_module
+
+    clock = _Clock()
+    monkeypatch.setattr(tree_module, "time", clock)
+
+    def evaluate(leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        # 1 ms a leaf for the first 200 leaves, then 3 ms: the last chunk's rate goes stale
+        clock.now += (0.001 if evaluate.leaves < 200 else 0.003) * len(leaves)
+        evaluate.leaves += len(leaves)
+        return np.ones(leaves.legal.shape), np.zeros(len(leaves))
+
+    evaluate.leaves = 0
+    puct = PUCT(evaluate, batch=8, seed=0)
+    start = clock.now
+    puct.search(Game(9), seconds=0.71)
+    spent = clock.now - start
+    # Chunks of 16 leaves would end at 0.72 s: the last chunk is cut to end near the deadline.
+    assert 0.71 <= spent <= 0.71 + 0.003 + 1e-9
+    assert puct.simulations == evaluate.leaves

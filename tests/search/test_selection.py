@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from go_env import Game
+from go_env import core as K
 from goarena.search import PUCT, Leaves, UniformEvaluator
 from goarena.search.invariants import check_tree
 
@@ -90,3 +91,27 @@ def test_without_virtual_loss_a_batch_collapses_onto_one_leaf():
 def test_bad_selection_parameters_are_refused(options):
     with pytest.raises(ValueError):
         PUCT(**options)
+
+
+def _white_ahead(leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+    """Uniform priors; White is ahead (0.6) wherever it is."""
+    to_play = leaves.states.info[:, K.INFO_TO_PLAY]
+    return leaves.legal.astype(np.float64), np.where(to_play == K.WHITE, 0.6, -0.6)
+
+
+def test_a_first_play_reduction_keeps_the_player_behind_from_trying_every_move():
+    game = Game(5)  # Black to move, behind
+    tried = {}
+    for reduction in (None, 0.2):
+        puct = PUCT(_white_ahead, batch=1, fpu=0.0, fpu_reduction=reduction, seed=0)
+        puct.search(game, simulations=30)
+        check_tree(puct)
+        tried[reduction] = int((puct.visit_counts() > 0).sum())
+    assert tried[None] == 26  # a first-play value of 0 beats every move tried (-0.6)
+    assert tried[0.2] < 13  # the root's own value less 0.2 does not
+
+
+@pytest.mark.parametrize("reduction", [-0.1, 2.5])
+def test_a_first_play_reduction_outside_the_value_range_is_refused(reduction):
+    with pytest.raises(ValueError, match="fpu_reduction"):
+        PUCT(fpu_reduction=reduction)
