@@ -73,11 +73,18 @@ def our_score(game: StoredGame) -> float:
     return game.black_score if game.black == AGENT else 1.0 - game.black_score
 
 
+def our_turns(game: StoredGame) -> int:
+    """The times we were asked for a move: the moves we played, and the one we resigned (or
+    lost on time or by forfeit) at, whose thinking time is ours too."""
+    played = len(game.moves.split()[0 if game.black == AGENT else 1 :: 2])
+    return played + (game.result[2:] in ("R", "T", "F") and our_score(game) == 0.0)
+
+
 def report(games: list[StoredGame], agent_spec: str, opponent_spec: str) -> str:
     """The win rate with its 95% Wilson interval, by colour, and our seconds per move."""
     wins = sum(our_score(game) for game in games)
     low, high = wilson_interval(wins, len(games))
-    moves = sum((game.move_count + (game.black == AGENT)) // 2 for game in games)
+    moves = sum(our_turns(game) for game in games)
     seconds = sum(game.black_seconds if game.black == AGENT else game.white_seconds for game in games)
     by_color = {
         color: (
