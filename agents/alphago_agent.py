@@ -13,6 +13,7 @@ batches (``batch``) under virtual loss, and the tree is kept between moves.
     alphago:prior=uniform                             # no policy prior
     alphago:value=my-value.pt,prior=my-policy.pt      # other networks
     alphago:expansion_threshold=1,precision=bfloat16  # AlphaGo's n_thr; bf16 networks
+    alphago:selection=alphazero,c_puct=1.5            # the paper's c·P·sqrt(ΣN) / (1 + N)
 
 The shipped 9x9 SL policy, value network and rollout policy are the defaults.
 """
