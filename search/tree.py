@@ -32,7 +32,7 @@ NO_PARENT = -1  # parent of the root
 UNVISITED = -1  # children[n, a]: a legal move that has no node yet
 ILLEGAL = -2  # children[n, a]: not a legal move
 # A timed search looks at the clock about every CHUNK_SECONDS, and after at least MIN_CHUNK
-# simulations (whole batches for batched evaluators) but for the last chunk.
+# simulations (two of PUCT's default batches) but for the last chunk, cut to the deadline.
 CHUNK_SECONDS = 0.005
 MIN_CHUNK = 16
 
