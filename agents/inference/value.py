@@ -18,12 +18,11 @@ from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
 from goarena.agents.base import UnsupportedGame
 from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
-from goarena.agents.nets.predict import resolve_device, resolve_precision
+from goarena.agents.nets.predict import forward, resolve_device, resolve_precision
 from goarena.agents.nets.value import ValueNet
 from goarena.search import Leaves
 
@@ -51,12 +50,7 @@ def value_net_size(weights: Path | str) -> int:
 
 def network_values(model: ValueNet, planes: np.ndarray) -> np.ndarray:
     """float64[B]: the network's values of positions ``planes`` (uint8 or float [B, 49, N, N])."""
-    weight = next(model.parameters())
-    if model.training:  # eval() walks every module: only when needed
-        model.eval()
-    with torch.inference_mode():
-        values = model(torch.as_tensor(planes, dtype=weight.dtype, device=weight.device))
-    return values.double().cpu().numpy()
+    return forward(model, planes).double().cpu().numpy()
 
 
 class ValueNetEvaluator:

@@ -48,16 +48,21 @@ def resolve_device(name: str) -> torch.device:
     return device
 
 
-def policy_logits(model: nn.Module, planes: np.ndarray) -> np.ndarray:
-    """float32[B, N*N+1]: the network's logits for ``planes`` [B, C, N, N]."""
-    if planes.ndim != 4:
-        raise ValueError(f"planes must be a batch [B, C, N, N], got shape {planes.shape}")
+def forward(model: nn.Module, planes: np.ndarray) -> torch.Tensor:
+    """The model's output for ``planes``, in eval mode and inference mode, the planes cast to
+    the weights' device and precision."""
     weight = next(model.parameters())
     if model.training:  # eval() walks every module: only when needed
         model.eval()
     with torch.inference_mode():
-        logits = model(torch.as_tensor(planes, dtype=weight.dtype, device=weight.device))
-    return logits.float().cpu().numpy()
+        return model(torch.as_tensor(planes, dtype=weight.dtype, device=weight.device))
+
+
+def policy_logits(model: nn.Module, planes: np.ndarray) -> np.ndarray:
+    """float32[B, N*N+1]: the network's logits for ``planes`` [B, C, N, N]."""
+    if planes.ndim != 4:
+        raise ValueError(f"planes must be a batch [B, C, N, N], got shape {planes.shape}")
+    return forward(model, planes).float().cpu().numpy()
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray, temperature: float = 1.0) -> np.ndarray:
