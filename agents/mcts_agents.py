@@ -28,16 +28,15 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from go_env import Game, Rules
-from go_env.features.patterns import PatternPolicy, load_weights
+from go_env.features.patterns import PatternPolicy
 from goarena.agents.base import (
     RESIGN,
     Action,
     GameContext,
     MoveInfo,
-    UnsupportedGame,
     restart_seed,
-    weights_digest,
 )
+from goarena.agents.nets.load import Network, check_sizes, load_network
 from goarena.search import (
     PUCT,
     UCT,
@@ -66,11 +65,6 @@ def _check_evaluator(evaluator: EvaluatorSpec, rollout_weights: str | None) -> N
         raise ValueError(f"unknown evaluator {evaluator!r}: {', '.join(EVALUATORS)}, or an Evaluator")
     if evaluator == "pattern" and rollout_weights is None:
         raise ValueError("evaluator=pattern needs rollout_weights=PATH (a rollout.npz)")
-
-
-def _check_sizes(trained: list[int], size: int) -> None:
-    if any(trained_size != size for trained_size in trained):
-        raise UnsupportedGame(f"the networks were trained for {trained[0]}x{trained[0]}, not {size}x{size}")
 
 
 def _check_value(prior: str | None, value: str | None, mixing: float) -> None:
@@ -102,13 +96,12 @@ def _with_networks(
     return base
 
 
-def _rollout_policy(path: str | None, networks: list[tuple[int, str]]) -> PatternPolicy | None:
-    """The rollout policy at ``path`` (None without one), its size and digest added to ``networks``."""
+def _rollout_policy(path: str | None, networks: list[Network]) -> PatternPolicy | None:
+    """The rollout policy at ``path`` (None without one), added to ``networks``."""
     if path is None:
         return None
-    policy, size = load_weights(path)
-    networks.append((size, weights_digest([path])))
-    return policy
+    networks.append(load_network(path, "rollout"))
+    return networks[-1].model
 
 
 def move_info(candidate: Candidate) -> MoveInfo:
@@ -146,7 +139,7 @@ class _SearchAgent:
         seconds: float | None,
         resign_threshold: float | None,
         resign_moves: int,
-        networks: list[tuple[int, str]] | None = None,
+        networks: list[Network] | None = None,
     ):
         if simulations is not None and simulations < 1:
             raise ValueError(f"the simulation budget must be positive, got {simulations}")
@@ -165,9 +158,9 @@ class _SearchAgent:
         self.resign_moves = resign_moves
         self._losing = 0  # consecutive moves whose best win rate was below the threshold
         self._searched: tuple | None = None  # the position of the last search
-        networks = networks or []  # (board size, weights digest) of each network the player uses
-        self._trained_sizes = [size for size, _ in networks]
-        self._digests = [digest for _, digest in networks]
+        self._networks = networks or []  # each network the player uses
+        check_sizes(self._networks)
+        self._digests = [network.digest for network in self._networks]
 
     @staticmethod
     def _position(game: Game) -> tuple:
@@ -193,7 +186,7 @@ class _SearchAgent:
             UnsupportedGame: the player's networks were trained for another board size.
         """
         if isinstance(context, GameContext):
-            _check_sizes(self._trained_sizes, context.size)
+            check_sizes(self._networks, context.size)
         seed = restart_seed(self.seed, context)
         if seed is None:
             self.searcher.reset()
@@ -282,7 +275,7 @@ class UCTAgent(_SearchAgent):
     ):
         if playouts is None and seconds is None:
             playouts = 1000
-        networks: list[tuple[int, str]] = []
+        networks: list[Network] = []
         rollout_policy = _rollout_policy(rollout_weights, networks)
 
         def make_searcher(seed: int | None) -> TreeSearch:
@@ -378,18 +371,18 @@ class PUCTAgent(_SearchAgent):
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         _check_evaluator(evaluator, rollout_weights)
         _check_value(prior, value, mixing)
-        networks = []
+        networks: list[Network] = []
         network = value_network = None
         if prior not in (None, UNIFORM) or value is not None:
-            from goarena.agents.inference import load_policy_net, load_value_net, set_inference_threads
+            from goarena.agents.inference import set_inference_threads
 
             set_inference_threads(1)  # league workers are processes, one game each
             if prior not in (None, UNIFORM):
-                network, digest = load_policy_net(str(prior), device, precision)
-                networks.append((network.board_size, digest))
+                networks.append(load_network(str(prior), "policy", device, precision))
+                network = networks[-1].model
             if value is not None:
-                value_network, digest = load_value_net(value, device, precision)
-                networks.append((value_network.board_size, digest))
+                networks.append(load_network(value, "value", device, precision))
+                value_network = networks[-1].model
         pattern_policy = _rollout_policy(rollout_weights, networks)
 
         def make_searcher(seed: int | None) -> TreeSearch:
@@ -424,28 +417,27 @@ class PUCTAgent(_SearchAgent):
 
     @classmethod
     def check_options(cls, context: GameContext | None, **options: object) -> None:
-        """Check the options, and the networks' files (and their board size, given a
-        context) without reading their weights."""
+        """Check the options, and the networks' files as the player reads them (and their
+        board size, given a context)."""
         prior, rollout_weights = options.pop("prior", None), options.pop("rollout_weights", None)
         value = options.pop("value", None)
         evaluator = options.get("evaluator", "uniform")
         _check_evaluator(evaluator, rollout_weights)  # type: ignore[arg-type]
         _check_value(prior, value, options.get("mixing", 0.5))  # type: ignore[arg-type]
-        sizes = []
+        networks = []
         if prior not in (None, UNIFORM) or value is not None:
-            from goarena.agents.inference import policy_net_size, value_net_size
             from goarena.agents.nets.predict import resolve_device, resolve_precision
 
             resolve_device(str(options.get("device", "cpu")))
-            resolve_precision(str(options.get("precision", "float32")))
+            precision = str(options.get("precision", "float32"))
+            resolve_precision(precision)
             if prior not in (None, UNIFORM):
-                sizes.append(policy_net_size(str(prior)))
+                networks.append(load_network(str(prior), "policy", precision=precision))
             if value is not None:
-                sizes.append(value_net_size(str(value)))
+                networks.append(load_network(str(value), "value", precision=precision))
         if rollout_weights is not None:
-            sizes.append(load_weights(str(rollout_weights))[1])
-        if context is not None:
-            _check_sizes(sizes, context.size)
+            networks.append(load_network(str(rollout_weights), "rollout"))
+        check_sizes(networks, context.size if context is not None else None)
         if evaluator == "pattern":
             options["evaluator"] = "uniform"
         PUCTAgent(**options)  # type: ignore[arg-type]  # the other options, checked without networks

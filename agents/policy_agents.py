@@ -32,8 +32,7 @@ from goarena.agents.base import (
     check_board_size,
     restart_seed,
 )
-from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
-from goarena.agents.nets.policy import PolicyNet
+from goarena.agents.nets.load import check_sizes, load_network
 from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device, set_torch_threads
 from goarena.agents.weights import RL_POLICY_9X9, SL_POLICY_9X9
 
@@ -67,18 +66,14 @@ class SLPolicyAgent:
         _check_temperature(temperature)
         set_torch_threads(1)  # league workers are processes, one game each
         self.device = device
-        where = resolve_device(device or "cpu")
-        contents = read_checkpoint(weights, where)
-        model = build_model(weights, contents, where)
-        if not isinstance(model, PolicyNet):
-            raise ValueError(f"{weights} holds a {contents['arch']!r} network, not a policy network")
-        self.model = model.eval()
-        self.board_size = model.board_size
+        self.network = load_network(weights, "policy", device or "cpu")
+        self.model = self.network.model
+        self.board_size = self.network.board_size
         self.name = "sl-policy"
         self.temperature = float(temperature)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self._digest = str(contents["sha256"])
+        self._digest = self.network.digest
 
     @staticmethod
     def check_options(
@@ -88,15 +83,13 @@ class SLPolicyAgent:
         device: str | None = None,
         seed: int | None = None,
     ) -> None:
-        """Check the options (and, given a context, the board size and device) without reading
-        the weights."""
+        """Check the options and the weights file as the player reads it (and, given a
+        context, the board size and device)."""
         _check_temperature(temperature)
         resolve_device(device or (context.device if context else "cpu"))
-        arch, kwargs = describe(weights)
-        if arch != PolicyNet.arch:
-            raise ValueError(f"{weights} holds a {arch!r} network, not a policy network")
+        network = load_network(weights, "policy")
         if context is not None:
-            check_board_size(kwargs["board_size"], context.size)
+            check_sizes([network], context.size)
 
     def reset(self, context: GameContext | Rules) -> None:
         """A new game: refuses a board size the network was not trained for; without a device

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from go_env import Game, Rules
-from go_env.features.patterns import load_weights, move_logits, new_pattern_scratch
+from go_env.features.patterns import move_logits, new_pattern_scratch
 from goarena.agents.base import (
     Action,
     GameContext,
@@ -23,8 +23,8 @@ from goarena.agents.base import (
     analyze_policy,
     check_board_size,
     restart_seed,
-    weights_digest,
 )
+from goarena.agents.nets.load import check_sizes, load_network
 from goarena.agents.weights import ROLLOUT_9X9
 
 GREEDY = "greedy"
@@ -62,7 +62,8 @@ class RolloutPolicyAgent:
         self.name = "rollout-policy"
         self.temperature = _temperature(temperature)
         self.path = Path(weights)
-        self.policy_weights, self.size = load_weights(self.path)
+        self.network = load_network(self.path, "rollout")
+        self.policy_weights, self.size = self.network.model, self.network.board_size
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self._scratch = new_pattern_scratch(self.size)
@@ -71,20 +72,16 @@ class RolloutPolicyAgent:
     def check_options(
         context: GameContext | None, weights: str | PathLike[str] = ROLLOUT_9X9, **options: Any
     ) -> None:
-        """Check a spec's options without building the lookup tables (see ``check_spec``)."""
+        """Check a spec's options and the weights file as the player reads it (see ``check_spec``)."""
         unknown = set(options) - {"temperature", "seed"}
         if unknown:
             raise TypeError(
                 f"unknown options {', '.join(sorted(unknown))} (takes weights, temperature, seed)"
             )
         _temperature(options.get("temperature", 1.0))
-        try:
-            with np.load(weights) as data:
-                size = int(data["size"])
-        except (KeyError, ValueError, OSError) as error:
-            raise ValueError(f"{weights}: not a rollout weights file ({error})") from error
+        network = load_network(weights, "rollout")
         if context is not None:
-            check_board_size(size, context.size, "the rollout weights were")
+            check_sizes([network], context.size)
 
     def reset(self, context: GameContext | Rules) -> None:
         if isinstance(context, GameContext):
@@ -127,4 +124,4 @@ class RolloutPolicyAgent:
         return Action(move, policy)
 
     def weights_digest(self) -> str:
-        return weights_digest([self.path])
+        return self.network.digest

@@ -17,7 +17,8 @@ import numpy as np
 from go_env import Game, Rules
 from go_env import core as K
 from goarena.agents.base import Action, GameContext, check_board_size
-from goarena.agents.inference.value import ValueNetEvaluator, load_value_net, value_net_size
+from goarena.agents.inference.value import ValueNetEvaluator
+from goarena.agents.nets.load import check_sizes, load_network
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.weights import VALUE_9X9
 from goarena.search import Leaves
@@ -42,8 +43,9 @@ class ValueGreedyAgent:
     def __init__(self, weights: Path | str = VALUE_9X9, device: str | None = None):
         set_torch_threads(1)  # league workers are processes, one game each
         self.device = device
-        self.model, self._digest = load_value_net(weights, device or "cpu")
-        self.board_size = self.model.board_size
+        self.network = load_network(weights, "value", device or "cpu")
+        self.model, self._digest = self.network.model, self.network.digest
+        self.board_size = self.network.board_size
         self.evaluator = ValueNetEvaluator(self.model)
         self.name = "value-greedy"
 
@@ -51,12 +53,12 @@ class ValueGreedyAgent:
     def check_options(
         context: GameContext | None, weights: Path | str = VALUE_9X9, device: str | None = None
     ) -> None:
-        """Check the options (and, given a context, the board size and device) without reading
-        the weights."""
+        """Check the options and the weights file as the player reads it (and, given a
+        context, the board size and device)."""
         resolve_device(device or (context.device if context else "cpu"))
-        size = value_net_size(weights)
+        network = load_network(weights, "value")
         if context is not None:
-            check_board_size(size, context.size, "the value network was")
+            check_sizes([network], context.size)
 
     def reset(self, context: GameContext | Rules) -> None:
         """A new game: refuses a board size the network was not trained for; without a device

@@ -186,11 +186,14 @@ def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
 
 def gtp(args: argparse.Namespace) -> None:
     """Serve a player as a GTP engine on stdin and stdout."""
-    from goarena.agents.base import Closeable, make_agent
+    from goarena.agents.base import AgentSpecError, Closeable, make_agent
     from goarena.agents.gtp.engine import GTPEngine
 
     rules = Rules.preset(args.rules, komi=args.komi) if args.komi is not None else Rules.preset(args.rules)
-    agent = make_agent(args.agent)
+    try:
+        agent = make_agent(args.agent)
+    except AgentSpecError as error:  # a bad spec or a bad network file: a message, not a traceback
+        sys.exit(f"goarena gtp: {error}")
     # Compiling in the background: protocol commands answer at once, moves wait for it.
     ready = _warm_up_in_background(args.agent.partition(":")[0], args.size)
     try:

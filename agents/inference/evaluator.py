@@ -13,13 +13,11 @@ import numpy as np
 
 from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
 from goarena.agents.base import UnsupportedGame
-from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
+from goarena.agents.nets.load import load_network
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import (
     masked_softmax,
     policy_logits,
-    resolve_device,
-    resolve_precision,
     set_torch_threads,
 )
 from goarena.search import LeafValues, Leaves
@@ -30,21 +28,14 @@ def load_policy_net(
     weights: Path | str, device: str = "cpu", precision: str = "float32"
 ) -> tuple[PolicyNet, str]:
     """The policy network saved at ``weights`` (in eval mode, its weights in ``precision``)
-    and its weights' sha256."""
-    dtype = resolve_precision(precision)
-    contents = read_checkpoint(weights, resolve_device(device))
-    model = build_model(weights, contents, device)
-    if not isinstance(model, PolicyNet):
-        raise ValueError(f"{weights} holds a {contents['arch']!r} network, not a policy network")
-    return model.to(dtype).eval(), str(contents["sha256"])
+    and its weights' sha256 (``nets.load.load_network``)."""
+    network = load_network(weights, "policy", device, precision)
+    return network.model, network.digest
 
 
 def policy_net_size(weights: Path | str) -> int:
-    """The board size the policy network at ``weights`` was built for, without its weights."""
-    arch, kwargs = describe(weights)
-    if arch != PolicyNet.arch:
-        raise ValueError(f"{weights} holds a {arch!r} network, not a policy network")
-    return int(kwargs["board_size"])
+    """The board size the policy network at ``weights`` was trained for (the file checked)."""
+    return load_network(weights, "policy").board_size
 
 
 class PolicyNetEvaluator:

@@ -21,8 +21,8 @@ import numpy as np
 
 from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
 from goarena.agents.base import UnsupportedGame
-from goarena.agents.nets.checkpoint import build_model, describe, read_checkpoint
-from goarena.agents.nets.predict import forward, resolve_device, resolve_precision
+from goarena.agents.nets.load import load_network
+from goarena.agents.nets.predict import forward
 from goarena.agents.nets.value import ValueNet
 from goarena.search import Leaves
 
@@ -31,21 +31,14 @@ def load_value_net(
     weights: Path | str, device: str = "cpu", precision: str = "float32"
 ) -> tuple[ValueNet, str]:
     """The value network saved at ``weights`` (in eval mode, on ``device``, its weights in
-    ``precision``) and its weights' sha256."""
-    where, dtype = resolve_device(device), resolve_precision(precision)
-    contents = read_checkpoint(weights, where)
-    model = build_model(weights, contents, where)
-    if not isinstance(model, ValueNet):
-        raise ValueError(f"{weights} holds a {contents['arch']!r} network, not a value network")
-    return model.to(dtype).eval(), str(contents["sha256"])
+    ``precision``) and its weights' sha256 (``nets.load.load_network``)."""
+    network = load_network(weights, "value", device, precision)
+    return network.model, network.digest
 
 
 def value_net_size(weights: Path | str) -> int:
-    """The board size the value network at ``weights`` was built for, without its weights."""
-    arch, kwargs = describe(weights)
-    if arch != ValueNet.arch:
-        raise ValueError(f"{weights} holds a {arch!r} network, not a value network")
-    return int(kwargs["board_size"])
+    """The board size the value network at ``weights`` was trained for (the file checked)."""
+    return load_network(weights, "value").board_size
 
 
 def network_values(model: ValueNet, planes: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from goarena.agents.nets.load import NetworkFileError
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.rollout import RolloutPolicy
 from goarena.agents.nets.value import ValueNet
@@ -35,7 +36,7 @@ ARCHITECTURES: dict[str, type[nn.Module]] = {
 }
 
 
-class CheckpointError(ValueError):
+class CheckpointError(NetworkFileError):
     """A file that is no readable checkpoint, or one naming an unknown or mismatched network."""
 
 
@@ -99,18 +100,16 @@ def read_checkpoint(
     (not with ``mmap``, which reads the weights lazily to look at the rest)."""
     path = Path(path)
     if not path.is_file():
-        raise CheckpointError(f"no checkpoint file at {path}")
+        raise CheckpointError(f"{path}: no checkpoint file there")
     try:
         contents = torch.load(path, map_location=device, weights_only=True, mmap=mmap)
     except Exception as error:  # torch raises many kinds for a corrupt or truncated file
-        raise CheckpointError(
-            f"{path} is not a readable checkpoint (corrupt or truncated?): {error}"
-        ) from None
+        raise CheckpointError(f"{path}: not a readable checkpoint (corrupt or cut short?): {error}") from None
     if not isinstance(contents, dict) or contents.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not a goarena checkpoint")
+        raise CheckpointError(f"{path}: not a goarena checkpoint")
     missing = {"arch", "kwargs", "state_dict", "sha256"} - contents.keys()
     if missing:
-        raise CheckpointError(f"{path} lacks {', '.join(sorted(missing))}")
+        raise CheckpointError(f"{path}: lacks {', '.join(sorted(missing))}")
     if not mmap and state_digest(contents["state_dict"]) != contents["sha256"]:
         raise CheckpointError(f"{path}: the weights do not match their sha256 (the file is corrupt)")
     return contents

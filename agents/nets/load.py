@@ -1,0 +1,137 @@
+"""One loader for every network file a player or a job reads, with one shape of message.
+
+A player's files are of two kinds:
+
+- ``.pt`` checkpoints (``goarena.agents.nets.checkpoint``): a policy or a value network,
+  read with ``torch.load(weights_only=True)`` and checked against the sha256 stored with the
+  weights, so a bit-flipped file is refused even when it is still a valid zip;
+- ``rollout.npz``: the fast rollout policy's weights (``go_env.features.patterns``), checked
+  for a readable archive (not cut short, not a lone ``.npy`` renamed), the feature layout,
+  the shape, and finite weights within bounds.
+
+``load_network`` reads either and returns a ``Network`` (the model, its board size and the
+digest of its weights). A player's ``check_options`` (the league's pre-check) calls the same
+function as the player does, so the pre-check verifies exactly what the player will load.
+Every refusal is a ``NetworkFileError`` whose message is ``"PATH: what is wrong"``.
+``check_sizes`` refuses networks trained for different boards, naming each file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from goarena.agents.base import UnsupportedGame, weights_digest
+
+# What a player asks for, and the architecture (``arch``) of a checkpoint that is one.
+KINDS = {"policy": "policy", "value": "value", "rollout": None}
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = b"PK"
+
+
+class NetworkFileError(ValueError):
+    """A network file that cannot be used: missing, corrupt, cut short, or not what was asked for.
+    Its message is ``"PATH: what is wrong"`` (``refuse``)."""
+
+
+def refuse(path: Path | str, problem: str) -> NetworkFileError:
+    """The error for the file at ``path`` with ``problem``, in the one shape of message."""
+    return NetworkFileError(f"{path}: {problem}")
+
+
+@dataclass(frozen=True)
+class Network:
+    """A network read from its file.
+
+    Attributes:
+        path: the file.
+        kind: "policy", "value" or "rollout".
+        board_size: the board it was trained for.
+        digest: the sha256 of its weights (a checkpoint's stored digest, verified; a rollout
+            file's bytes).
+        model: the network (a torch module in eval mode), or the rollout ``PatternPolicy``.
+    """
+
+    path: Path
+    kind: str
+    board_size: int
+    digest: str
+    model: Any
+
+
+def load_network(path: Path | str, kind: str, device: str = "cpu", precision: str = "float32") -> Network:
+    """The ``kind`` network ("policy", "value" or "rollout") saved at ``path``.
+
+    Args:
+        path: a ``.pt`` checkpoint (policy, value) or a ``rollout.npz`` (rollout).
+        kind: what the caller will use it as; a file holding another network is refused.
+        device, precision: where and in what arithmetic a torch network runs.
+
+    Raises:
+        NetworkFileError: the file is missing, unreadable, corrupt, or not a ``kind`` network.
+        ValueError: an unknown kind, device or precision.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown network kind {kind!r}: {', '.join(KINDS)}")
+    path = Path(path)
+    if kind == "rollout":
+        return _load_rollout(path)
+    return _load_checkpoint(path, kind, device, precision)
+
+
+def check_sizes(networks: Sequence[Network], size: int | None = None) -> None:
+    """Refuse networks trained for different boards (naming each file's board), or, given
+    ``size``, networks trained for another board than ``size``.
+
+    Raises:
+        UnsupportedGame: as above.
+    """
+    sizes = {network.board_size for network in networks}
+    if len(sizes) > 1:
+        first, *others = sorted(networks, key=lambda network: network.board_size)
+        rest = ", ".join(f"{network.path.name} for {_board(network.board_size)}" for network in others)
+        raise UnsupportedGame(f"{first.path.name} was trained for {_board(first.board_size)}, {rest}")
+    if size is not None and sizes and sizes != {size}:
+        trained = sizes.pop()
+        names = ", ".join(network.path.name for network in networks)
+        were = "was" if len(networks) == 1 else "were"
+        raise UnsupportedGame(f"{names} {were} trained for {_board(trained)}, not {_board(size)}")
+
+
+def _board(size: int) -> str:
+    return f"{size}x{size}"
+
+
+def _load_checkpoint(path: Path, kind: str, device: str, precision: str) -> Network:
+    from goarena.agents.nets.checkpoint import build_model, read_checkpoint
+    from goarena.agents.nets.predict import resolve_device, resolve_precision
+
+    where, dtype = resolve_device(device), resolve_precision(precision)
+    contents = read_checkpoint(path, where)  # CheckpointError is a NetworkFileError
+    model = build_model(path, contents, where)
+    if contents["arch"] != KINDS[kind]:
+        raise refuse(path, f"holds a {contents['arch']!r} network, not a {kind} network")
+    return Network(path, kind, int(model.board_size), str(contents["sha256"]), model.to(dtype).eval())
+
+
+def _load_rollout(path: Path) -> Network:
+    from go_env.features.patterns import load_weights
+
+    if not path.is_file():
+        raise refuse(path, "no rollout weights file there")
+    with open(path, "rb") as file:
+        magic = file.read(len(_NPY_MAGIC))
+    if magic.startswith(_NPY_MAGIC):
+        raise refuse(path, "a single .npy array, not an .npz of rollout weights (renamed?)")
+    if not magic.startswith(_ZIP_MAGIC):
+        raise refuse(path, "not an .npz file of rollout weights")
+    try:
+        policy, size = load_weights(path)
+    except ValueError as error:
+        problem = str(error).removeprefix(f"{path}: ")
+        raise refuse(path, problem) from None
+    except Exception as error:  # zipfile, zlib and numpy raise many kinds for a cut or corrupt archive
+        raise refuse(path, f"not a readable .npz (cut short or corrupt?): {error}") from None
+    return Network(path, "rollout", size, weights_digest([path]), policy)
