@@ -36,8 +36,13 @@ search value it is the win expectation against that opponent, clipped to [-1, 1]
 
 from __future__ import annotations
 
+import base64
+import io
+import json
+import pickle
 import zipfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +50,6 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.save_util import json_to_data
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
@@ -117,14 +121,14 @@ def planes_for_space(
     return planes_in_layout(planes, channels_first_of(space, channels_first), space.dtype)
 
 
-def observation_for_model(model: BaseAlgorithm | spaces.Space, game: Game) -> np.ndarray:
+def observation_for_model(model: BaseAlgorithm | SB3Model | spaces.Space, game: Game) -> np.ndarray:
     """The observation a model (or an observation space) expects of ``game``, from the side to
     move's view: ``game.observation()`` transposed and cast to the model's observation space."""
-    space = model.observation_space if isinstance(model, BaseAlgorithm) else model
+    space = model if isinstance(model, spaces.Space) else model.observation_space
     return planes_for_space(game.observation(), space, _layout_of(model))
 
 
-def _layout_of(model: BaseAlgorithm | spaces.Space) -> bool | None:
+def _layout_of(model: BaseAlgorithm | SB3Model | spaces.Space) -> bool | None:
     """The layout a model's ``GoResNetExtractor`` was built with (None for other extractors)."""
     extractor = getattr(getattr(model, "policy", None), "features_extractor", None)
     return extractor.channels_first if isinstance(extractor, GoResNetExtractor) else None
@@ -208,71 +212,160 @@ class GoResNetExtractor(BaseFeaturesExtractor):
 
 # -- loading -------------------------------------------------------------------------------
 
-# Training-only objects replaced at load: a player needs none, and schedules pickled by another
-# Python version may not unpickle.
-_INFERENCE_ONLY = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
+# A model file is data: of its ``data`` entry, only the JSON values and the four pickled
+# entries a player needs are read, the latter with an unpickler that builds nothing but the
+# classes below (no function is called, no other module is imported). Every other pickled
+# entry (schedules, buffers, ...) is left unread.
+_NEEDED = ("policy_class", "observation_space", "action_space", "policy_kwargs")
+_SAFE_CALLS = {
+    ("numpy", "dtype"),
+    ("numpy", "ndarray"),
+    ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.multiarray", "scalar"),
+    ("numpy._core.multiarray", "scalar"),
+    ("numpy.random._pickle", "__generator_ctor"),
+    ("numpy.random._pickle", "__bit_generator_ctor"),
+    ("numpy.random._pickle", "__randomstate_ctor"),
+    ("builtins", "slice"),
+}
+
+
+def _safe_classes() -> dict[str, type]:
+    """Module (prefix) -> the base class every class taken from it must derive from."""
+    from stable_baselines3.common.policies import BasePolicy
+
+    return {
+        "gymnasium.spaces.": spaces.Space,
+        "numpy.dtypes": np.dtype,
+        "numpy.random.": object,  # bit generators and generators, for the spaces' seeds
+        "stable_baselines3.common.policies": BasePolicy,
+        "sb3_contrib.common.maskable.policies": BasePolicy,
+        "stable_baselines3.common.torch_layers": BaseFeaturesExtractor,
+        "goarena.agents.sb3": BaseFeaturesExtractor,
+        "torch.nn.modules.activation": nn.Module,
+        "torch.optim.": torch.optim.Optimizer,
+    }
+
+
+class _DataUnpickler(pickle.Unpickler):
+    """Builds the allowed classes of a model's data and refuses anything else by name."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _SAFE_CALLS:
+            return super().find_class(module, name)
+        for prefix, base in _safe_classes().items():
+            if module == prefix.rstrip(".") or (prefix.endswith(".") and module.startswith(prefix)):
+                found = super().find_class(module, name)
+                if isinstance(found, type) and (
+                    base is object and module.startswith("numpy.random.") or issubclass(found, base)
+                ):
+                    return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a model's data")
 
 
 def read_model_data(path: Path | str) -> dict[str, Any]:
-    """The saved attributes of the SB3 model at ``path`` (its ``data`` entry: spaces, policy
-    class, hyperparameters), without its weights.
+    """The saved attributes of the SB3 model at ``path`` that a player needs (spaces, policy
+    class and its arguments, ``use_sde``), read as data: nothing in the file is run.
 
     Raises:
-        SB3ModelError: no such file, or not an SB3 model's zip, or a corrupt one.
+        SB3ModelError: no such file, not an SB3 model's zip, a corrupt one, or one whose data
+            asks for anything but the spaces, policies and layers a model is made of.
     """
     path = Path(path)
     if not path.is_file():
-        raise SB3ModelError(f"no Stable-Baselines3 model at {path}")
+        raise SB3ModelError(f"{path}: no Stable-Baselines3 model at that path")
     try:
         with zipfile.ZipFile(path) as archive:
             text = archive.read("data").decode()
     except zipfile.BadZipFile:
         raise SB3ModelError(
-            f"{path} is not a Stable-Baselines3 model (not a zip file, or a truncated one)"
+            f"{path}: not a Stable-Baselines3 model (not a zip file, or a truncated one)"
         ) from None
     except KeyError:
         raise SB3ModelError(
-            f"{path} is a zip file but no Stable-Baselines3 model (it has no 'data' entry)"
+            f"{path}: a zip file but no Stable-Baselines3 model (it has no 'data' entry)"
         ) from None
     except (OSError, UnicodeDecodeError, zipfile.LargeZipFile) as error:
         raise SB3ModelError(
-            f"{path} cannot be read as a Stable-Baselines3 model (corrupt?): {error}"
+            f"{path}: cannot be read as a Stable-Baselines3 model (corrupt?): {error}"
         ) from None
     try:
-        return json_to_data(text, custom_objects=_INFERENCE_ONLY)
-    except (ValueError, TypeError) as error:
-        raise SB3ModelError(f"{path}: the model's saved data is not readable (corrupt?): {error}") from None
+        saved = json.loads(text)
+    except ValueError as error:
+        raise SB3ModelError(f"{path}: the model's saved data is not JSON (corrupt?): {error}") from None
+    if not isinstance(saved, dict):
+        raise SB3ModelError(f"{path}: the model's saved data is not a JSON object")
+    data: dict[str, Any] = {"use_sde": bool(saved.get("use_sde", False))}
+    for key in _NEEDED:
+        entry = saved.get(key)
+        if not isinstance(entry, dict) or ":serialized:" not in entry:
+            raise SB3ModelError(f"{path}: the model's saved data has no readable {key!r}")
+        try:
+            data[key] = _DataUnpickler(io.BytesIO(base64.b64decode(entry[":serialized:"]))).load()
+        except pickle.UnpicklingError as error:
+            raise SB3ModelError(
+                f"{path}: refused, as a model is data and runs no code: {key!r}: {error}"
+            ) from None
+        except Exception as error:  # a corrupt entry fails in many ways
+            raise SB3ModelError(f"{path}: the model's {key!r} is not readable (corrupt?): {error}") from None
+    if not isinstance(data["policy_kwargs"], dict):
+        raise SB3ModelError(f"{path}: the model's 'policy_kwargs' is not a dict")
+    return data
 
 
-def _algorithm(path: Path | str, data: dict[str, Any]) -> type[BaseAlgorithm]:
-    """MaskablePPO for a maskable policy, PPO for another actor-critic one."""
-    from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    from stable_baselines3 import PPO
+@dataclass(frozen=True)
+class SB3Model:
+    """A saved PPO or MaskablePPO model as a player reads it: its spaces and its policy network
+    (in eval mode), without the algorithm around them."""
+
+    policy: Any  # an ActorCriticPolicy or MaskableActorCriticPolicy
+    observation_space: spaces.Space
+    action_space: spaces.Space
+
+
+def _policy_class(path: Path | str, data: dict[str, Any]) -> type:
+    """The model's actor-critic policy class (MaskablePPO's or PPO's)."""
     from stable_baselines3.common.policies import ActorCriticPolicy
 
     policy_class = data.get("policy_class")
-    if isinstance(policy_class, type) and issubclass(policy_class, MaskableActorCriticPolicy):
-        return MaskablePPO
     if isinstance(policy_class, type) and issubclass(policy_class, ActorCriticPolicy):
-        return PPO
+        return policy_class
     raise SB3ModelError(f"{path}: policy {policy_class!r} is not an actor-critic (MaskablePPO or PPO) policy")
 
 
-def load_sb3_model(path: Path | str, device: str = "cpu") -> BaseAlgorithm:
-    """The MaskablePPO or PPO model saved at ``path``, for play (no env attached).
+def load_sb3_model(path: Path | str, device: str = "cpu") -> SB3Model:
+    """The policy of the MaskablePPO or PPO model saved at ``path``, for play: its data read by
+    ``read_model_data`` and its weights by ``torch.load(weights_only=True)``, so that nothing
+    in the file runs.
 
     Raises:
-        SB3ModelError: not an SB3 model, not an actor-critic one, not over Go planes, or corrupt.
+        SB3ModelError: not an SB3 model, not an actor-critic one, not over Go planes, corrupt,
+            or one whose data asks for code.
     """
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
     data = read_model_data(path)
-    algorithm = _algorithm(path, data)
+    policy_class = _policy_class(path, data)
+    where = resolve_device(device)
+    options = dict(data["policy_kwargs"])
+    if not issubclass(policy_class, MaskableActorCriticPolicy):
+        options["use_sde"] = data["use_sde"]
     try:
-        model = algorithm.load(path, device=resolve_device(device), custom_objects=_INFERENCE_ONLY)
-    except Exception as error:  # torch and SB3 raise many kinds for a corrupt or truncated file
+        policy = policy_class(data["observation_space"], data["action_space"], lambda _: 0.0, **options)
+    except (TypeError, ValueError) as error:
+        raise SB3ModelError(f"{path}: the model's policy cannot be rebuilt from its data: {error}") from None
+    try:
+        with zipfile.ZipFile(path) as archive:
+            weights = archive.read("policy.pth")
+        state = torch.load(io.BytesIO(weights), map_location=where, weights_only=True)
+        policy.load_state_dict(state)
+    except Exception as error:  # zipfile, torch and the state dict raise many kinds
         raise SB3ModelError(f"{path}: the model's weights are not readable (corrupt?): {error}") from None
+    policy.to(where)
+    policy.set_training_mode(False)
+    model = SB3Model(policy, data["observation_space"], data["action_space"])
     _check_spaces(path, model.observation_space, model.action_space, _layout_of(model))
-    model.policy.set_training_mode(False)
     return model
 
 
@@ -295,7 +388,7 @@ def _check_spaces(
 
 
 def model_outputs(
-    model: BaseAlgorithm, observations: np.ndarray, legal: np.ndarray
+    model: BaseAlgorithm | SB3Model, observations: np.ndarray, legal: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """One forward pass of an actor-critic model.
 
@@ -333,7 +426,7 @@ class SB3Evaluator:
         model: a PPO or MaskablePPO model over Go planes.
     """
 
-    def __init__(self, model: BaseAlgorithm):
+    def __init__(self, model: BaseAlgorithm | SB3Model):
         self.model = model
         self.layout = _layout_of(model)
         self.board_size = _check_spaces("the model", model.observation_space, model.action_space, self.layout)
@@ -422,18 +515,15 @@ class SB3Agent:
         seed: int | None = None,
         **search_options: Any,
     ) -> None:
-        """Check the options and, given the path, the model's file (and, given a context, its
-        board size) without loading its weights."""
+        """Check the options and, given the path, the model's file as the player reads it
+        (and, given a context, its board size)."""
         _check_options(deterministic, simulations, seconds, search_options)
         resolve_device(device)
         if simulations is not None or seconds is not None:
             PUCTAgent(simulations=simulations, seconds=seconds, c_puct=c_puct, batch=batch, **search_options)
         if path is not None:
-            data = read_model_data(path)
-            _algorithm(path, data)
-            extractor_options = (data.get("policy_kwargs") or {}).get("features_extractor_kwargs") or {}
-            layout = extractor_options.get("channels_first")
-            size = _check_spaces(path, data["observation_space"], data["action_space"], layout)
+            model = load_sb3_model(path)
+            size = board_size_of(model.observation_space, _layout_of(model))
             if context is not None:
                 check_board_size(size, context.size, "the model was")
 

@@ -23,17 +23,20 @@ same game again.
 shards with their komi and rules, and its counts); it is rewritten atomically after every
 chunk, and a shard folder is complete before it is renamed into place, so a rerun rebuilds only
 the chunks that are missing or whose files changed. ``report.json`` totals the counts: files
-read, games kept, positions, and games skipped by reason (``reader.SKIP_REASONS`` and
-``DUPLICATE``).
+read, games kept, positions, and games skipped by reason (``reader.SKIP_REASONS``,
+``DUPLICATE``, and ``NOT_A_FILE`` for entries named ``*.sgf`` that are no regular file: FIFOs,
+devices, broken or looping links, folders; those are all named in ``not_files``).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import multiprocessing
 import os
 import shutil
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -54,6 +57,7 @@ REPORT = "report.json"
 FORMAT = 1
 _EXAMPLES = 3  # skipped files named per reason, for the report
 DUPLICATE = "duplicate"  # a skip reason: the same moves as a game read before
+NOT_A_FILE = "not a file"  # a skip reason: a FIFO, device, broken or looping link, folder named *.sgf
 
 # Writes the planes of a position: encoder(state, geometry, out uint8[48, N, N]).
 Encoder = Callable[[Any, Any, np.ndarray], None]
@@ -102,12 +106,44 @@ class _Chunk:
         return f"chunk-{self.index:06d}"
 
 
-def sgf_files(sgf_dir: Path) -> list[str]:
-    """The ``.sgf`` files under ``sgf_dir`` (any case), as sorted relative paths."""
+def sgf_files(sgf_dir: Path, others: list[str] | None = None) -> list[str]:
+    """The ``.sgf`` files under ``sgf_dir`` (any case), as sorted relative paths; the entries
+    named ``*.sgf`` that are no regular file (a FIFO, a device, a broken or looping link, a
+    folder) are added to ``others`` as "NAME: what it is", never opened."""
     if not sgf_dir.is_dir():
         raise ValueError(f"no folder of SGF files at {sgf_dir}")
-    found = (path for path in sgf_dir.rglob("*") if path.suffix.lower() == ".sgf" and path.is_file())
-    return sorted(path.relative_to(sgf_dir).as_posix() for path in found)
+    files = []
+    for path in sgf_dir.rglob("*"):
+        if path.suffix.lower() != ".sgf":
+            continue
+        name = path.relative_to(sgf_dir).as_posix()
+        kind = _not_a_file(path)
+        if kind is None:
+            files.append(name)
+        elif others is not None:
+            others.append(f"{name}: {kind}")
+    if others is not None:
+        others.sort()
+    return sorted(files)
+
+
+def _not_a_file(path: Path) -> str | None:
+    """What ``path`` is when it is no regular file (following links), None when it is one."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a looping link"
+        return "a broken link" if path.is_symlink() else f"unreadable ({error.strerror})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "no regular file"
 
 
 def build_shards(
@@ -143,7 +179,8 @@ def build_shards(
         raise ValueError(f"workers and chunk_size must be 1 or more, got {workers} and {chunk_size}")
     if not MIN_SIZE <= size <= MAX_SIZE:
         raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
-    files = sgf_files(sgf_dir)
+    others: list[str] = []
+    files = sgf_files(sgf_dir, others)
     chunks = [
         _Chunk(i, tuple(files[start : start + chunk_size]), start)
         for i, start in enumerate(range(0, len(files), chunk_size))
@@ -167,6 +204,10 @@ def build_shards(
             on_chunk(len(done), len(chunks))
     _remove_strays(out_dir, manifest)
     report = _report(manifest)
+    report["skipped"][NOT_A_FILE] += len(others)
+    report["not_files"] = others  # every one named: none of them was read
+    if others:
+        report["skipped_examples"][NOT_A_FILE] = others[:_EXAMPLES]
     _write_json(out_dir / REPORT, report)
     return report
 
@@ -294,7 +335,7 @@ def _remove_strays(out_dir: Path, manifest: dict[str, Any]) -> None:
 
 def _report(manifest: dict[str, Any]) -> dict[str, Any]:
     entries = manifest["chunks"].values()
-    skipped = Counter({reason: 0 for reason in (*SKIP_REASONS, DUPLICATE)})
+    skipped = Counter({reason: 0 for reason in (*SKIP_REASONS, DUPLICATE, NOT_A_FILE)})
     examples: dict[str, list[str]] = {}
     for entry in entries:
         skipped.update(entry["skipped"])

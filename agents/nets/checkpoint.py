@@ -11,6 +11,7 @@ or the new one, never half of one.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import tempfile
@@ -73,13 +74,17 @@ def save_model(path: Path | str, model: nn.Module, **extra: Any) -> str:
 
 
 def write_atomically(path: Path, contents: dict[str, Any]) -> None:
-    """``torch.save`` to a temporary file beside ``path``, fsync it, and rename it onto ``path``."""
+    """``torch.save`` to a temporary file beside ``path``, fsync it, and rename it onto ``path``.
+    The bytes are made in memory first, so a full disk is an ``OSError`` (ENOSPC) of the write,
+    not one of torch's zip writer's errors."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    torch.save(contents, buffer)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as file:
             os.fchmod(file.fileno(), 0o644)  # mkstemp's 0600 would keep the weights from other users
-            torch.save(contents, file)
+            file.write(buffer.getbuffer())
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)

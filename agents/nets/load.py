@@ -81,6 +81,16 @@ def load_network(path: Path | str, kind: str, device: str = "cpu", precision: st
     return _load_checkpoint(path, kind, device, precision)
 
 
+def file_digest(path: Path | str) -> str:
+    """The digest a player of the weights file at ``path`` reports: a checkpoint's sha256 of its
+    weights (verified), a rollout ``.npz``'s sha256 of its bytes."""
+    if Path(path).suffix == ".npz":
+        return weights_digest([path])
+    from goarena.agents.nets.checkpoint import weights_digest as checkpoint_digest
+
+    return checkpoint_digest(path)
+
+
 def check_sizes(networks: Sequence[Network], size: int | None = None) -> None:
     """Refuse networks trained for different boards (naming each file's board), or, given
     ``size``, networks trained for another board than ``size``.

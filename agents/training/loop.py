@@ -17,15 +17,21 @@ never stopped.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
+import fcntl
+import hashlib
 import json
 import math
+import os
 import random
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+import numba
 import numpy as np
 import torch
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -33,45 +39,97 @@ from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
+from goarena.agents.nets.predict import resolve_device, set_torch_threads
 
 
 class RunConfigError(ValueError):
-    """A run directory that holds another config than the one asked for."""
+    """A run directory that holds another config than the one asked for, or a run whose data
+    changed since it started."""
+
+
+class RunLockedError(ValueError):
+    """A run directory that another ``goarena train`` is training in now."""
+
+
+class RunStorageError(OSError):
+    """The run directory cannot be written: the disk is full, or read-only."""
+
+
+LOCK = "LOCK"
+DATA_DIGEST = "data_manifest_sha256"  # config.json's key for the digest of the data's manifest
+
+
+def data_digest(data: Path | str) -> str | None:
+    """The sha256 of the manifest of the shard folder ``data`` (None without one): a run
+    resumed on a folder whose shards changed is refused."""
+    manifest = Path(data) / "manifest.json"
+    return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.is_file() else None
 
 
 class Run:
-    """A run directory: writes ``config`` (JSON-safe values) to config.json, or checks that
-    the one there is the same.
+    """A run directory, held locked until ``close``: writes ``config`` (JSON-safe values, and
+    the digest of the data's manifest where there is one) to config.json, or checks that the
+    one there is the same.
 
     Raises:
-        RunConfigError: the directory holds a run with another config (naming the keys).
+        RunLockedError: another process trains in the directory now.
+        RunConfigError: the directory holds a run with another config (naming the keys), or
+            one whose data changed.
     """
 
-    def __init__(self, directory: Path | str, config: Mapping[str, Any]):
+    def __init__(self, directory: Path | str, config: Mapping[str, Any], data: Path | str | None = None):
         self.directory = Path(directory)
         self.config = json.loads(json.dumps(dict(config)))  # as it reads back from the file
-        path = self.directory / "config.json"
-        if path.exists():
-            try:
-                saved = json.loads(path.read_text())
-            except ValueError as error:
-                raise RunConfigError(f"{path} is not JSON: {error}") from None
-            differing = sorted(
-                key for key in saved.keys() | self.config.keys() if saved.get(key) != self.config.get(key)
-            )
-            if differing:
-                changes = ", ".join(
-                    f"{key}: {saved.get(key)!r} -> {self.config.get(key)!r}" for key in differing
-                )
-                raise RunConfigError(
-                    f"{self.directory} holds a run with another config ({changes}); "
-                    "use another run directory, or the same options to resume"
-                )
-        else:
+        digest = data_digest(data) if data is not None else None
+        if digest is not None:
+            self.config[DATA_DIGEST] = digest
+        with storage(self.directory, "open the run"):
             self.directory.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(".json.tmp")
-            temporary.write_text(json.dumps(self.config, indent=2) + "\n")
-            temporary.replace(path)
+            self._lock: int | None = _lock(self.directory)
+        try:
+            self._check_or_write(data)
+        except BaseException:
+            self.close()
+            raise
+
+    def _check_or_write(self, data: Path | str | None) -> None:
+        path = self.directory / "config.json"
+        if not path.exists():
+            with storage(self.directory, "write the run's config"):
+                temporary = path.with_suffix(".json.tmp")
+                temporary.write_text(json.dumps(self.config, indent=2) + "\n")
+                temporary.replace(path)
+            return
+        try:
+            saved = json.loads(path.read_text())
+        except ValueError as error:
+            raise RunConfigError(f"{path} is not JSON: {error}") from None
+        keys = saved.keys() | self.config.keys()
+        differing = sorted(key for key in keys if saved.get(key) != self.config.get(key))
+        if differing == [DATA_DIGEST] and saved.get(DATA_DIGEST):
+            raise RunConfigError(
+                f"{self.directory} was trained on the shards in {data} as they were; they changed since "
+                f"(the sha256 of their manifest was {saved[DATA_DIGEST][:12]}..., now "
+                f"{str(self.config.get(DATA_DIGEST))[:12]}...): use another run directory for the new data"
+            )
+        if differing:
+            changes = ", ".join(f"{key}: {saved.get(key)!r} -> {self.config.get(key)!r}" for key in differing)
+            raise RunConfigError(
+                f"{self.directory} holds a run with another config ({changes}); "
+                "use another run directory, or the same options to resume"
+            )
+
+    def close(self) -> None:
+        """Release the directory's lock."""
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     @property
     def last(self) -> Path:
@@ -84,6 +142,43 @@ class Run:
     @property
     def log_dir(self) -> Path:
         return self.directory / "tensorboard"
+
+
+def _lock(directory: Path) -> int:
+    """Hold ``directory/LOCK`` locked (exclusively) until the descriptor returned is closed."""
+    descriptor = os.open(directory / LOCK, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        raise RunLockedError(
+            f"{directory} is in use: another goarena train is training there now; wait for it to "
+            "end, or use another run directory"
+        ) from None
+    return descriptor
+
+
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+@contextlib.contextmanager
+def storage(directory: Path, doing: str) -> Iterator[None]:
+    """A full disk (or one that refuses writes) while doing ``doing`` as one clear error naming
+    the run directory, where torch and numpy raise their own kinds."""
+    try:
+        yield
+    except OSError as error:
+        if isinstance(error, RunStorageError):
+            raise
+        if error.errno in _DISK_FULL or "requested and" in str(error):  # numpy's short write
+            raise RunStorageError(f"cannot {doing} in {directory}: disk full ({error})") from None
+        if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise RunStorageError(f"cannot {doing} in {directory}: {error.strerror}") from None
+        raise
+    except RuntimeError as error:  # torch's zip writer reports a short write this way
+        if "write" not in str(error).lower():
+            raise
+        raise RunStorageError(f"cannot {doing} in {directory}: disk full? ({error})") from None
 
 
 def seed_everything(seed: int, device: torch.device) -> None:
@@ -309,6 +404,88 @@ def _set_global_rng_states(states: dict[str, Any]) -> None:
     random.setstate((version, tuple(python_state), gauss))
 
 
+class Job(TrainingJob, Protocol):
+    """A training job as ``run_training`` runs it: a ``TrainingJob`` that exports its weights."""
+
+    def export(self, directory: Path, best: dict[str, Any]) -> dict[str, Any]:
+        """Write the weights file of the model as it stands (the loop has loaded the best
+        checkpoint's weights, ``best``, into it) into ``directory``; returns the job's entries of
+        metrics.json, ``"weights"`` naming the file."""
+        ...
+
+
+@contextlib.contextmanager
+def process_threads(threads: int) -> Iterator[None]:
+    """torch's and numba's CPU threads for a run (the command owns its process), restored after.
+    One by default: the same seed gives the same weights only for the same number of torch
+    threads, and a small network gains little from more on a shared CPU."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be positive, got {threads}")
+    numba_threads, torch_threads = numba.get_num_threads(), torch.get_num_threads()
+    set_torch_threads(threads)
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(numba_threads)
+        torch.set_num_threads(torch_threads)
+
+
+def run_training(
+    config: Any,
+    run_dir: Path | str,
+    build: Callable[[torch.device], Job],
+    schedule: Schedule,
+    *,
+    device: str = "cpu",
+    threads: int = 1,
+    progress: bool = True,
+    data: Path | str | None = None,
+) -> dict[str, Any]:
+    """Train (or resume) the run of ``config`` (a dataclass with a ``seed``) in ``run_dir``:
+    the skeleton every job shares.
+
+    The device and the threads are set, the generators seeded, then ``build(device)`` makes
+    the job and checks everything about it (data, options); only then is the run directory
+    locked and its config.json written (or compared), so a refused option leaves nothing
+    behind. The job trains to ``schedule``; the best checkpoint's weights are loaded into the
+    model, the job exports them, and metrics.json gets the job's entries, the best step and the
+    weights' digest (the one a player of the file reports).
+
+    Args:
+        data: the shard folder the job reads; the digest of its manifest joins config.json,
+            so a run resumed after its data changed is refused.
+
+    Raises:
+        RunLockedError, RunConfigError: the directory is in use, or holds another run.
+        RunStorageError: the disk is full (or read-only), naming the run directory.
+        ValueError: a bad device, thread count, option or data.
+    """
+    from goarena.agents.nets.load import file_digest
+
+    torch_device = resolve_device(device)
+    with process_threads(threads):
+        seed_everything(config.seed, torch_device)
+        job = build(torch_device)
+        with Run(run_dir, asdict(config), data) as run, storage(run.directory, "write the run"):
+            train(run, job, schedule, progress=progress)
+            best = read_checkpoint(run.best, torch_device)
+            job.model.load_state_dict(best["state_dict"])
+            job.model.eval()
+            metrics = job.export(run.directory, best)
+            metrics["step"] = int(best["step"])
+            metrics["sha256"] = file_digest(run.directory / metrics["weights"])
+            write_json(run.directory / "metrics.json", metrics)
+    return metrics
+
+
+def write_json(path: Path, data: Mapping[str, Any]) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (a temporary file renamed)."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(json.dumps(data, indent=2) + "\n")
+    temporary.replace(path)
+
+
 # The options of every job's command that are not part of its config.
 RUN_OPTIONS = ("run", "device", "threads", "no_progress")
 
@@ -338,14 +515,17 @@ def run_job(
     make_config: Callable[..., Any],
     train_run: Callable[..., dict[str, Any]],
 ) -> dict[str, Any]:
-    """Build the config from the parsed ``args`` and train (or resume) the run; Ctrl-C says
-    how to resume instead of a traceback."""
+    """Build the config from the parsed ``args`` and train (or resume) the run. A directory in
+    use, another run's directory or a full disk is a message; Ctrl-C says how to resume and
+    exits 130, as the league does."""
     config = make_config(**{key: value for key, value in vars(args).items() if key not in RUN_OPTIONS})
     try:
         return train_run(
             config, args.run, device=args.device, threads=args.threads, progress=not args.no_progress
         )
+    except (RunLockedError, RunConfigError, RunStorageError) as error:
+        sys.exit(f"goarena train {job}: {error}")
     except KeyboardInterrupt:
-        sys.exit(
-            f"\ngoarena train {job}: stopped; the same command resumes from the last checkpoint in {args.run}"
-        )
+        resume = f"the same command resumes from the last checkpoint in {args.run}"
+        print(f"\ngoarena train {job}: stopped; {resume}", file=sys.stderr)
+        sys.exit(130)

@@ -35,12 +35,12 @@ metrics in ``metrics.json``.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -48,22 +48,15 @@ import torch.nn.functional as F
 from go_env import GameBatch, Rules
 from go_env.core import BLACK, INFO_MOVE_NUMBER, WHITE
 from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
-from goarena.agents.inference.evaluator import load_policy_net
-from goarena.agents.nets.checkpoint import read_checkpoint, save_model
+from goarena.agents.nets.checkpoint import save_model
+from goarena.agents.nets.load import load_network
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device, set_torch_threads
-from goarena.agents.training.loop import (
-    Run,
-    Schedule,
-    add_config_options,
-    run_job,
-    seed_everything,
-    step_rng,
-    train,
-)
+from goarena.agents.nets.predict import masked_softmax, policy_logits
+from goarena.agents.training.loop import Schedule, add_config_options, run_job, run_training, step_rng
 from goarena.agents.weights import SL_POLICY_9X9
 
 BASELINES = ("mean", "none")
+WEIGHTS = "policy.pt"
 GRADIENT_CHUNK = 1024  # positions per forward pass with gradients
 # The evaluation games' generator: [seed, 2**32] is a stream no iteration's [seed, step] reaches.
 EVALUATION_STREAM = 2**32
@@ -240,8 +233,9 @@ class RLJob:
         self.rules = config.rules()
         self.pool_dir = pool_dir
         self.optimizer = torch.optim.SGD(model.parameters(), lr=config.lr)
-        if not self.snapshot(0).exists():
-            save_model(self.snapshot(0), model)
+        # The pool's first member, written when first drawn: nothing is written before the run
+        # directory is locked and its config checked.
+        self._initial = copy.deepcopy(model).eval()
         self._opponents: dict[int, PolicyNet] = {}
 
     def snapshot(self, iteration: int) -> Path:
@@ -252,9 +246,11 @@ class RLJob:
         return list(range(0, step + 1, self.config.snapshot_every))
 
     def opponent(self, iteration: int) -> PolicyNet:
+        if iteration == 0 and not self.snapshot(0).exists():
+            save_model(self.snapshot(0), self._initial)
         if iteration not in self._opponents:
             device = next(self.model.parameters()).device
-            self._opponents[iteration] = load_policy_net(self.snapshot(iteration), str(device))[0]
+            self._opponents[iteration] = load_network(self.snapshot(iteration), "policy", str(device)).model
         return self._opponents[iteration]
 
     def train_step(self, step: int) -> dict[str, float]:
@@ -285,6 +281,16 @@ class RLJob:
             "pool": float(len(pool)),
         }
 
+    def export(self, directory: Path, best: dict[str, Any]) -> dict[str, Any]:
+        """``policy.pt`` and the best checkpoint's evaluation."""
+        save_model(directory / WEIGHTS, self.model)
+        return {
+            "held_out": json.loads(best["held_out"]),
+            "eval_games": self.config.eval_games,
+            "pool": len(self.pool(self.config.iterations)),
+            "weights": WEIGHTS,
+        }
+
     def evaluate(self) -> dict[str, float]:
         """The learner's win rate against the initial network over the evaluation games."""
         seed = int(np.random.default_rng([self.config.seed, EVALUATION_STREAM]).integers(2**63))
@@ -309,41 +315,16 @@ def train_rl(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Train (or resume) the RL run in ``run_dir``, export ``policy.pt`` and return (and save as
-    metrics.json) the exported network's evaluation.
-
-    ``threads`` sets torch's and numba's CPU threads: one by default, as the same seed gives the
-    same weights only for the same number of torch threads.
-    """
-    torch_device = resolve_device(device)
-    if threads < 1:
-        raise ValueError(f"threads must be positive, got {threads}")
-    numba_threads = numba.get_num_threads()
-    set_torch_threads(threads)
-    seed_everything(config.seed, torch_device)
-    pool_dir = Path(run_dir) / "pool"
-    started = snapshot_path(pool_dir, 0)  # a resumed run starts from its own copy
-    model = load_policy_net(started if started.exists() else config.initial, str(torch_device))[0]
-    run = Run(run_dir, asdict(config))  # written once the initial network is known to load
-    job = RLJob(model, config, pool_dir)
+    metrics.json) the exported network's evaluation (``loop.run_training``)."""
     schedule = Schedule(config.iterations, config.checkpoint_every, config.log_every, best_metric="win_rate")
-    numba.set_num_threads(min(threads, numba_threads))  # the feature planes' kernels
-    try:
-        train(run, job, schedule, progress=progress)
-    finally:
-        numba.set_num_threads(numba_threads)
-    best = read_checkpoint(run.best, torch_device)
-    model.load_state_dict(best["state_dict"])
-    sha256 = save_model(run.directory / "policy.pt", model)
-    metrics = {
-        "held_out": json.loads(best["held_out"]),
-        "eval_games": config.eval_games,
-        "step": int(best["step"]),
-        "pool": len(job.pool(config.iterations)),
-        "weights": "policy.pt",
-        "sha256": sha256,
-    }
-    (run.directory / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    return metrics
+    pool_dir = Path(run_dir) / "pool"
+
+    def build(where: torch.device) -> RLJob:
+        started = snapshot_path(pool_dir, 0)  # a resumed run starts from its own copy
+        initial = load_network(started if started.exists() else config.initial, "policy", str(where))
+        return RLJob(initial.model, config, pool_dir)
+
+    return run_training(config, run_dir, build, schedule, device=device, threads=threads, progress=progress)
 
 
 def parser() -> argparse.ArgumentParser:

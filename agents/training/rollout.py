@@ -13,10 +13,9 @@ top-1 on every held-out position are printed and saved as ``metrics.json``.
 from __future__ import annotations
 
 import argparse
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 import torch
@@ -24,18 +23,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from go_env.features.patterns import pattern_tables, record_features
-from goarena.agents.nets.checkpoint import build_model, read_checkpoint
-from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.nets.rollout import RolloutPolicy
 from goarena.agents.training.loop import (
-    Run,
     Schedule,
     add_config_options,
     check_config,
     held_out_split,
     run_job,
-    seed_everything,
-    train,
+    run_training,
 )
 
 EVAL_BATCH = 1024
@@ -139,6 +134,15 @@ class RolloutJob:
         self.optimizer.step()
         return {"loss": loss.item(), "top1": (logits.argmax(1) == moves).float().mean().item()}
 
+    def export(self, directory: Path, best: dict[str, Any]) -> dict[str, Any]:
+        """``rollout.npz`` and its loss and top-1 on every held-out position."""
+        cast(RolloutPolicy, self.model).export_weights(directory / WEIGHTS)
+        return {
+            "held_out": self.evaluate(self.held_out),
+            "held_out_positions": len(self.held_out),
+            "weights": WEIGHTS,
+        }
+
     def evaluate(self, indices: np.ndarray | None = None) -> dict[str, float]:
         """Loss and top-1 on held-out positions (default: the checkpoints' sample)."""
         indices = self.eval_sample if indices is None else indices
@@ -161,41 +165,24 @@ def train_rollout(
     run_dir: Path | str,
     *,
     device: str = "cpu",
-    threads: int | None = None,
+    threads: int = 1,
     dataset: PositionDataset | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
     """Train (or resume) the rollout run in ``run_dir``, export ``rollout.npz`` and return (and
-    save as metrics.json) the exported policy's held-out metrics. ``dataset`` defaults to the
-    shards in ``config.data``; ``threads`` sets torch's CPU threads."""
-    torch_device = resolve_device(device)
-    if threads is not None:
-        if threads < 1:
-            raise ValueError(f"threads must be positive, got {threads}")
-        set_torch_threads(threads)
-    if dataset is None:
+    save as metrics.json) the exported policy's held-out metrics (``loop.run_training``).
+    ``dataset`` defaults to the shards in ``config.data``."""
+    schedule = Schedule(config.steps, config.checkpoint_every, config.log_every, best_metric="top1")
+
+    def build(where: torch.device) -> RolloutJob:
         from goarena.agents.data.dataset import ShardDataset
 
-        dataset = ShardDataset(config.data)
-    run = Run(run_dir, asdict(config))
-    seed_everything(config.seed, torch_device)
-    job = RolloutJob(dataset, config, torch_device)
-    schedule = Schedule(config.steps, config.checkpoint_every, config.log_every, best_metric="top1")
-    train(run, job, schedule, progress=progress)
-    best = read_checkpoint(run.best, torch_device)
-    model = build_model(run.best, best, torch_device).eval()
-    if not isinstance(model, RolloutPolicy):
-        raise ValueError(f"{run.best} holds a {type(model).__name__}, not a rollout policy")
-    job.model = model
-    model.export_weights(run.directory / WEIGHTS)
-    metrics = {
-        "held_out": job.evaluate(job.held_out),
-        "held_out_positions": len(job.held_out),
-        "step": int(best["step"]),
-        "weights": WEIGHTS,
-    }
-    (run.directory / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    return metrics
+        return RolloutJob(dataset if dataset is not None else ShardDataset(config.data), config, where)
+
+    data = config.data if dataset is None else None
+    return run_training(
+        config, run_dir, build, schedule, device=device, threads=threads, progress=progress, data=data
+    )
 
 
 def parser() -> argparse.ArgumentParser:

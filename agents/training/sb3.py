@@ -27,8 +27,8 @@ as one that never stopped).
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import gymnasium
-import numba
 import numpy as np
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.base_class import BaseAlgorithm
@@ -51,7 +50,14 @@ from goarena.agents.base import GameContext, check_spec
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.opponents import OpponentPool
 from goarena.agents.sb3 import GoResNetExtractor, SB3Agent
-from goarena.agents.training.loop import Run, add_config_options, run_job
+from goarena.agents.training.loop import (
+    Run,
+    add_config_options,
+    process_threads,
+    run_job,
+    storage,
+    write_json,
+)
 
 TB_LOG_NAME = "ppo"  # SB3 logs to tensorboard/ppo_0; a resumed run appends to the same folder
 
@@ -183,11 +189,18 @@ def new_model(config: SB3Config, env: DummyVecEnv, run: Run, device: str) -> Mas
 
 
 def save_atomically(model: BaseAlgorithm, path: Path) -> None:
-    """``model.save`` to a temporary file beside ``path``, then renamed over it."""
+    """``model.save`` to a temporary file beside ``path`` (a name of its own: two processes
+    never share one), then renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.stem}.tmp.zip")  # SB3 adds .zip to a name without it
-    model.save(temporary)
-    os.replace(temporary, path)
+    handle, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp.zip", dir=path.parent)
+    os.close(handle)
+    temporary = Path(name)  # ends in .zip: SB3 adds .zip to a name without it
+    try:
+        model.save(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def evaluate(model: MaskablePPO, config: SB3Config, opponent: str, games: int, seed: int) -> float:
@@ -316,18 +329,19 @@ def train_sb3(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Train (or resume) the run in ``run_dir``; write ``model.zip`` and return (and save as
-    metrics.json) its evaluation against ``config``'s evaluation opponents."""
+    metrics.json) its evaluation against ``config``'s evaluation opponents. The run directory
+    is held as every job's is (``loop.Run``: locked, its config written once all is checked);
+    SB3's ``learn`` is the loop."""
     resolve_device(device)
-    if threads < 1:
-        raise ValueError(f"threads must be positive, got {threads}")
-    context = GameContext(config.size, config.rules())
-    for spec in (config.opponent, *config.evaluation_opponents()):
-        check_spec(spec, context)
-    run = Run(run_dir, asdict(config))
-    numba_threads = numba.get_num_threads()
-    set_torch_threads(threads)
-    numba.set_num_threads(min(threads, numba_threads))
+    with process_threads(threads):
+        context = GameContext(config.size, config.rules())
+        for spec in (config.opponent, *config.evaluation_opponents()):
+            check_spec(spec, context)
+        with Run(run_dir, asdict(config)) as run, storage(run.directory, "write the run"):
+            return _train(config, run, device, threads, progress)
 
+
+def _train(config: SB3Config, run: Run, device: str, threads: int, progress: bool) -> dict[str, Any]:
     pools = [OpponentPool([config.opponent]) for _ in range(config.n_envs)] if config.self_play else []
 
     pooled: set[Path] = set()
@@ -368,7 +382,6 @@ def train_sb3(
         }
     finally:
         env.close()
-        numba.set_num_threads(numba_threads)
     metrics = {
         "steps": int(model.num_timesteps),
         "seconds": round(time.perf_counter() - started, 1),
@@ -376,9 +389,7 @@ def train_sb3(
         "win_rates": evaluation,
         "model": "model.zip",
     }
-    temporary = run.directory / ".metrics.json.tmp"
-    temporary.write_text(json.dumps(metrics, indent=2) + "\n")
-    temporary.replace(run.directory / "metrics.json")
+    write_json(run.directory / "metrics.json", metrics)
     return metrics
 
 

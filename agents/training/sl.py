@@ -17,8 +17,7 @@ legal or not, as the papers count them.
 from __future__ import annotations
 
 import argparse
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,24 +26,22 @@ import torch
 import torch.nn.functional as F
 
 from goarena.agents.data.dataset import PositionBatch, ShardDataset
-from goarena.agents.nets.checkpoint import read_checkpoint, save_model
+from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.training.loop import (
-    Run,
     Schedule,
     add_config_options,
     check_config,
     cosine_lr,
     held_out_split,
     run_job,
-    seed_everything,
+    run_training,
     set_lr,
     step_rng,
-    train,
 )
 
 EVAL_BATCH = 512
+WEIGHTS = "policy.pt"
 
 
 @dataclass(frozen=True)
@@ -130,6 +127,12 @@ class SLJob:
         self.optimizer.step()
         return {"loss": loss.item(), **accuracy(logits.detach(), moves)}
 
+    def export(self, directory: Path, best: dict[str, Any]) -> dict[str, Any]:
+        """``policy.pt`` and its loss, top-1 and top-5 on every held-out position."""
+        save_model(directory / WEIGHTS, self.model)
+        held_out = self.evaluate(self.held_out)
+        return {"held_out": held_out, "held_out_positions": len(self.held_out), "weights": WEIGHTS}
+
     def evaluate(self, indices: np.ndarray | None = None) -> dict[str, float]:
         """Loss, top-1 and top-5 on held-out positions (default: the checkpoints' sample)."""
         indices = self.eval_sample if indices is None else indices
@@ -154,34 +157,15 @@ def train_sl(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Train (or resume) the SL run in ``run_dir``, export ``policy.pt`` and return (and save as
-    metrics.json) the exported network's held-out metrics.
-
-    ``threads`` sets torch's CPU threads: one by default, as the same seed gives the same
-    weights only for the same number of threads, and a small network gains little from more
-    on a shared CPU.
-    """
-    torch_device = resolve_device(device)
-    if threads < 1:
-        raise ValueError(f"threads must be positive, got {threads}")
-    set_torch_threads(threads)
-    dataset = ShardDataset(config.data)
-    seed_everything(config.seed, torch_device)
-    job = SLJob(dataset, config, torch_device)
-    run = Run(run_dir, asdict(config))  # written once the job is known to be sound
+    metrics.json) the exported network's held-out metrics (``loop.run_training``)."""
     schedule = Schedule(config.steps, config.checkpoint_every, config.log_every, best_metric="top1")
-    train(run, job, schedule, progress=progress)
-    best = read_checkpoint(run.best, torch_device)
-    job.model.load_state_dict(best["state_dict"])
-    sha256 = save_model(run.directory / "policy.pt", job.model)
-    metrics = {
-        "held_out": job.evaluate(job.held_out),
-        "held_out_positions": len(job.held_out),
-        "step": int(best["step"]),
-        "weights": "policy.pt",
-        "sha256": sha256,
-    }
-    (run.directory / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    return metrics
+
+    def build(where: torch.device) -> SLJob:
+        return SLJob(ShardDataset(config.data), config, where)
+
+    return run_training(
+        config, run_dir, build, schedule, device=device, threads=threads, progress=progress, data=config.data
+    )
 
 
 def parser() -> argparse.ArgumentParser:

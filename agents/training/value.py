@@ -15,8 +15,7 @@ constant guess (the training outcomes' mean), the floor a network has to beat.
 from __future__ import annotations
 
 import argparse
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,24 +24,22 @@ import torch
 import torch.nn.functional as F
 
 from goarena.agents.data.dataset import PositionBatch, ShardDataset
-from goarena.agents.nets.checkpoint import read_checkpoint, save_model
-from goarena.agents.nets.predict import resolve_device, set_torch_threads
+from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.value import VALUE_PLANES, ValueNet
 from goarena.agents.training.loop import (
-    Run,
     Schedule,
     add_config_options,
     check_config,
     cosine_lr,
     held_out_split,
     run_job,
-    seed_everything,
+    run_training,
     set_lr,
     step_rng,
-    train,
 )
 
 EVAL_BATCH = 512
+WEIGHTS = "value.pt"
 
 
 @dataclass(frozen=True)
@@ -141,6 +138,16 @@ class ValueJob:
         mse = total / len(indices)
         return {"mse": mse, "negative_mse": -mse}
 
+    def export(self, directory: Path, best: dict[str, Any]) -> dict[str, Any]:
+        """``value.pt``, its MSE on every held-out position and the best constant's."""
+        save_model(directory / WEIGHTS, self.model)
+        return {
+            "held_out_mse": self.evaluate(self.held_out)["mse"],
+            "constant_mse": self.constant_mse(),
+            "held_out_positions": len(self.held_out),
+            "weights": WEIGHTS,
+        }
+
     def constant_mse(self) -> float:
         """The held-out MSE of the best constant: the mean outcome of the training positions."""
         outcomes = self.dataset.batch(self.sampler.indices).outcomes
@@ -157,34 +164,15 @@ def train_value(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Train (or resume) the value run in ``run_dir``, export ``value.pt`` and return (and
-    save as metrics.json) the exported network's held-out metrics.
-
-    ``threads`` sets torch's CPU threads: one by default, as the same seed gives the same
-    weights only for the same number of threads.
-    """
-    torch_device = resolve_device(device)
-    if threads < 1:
-        raise ValueError(f"threads must be positive, got {threads}")
-    set_torch_threads(threads)
-    dataset = ShardDataset(config.data)
-    seed_everything(config.seed, torch_device)
-    job = ValueJob(dataset, config, torch_device)
-    run = Run(run_dir, asdict(config))  # written once the job is known to be sound
+    save as metrics.json) the exported network's held-out metrics (``loop.run_training``)."""
     schedule = Schedule(config.steps, config.checkpoint_every, config.log_every, best_metric="negative_mse")
-    train(run, job, schedule, progress=progress)
-    best = read_checkpoint(run.best, torch_device)
-    job.model.load_state_dict(best["state_dict"])
-    sha256 = save_model(run.directory / "value.pt", job.model)
-    metrics = {
-        "held_out_mse": job.evaluate(job.held_out)["mse"],
-        "constant_mse": job.constant_mse(),
-        "held_out_positions": len(job.held_out),
-        "step": int(best["step"]),
-        "weights": "value.pt",
-        "sha256": sha256,
-    }
-    (run.directory / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    return metrics
+
+    def build(where: torch.device) -> ValueJob:
+        return ValueJob(ShardDataset(config.data), config, where)
+
+    return run_training(
+        config, run_dir, build, schedule, device=device, threads=threads, progress=progress, data=config.data
+    )
 
 
 def parser() -> argparse.ArgumentParser:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -149,6 +150,7 @@ def test_a_folder_tree_becomes_shards_and_a_report(tmp_path: Path) -> None:
         "illegal move": 1,
         "no result": 1,
         "duplicate": 0,
+        "not a file": 0,
     }
     assert json.loads((tmp_path / "out" / REPORT).read_text()) == report
     manifest = json.loads((tmp_path / "out" / MANIFEST).read_text())
@@ -160,6 +162,26 @@ def test_a_folder_tree_becomes_shards_and_a_report(tmp_path: Path) -> None:
         folder = tmp_path / "out" / shard["name"]
         lengths = {len(np.load(folder / f"{key}.npy", mmap_mode="r")) for key in ARRAYS}
         assert lengths == {shard["positions"]}
+
+
+def test_entries_that_are_no_file_are_counted_and_named_never_opened(tmp_path: Path) -> None:
+    write_folder(tmp_path / "sgf")
+    root = tmp_path / "sgf"
+    os.mkfifo(root / "pipe.sgf")  # opened, it would block the build
+    (root / "device.sgf").symlink_to("/dev/zero")  # read, it would never end
+    (root / "broken.sgf").symlink_to(root / "gone.sgf")
+    (root / "loop.sgf").symlink_to(root / "loop.sgf")
+    (root / "kgs" / "folder.sgf").mkdir()
+    report = build_shards(root, tmp_path / "out", size=5, chunk_size=3, encoder=stone_planes)
+    assert report["files_read"] == 8 and report["games_kept"] == 3
+    assert report["skipped"]["not a file"] == 5
+    assert report["not_files"] == [
+        "broken.sgf: a broken link",
+        "device.sgf: a device",
+        "kgs/folder.sgf: a folder",
+        "loop.sgf: a looping link",
+        "pipe.sgf: a FIFO",
+    ]
 
 
 def test_shards_resume_and_rebuild_only_chunks_whose_files_changed(tmp_path: Path) -> None:

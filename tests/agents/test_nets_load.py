@@ -149,7 +149,14 @@ def test_networks_of_one_size_name_it_and_the_board_asked_for(policy, rollout):
 def test_gtp_refuses_cut_rollout_weights_without_a_traceback(rollout):
     _cut(rollout)
     done = subprocess.run(
-        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", f"rollout-policy:weights={rollout}"],
+        [
+            sys.executable,
+            "-m",
+            "goarena.benchmarks.cli",
+            "gtp",
+            "--agent",
+            f"rollout-policy:weights={rollout}",
+        ],
         input="quit\n",
         capture_output=True,
         text=True,

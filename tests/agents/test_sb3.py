@@ -3,7 +3,9 @@ search), and ``goarena train sb3`` (a tiny run that is stopped and resumes)."""
 
 from __future__ import annotations
 
+import base64
 import json
+import pickle
 import warnings
 import zipfile
 from dataclasses import replace
@@ -218,6 +220,46 @@ def test_a_file_that_is_no_model_gets_a_clear_error(tmp_path, model_path):
             SB3Agent(path)
     with pytest.raises(AgentSpecError, match="not a zip file"):
         make_agent(f"sb3:{garbage}")
+
+
+class _CreatesAFile:
+    """Unpickled, it creates ``path``: the code a hostile model hides in its data."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def hostile_model(model_path, path, entry, marker):
+    """``model_path`` with its data's ``entry`` replaced by a pickle that creates ``marker``."""
+    with zipfile.ZipFile(model_path) as source, zipfile.ZipFile(path, "w") as archive:
+        for name in source.namelist():
+            content = source.read(name)
+            if name == "data":
+                data = json.loads(content)
+                serialized = base64.b64encode(pickle.dumps(_CreatesAFile(marker))).decode()
+                data[entry] = {":type:": "<class 'object'>", ":serialized:": serialized}
+                content = json.dumps(data).encode()
+            archive.writestr(name, content)
+    return path
+
+
+def test_a_model_is_data_the_code_hidden_in_it_never_runs(tmp_path, model_path):
+    marker = tmp_path / "pwned"
+    needed = hostile_model(model_path, tmp_path / "needed.zip", "observation_space", marker)
+    for build in (
+        lambda: check_spec(f"sb3:{needed}", GameContext(SIZE, Rules())),
+        lambda: make_agent(f"sb3:{needed}"),
+    ):
+        with pytest.raises(AgentSpecError, match="refused, as a model is data and runs no code"):
+            build()
+        assert not marker.exists()
+    unread = hostile_model(model_path, tmp_path / "unread.zip", "lr_schedule", marker)
+    check_spec(f"sb3:{unread}", GameContext(SIZE, Rules()))  # a training-only entry is never read
+    assert play_out(make_agent(f"sb3:{unread}"), make_agent("random"), BLACK).is_over
+    assert not marker.exists()
 
 
 # -- training ------------------------------------------------------------------------------
