@@ -5,12 +5,13 @@ A player is anything with a ``name``, ``reset(context)`` and ``select_move(game)
 size, rules, the player's colour), the seed the player's random generator restarts from,
 and where a network player runs (``device``) and may write (``run_dir``). A player refuses
 a game it cannot play (a network trained for 9x9 asked for 19x19) by raising
-``UnsupportedGame`` there.
+``UnsupportedGame`` there. Every caller (a league, the referee, the GTP engine, the
+Gymnasium env) builds a player once and resets it with a context before each game.
 
-Players written before contexts implement ``reset(rules)`` and keep working: callers start
-a game with ``reset_player(player, context)``, which hands the context to players that set
-``takes_context = True`` and ``context.rules`` to the others. The built-in players take a
-context, and a bare ``Rules`` too (then they keep their random generator running).
+Players written before contexts, whose ``reset(rules)`` reads the rules' fields from what it
+is given, keep working for now: a ``GameContext`` answers ``context.komi`` (and every other
+field of ``Rules``) from ``context.rules``, with a ``DeprecationWarning`` that says to read
+``context.rules.komi``. The built-in players refuse a bare ``Rules`` with a ``TypeError``.
 
 Optional capabilities are protocols of their own, checked with ``isinstance``:
 ``PolicyAgent`` (``policy(game)``, a move distribution), ``Actor`` (``act(game)``, the move
@@ -21,6 +22,12 @@ Players that hold resources (an engine subprocess) also have ``close()`` (``Clos
 engines that pass with dead stones on the board capture them on request (``CleanupPlayer``)
 and name them (``StatusReporter``);
 search players can stream their live analysis (``AnalysisAgent``, for GTP ``lz-analyze``).
+
+A player declares the numba kernels it needs compiled by a ``warmup(size)`` static or class
+method on its factory (``Warmable``): it runs them on a small position, without loading any
+weights. ``player_warmup(spec)`` finds it from a spec string; the league, ``goarena warmup``
+and ``goarena gtp`` call it before the first timed move, so that a cold numba cache costs
+start-up time, not a game lost on time.
 
 Spec strings name a player and its options, as leagues and the command line take them:
 
@@ -55,8 +62,9 @@ import importlib
 import inspect
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -92,6 +100,10 @@ class GameContext:
         color: the player's colour (BLACK or WHITE), None when it plays both or is unknown.
         device: where a network runs (``"cpu"``, ``"cuda"``, ``"cuda:1"``).
         run_dir: a directory the player may write to (logs, caches), if any.
+        dead_stones_removed: whether a game ended by two passes has its dead stones taken
+            off before the count (by agreement, an arbiter or a clean-up phase: a league
+            with an engine, GTP under Chinese or Japanese rules, KGS); False: the board is
+            counted as it stands (Tromp-Taylor), so a player must capture dead stones itself.
     """
 
     size: int
@@ -100,6 +112,36 @@ class GameContext:
     color: int | None = None
     device: str = "cpu"
     run_dir: Path | None = None
+    dead_stones_removed: bool = False
+
+    def __getattr__(self, name: str) -> Any:
+        """A field of ``Rules`` (``context.komi``), for players written for ``reset(rules)``:
+        deprecated, read ``context.rules`` instead."""
+        rules = self.__dict__.get("rules")  # absent while unpickling: never recurse
+        if name in _RULES_ATTRIBUTES and rules is not None:
+            warnings.warn(
+                f"reset(context) is given a GameContext, not Rules: read context.rules.{name} "
+                f"rather than context.{name} (Rules' fields on a GameContext go in a later release)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return getattr(rules, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+# What a reset(rules) player may read from its argument (see GameContext.__getattr__).
+_RULES_ATTRIBUTES = frozenset(f.name for f in fields(Rules)) | {"move_cap", "kernel_rules", "to_dict"}
+
+
+def game_context(context: object) -> GameContext:
+    """``context``, checked to be a ``GameContext``: a built-in player's ``reset`` refuses
+    anything else (a bare ``Rules`` from a caller written before contexts) with a TypeError
+    that names the fix."""
+    if isinstance(context, GameContext):
+        return context
+    if isinstance(context, Rules):
+        raise TypeError("reset takes a GameContext, not Rules: call player.reset(GameContext(size, rules))")
+    raise TypeError(f"reset takes a GameContext, got {type(context).__name__}")
 
 
 @runtime_checkable
@@ -113,21 +155,22 @@ class Agent(Protocol):
     def select_move(self, game: Game) -> int: ...
 
 
-def reset_player(player: Agent, context: GameContext) -> None:
-    """Start a game: ``reset(context)`` for players that take a context (``takes_context``),
-    ``reset(context.rules)`` for players written before contexts."""
-    if getattr(player, "takes_context", False):
-        player.reset(context)
-    else:
-        player.reset(context.rules)  # type: ignore[arg-type]  # a reset(rules) player
-
-
-def restart_seed(own: int | None, context: GameContext | Rules) -> int | None:
+def restart_seed(own: int | None, context: GameContext) -> int | None:
     """The seed a player restarts its random generator from at ``reset``: its own, else the
-    context's; None (a bare ``Rules``, or no seed anywhere) keeps the generator running."""
-    if not isinstance(context, GameContext):
-        return None
-    return own if own is not None else context.seed
+    context's; None (no seed anywhere) keeps the generator running."""
+    return own if own is not None else game_context(context).seed
+
+
+@runtime_checkable
+class Warmable(Protocol):
+    """A player (or its factory) that declares the numba kernels it needs compiled."""
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Run every kernel the player uses on a small ``size`` x ``size`` position (they
+        serve every size), loading no weights: numba compiles them, or loads them from its
+        cache, now rather than in the player's first timed move."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -374,6 +417,14 @@ def make_agent(spec: str, *, seed: int | None = None) -> Agent:
     return _build(factory, spec, *args, options=options, seed=seed)
 
 
+def player_warmup(spec: str) -> Callable[[int], None] | None:
+    """The ``warmup(size)`` that ``spec``'s factory declares (see ``Warmable``), None when it
+    declares none; the factory is looked up, not called."""
+    factory, _, _ = _resolve(spec.strip())
+    warm = getattr(factory, "warmup", None)
+    return warm if callable(warm) else None
+
+
 def check_spec(spec: str, context: GameContext | None = None) -> None:
     """Check that ``spec`` names a player with options it takes (and, given a ``context``,
     that it plays that game) without loading a network's weights: see the module
@@ -397,7 +448,7 @@ def check_spec(spec: str, context: GameContext | None = None) -> None:
     agent = _build(factory, spec, *args, options=options)
     try:
         if context is not None:
-            reset_player(agent, context)
+            agent.reset(context)
     except UnsupportedGame as error:
         raise AgentSpecError(f"{spec!r} cannot play this game: {error}") from error
     finally:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import importlib
 
-from go_env import Game, Rules
-from goarena.agents.base import AgentSpecError, GameContext, PolicyAgent, make_agent
+from go_env import Game
+from goarena.agents.base import AgentSpecError, GameContext, PolicyAgent, game_context, make_agent
 from goarena.search.expectimax import OpponentModel, expectimax
 from goarena.search.minimax import Heuristic, Minimax, area_heuristic
+from goarena.search.warmup import warmup_game as _warmup_game
 
 
 def _heuristic(heuristic: Heuristic | str | None) -> Heuristic:
@@ -53,8 +54,6 @@ class MinimaxAgent:
         tt_size: transposition-table entries.
     """
 
-    takes_context = True
-
     def __init__(
         self,
         depth: int | None = 4,
@@ -69,8 +68,14 @@ class MinimaxAgent:
         self.seconds = seconds
         self.searcher = Minimax(_heuristic(heuristic), tt_size=tt_size)
 
-    def reset(self, context: GameContext | Rules) -> None:
+    def reset(self, context: GameContext) -> None:
+        game_context(context)
         self.searcher.clear()
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the alpha-beta search's kernels (see ``Warmable``)."""
+        Minimax(tt_size=64).search(_warmup_game(size), depth=2)
 
     def select_move(self, game: Game) -> int:
         return self.searcher.search(game, depth=self.depth, seconds=self.seconds).move
@@ -86,8 +91,6 @@ class ExpectimaxAgent:
         heuristic: the leaf estimate, as for ``MinimaxAgent``.
     """
 
-    takes_context = True
-
     def __init__(
         self,
         depth: int = 2,
@@ -101,8 +104,13 @@ class ExpectimaxAgent:
         self.opponent = _opponent(opponent)
         self.heuristic = _heuristic(heuristic)
 
-    def reset(self, context: GameContext | Rules) -> None:
-        pass
+    def reset(self, context: GameContext) -> None:
+        game_context(context)
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the expectimax search's kernels (see ``Warmable``)."""
+        expectimax(_warmup_game(size), 1, None, area_heuristic)
 
     def select_move(self, game: Game) -> int:
         return expectimax(game, self.depth, self.opponent, self.heuristic).move

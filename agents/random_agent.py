@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from go_env import Game, Rules
+from go_env import Game
 from goarena.agents.base import Action, GameContext, restart_seed
 
 
@@ -17,15 +17,13 @@ class RandomAgent:
             (games then end by the move cap or when the board fills with eyes).
     """
 
-    takes_context = True
-
     def __init__(self, seed: int | None = None, pass_only_when_forced: bool = False):
         self.name = "random"
         self.seed = seed
         self.pass_only_when_forced = pass_only_when_forced
         self.rng = np.random.default_rng(seed)
 
-    def reset(self, context: GameContext | Rules) -> None:
+    def reset(self, context: GameContext) -> None:
         seed = restart_seed(self.seed, context)
         if seed is not None:
             self.rng = np.random.default_rng(seed)

@@ -6,14 +6,19 @@ the precision of its weights; planes go in as any real dtype, probabilities come
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numba
 import numpy as np
 import torch
 from torch import nn
 
+from goarena.agents.base import GameContext
+
 
 def set_torch_threads(threads: int) -> None:
-    """Set torch's CPU threads. numba resets them to the core count when it starts its own
+    """Set torch's CPU threads: for whoever owns the process (a league worker, a command),
+    never a player. numba resets them to the core count when it starts its own
     thread pool (on its first parallel kernel), so that pool is started first."""
     numba.get_num_threads()
     torch.set_num_threads(threads)
@@ -45,6 +50,29 @@ def resolve_device(name: str) -> torch.device:
             raise ValueError(f"device {name!r} asked for, but CUDA is not available ({why})")
         if device.index is not None and device.index >= torch.cuda.device_count():
             raise ValueError(f"device {name!r} asked for, but there are {torch.cuda.device_count()} GPUs")
+    return device
+
+
+def player_device(own: str | None, context: GameContext | None) -> torch.device:
+    """Where a network player runs the game of ``context``: its own ``device`` option, else
+    the context's (the league's ``--device``; the CPU without a context). Every network
+    player resolves its device by this, at ``reset`` (moving its networks there) and in its
+    ``check_options``.
+
+    Raises:
+        ValueError: an unknown or unsupported device, or a CUDA device that is absent.
+    """
+    if own is None:
+        own = context.device if context is not None else "cpu"
+    return resolve_device(own)
+
+
+def move_networks(modules: Iterable[nn.Module | None], own: str | None, context: GameContext) -> torch.device:
+    """Move ``modules`` (None skipped) to ``player_device(own, context)``; that device."""
+    device = player_device(own, context)
+    for module in modules:
+        if module is not None:
+            module.to(device)
     return device
 
 

@@ -16,7 +16,7 @@ from goarena.agents.base import (
     check_spec,
     make_agent,
     parse_options,
-    reset_player,
+    player_warmup,
     weights_digest,
 )
 from goarena.agents.random_agent import RandomAgent
@@ -28,7 +28,6 @@ BUILT = []
 
 
 class NetPlayer:  # stands for a network player: building it would load its weights
-    takes_context = True
     name = "net"
 
     def __init__(self, weights: str, size: int = 9):
@@ -135,7 +134,7 @@ def test_bad_specs_say_what_is_wrong(spec, message):
 def test_random_agent_plays_legal_moves_and_its_policy_is_uniform():
     game = Game(5, Rules())
     agent = make_agent("random:seed=1")
-    agent.reset(game.rules)
+    agent.reset(GameContext(game.size, game.rules))
     assert isinstance(agent, PolicyAgent)
     for _ in range(30):
         policy = agent.policy(game)
@@ -185,26 +184,75 @@ def test_check_spec_checks_plugins_without_building_them(checked_players):
 
 
 class OldStylePlayer:
+    """A player written for reset(rules): it keeps what it is given and reads its komi."""
+
     name = "old"
 
     def reset(self, rules: Rules) -> None:
         self.rules = rules
+        self.komi = rules.komi
 
     def select_move(self, game: Game) -> int:
         return game.pass_move
 
 
-def test_players_get_a_context_at_reset_and_old_style_players_their_rules():
+def test_every_player_is_reset_with_a_context_and_its_seed_restarts_it():
     context = GameContext(5, Rules(komi=0.5), seed=3, color=BLACK)
-    old = OldStylePlayer()
-    reset_player(old, context)
-    assert old.rules == context.rules
     seeded = RandomAgent()
-    reset_player(seeded, context)
+    seeded.reset(context)
     game = Game(5, context.rules)
     moves = [seeded.select_move(game) for _ in range(5)]
-    reset_player(seeded, context)  # the context's seed restarts the same moves
+    seeded.reset(context)  # the context's seed restarts the same moves
     assert [seeded.select_move(game) for _ in range(5)] == moves
+
+
+def test_a_player_written_for_reset_rules_keeps_working_with_a_deprecation_warning():
+    context = GameContext(5, Rules(komi=0.5))
+    old = OldStylePlayer()
+    with pytest.warns(DeprecationWarning, match=r"read context.rules.komi rather than context.komi"):
+        old.reset(context)
+    assert old.komi == 0.5
+    with pytest.raises(AttributeError, match="no attribute 'colour'"):
+        context.colour  # noqa: B018  # not a field of Rules: no fallback
+
+
+@pytest.mark.parametrize("spec", ["random", "uct", "puct", "minimax", "expectimax", "sl-policy", "alphago"])
+def test_a_built_in_player_refuses_bare_rules_with_the_fix(spec):
+    player = make_agent(spec)
+    with pytest.raises(TypeError, match=r"reset takes a GameContext, not Rules: call player.reset"):
+        player.reset(Rules())
+
+
+WARMED_PLAYERS = """
+WARMED = []
+
+
+class Warmed:
+    name = "warmed"
+
+    @staticmethod
+    def warmup(size):
+        WARMED.append(size)
+
+    def reset(self, context):
+        pass
+
+    def select_move(self, game):
+        return game.pass_move
+"""
+
+
+def test_a_players_warmup_is_found_from_its_spec_without_building_it(tmp_path, monkeypatch):
+    (tmp_path / "warmed_players.py").write_text(WARMED_PLAYERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    warm = player_warmup("warmed_players:Warmed:depth=3")  # options unread: nothing is built
+    assert warm is not None
+    warm(7)
+    assert __import__("warmed_players").WARMED == [7]
+    assert player_warmup("random") is None  # the game's kernels are all it runs
+    for spec in ("uct", "puct", "alphago", "sl-policy", "rl-policy", "value-greedy", "rollout-policy"):
+        assert player_warmup(spec) is not None, spec
+    sys.modules.pop("warmed_players", None)
 
 
 def test_random_act_gives_the_uniform_policy_it_drew_from():
