@@ -82,7 +82,11 @@ def bench(args: argparse.Namespace) -> None:
     elif args.what == "alphago":
         from goarena.benchmarks.bench import alphago_speed
 
-        alphago_speed.show(args.seconds, args.positions, args.spacing)
+        alphago_speed.show(args.seconds, args.positions, args.spacing, args.compare_threads)
+    elif args.what == "threads":
+        from goarena.benchmarks.bench import threads
+
+        threads.show(args.size, args.batches, args.seconds)
     elif args.what == "ablation":
         from goarena.agents.weights import VALUE_9X9
         from goarena.benchmarks.bench import ablation
@@ -166,6 +170,19 @@ def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
     alphago.add_argument("--seconds", type=float, default=1.0, help="search time per position (default 1)")
     alphago.add_argument("--positions", type=int, default=6, help="positions searched (default 6)")
     alphago.add_argument("--spacing", type=int, default=10, help="moves between positions (default 10)")
+    alphago.add_argument(
+        "--compare-threads",
+        action="store_true",
+        help="also the default configuration with numba's default threads and with NUMBA_NUM_THREADS=1",
+    )
+    threads = kinds.add_parser("threads", help="each batch kernel serial against parallel, by batch size")
+    threads.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    threads.add_argument(
+        "--batches", type=int, nargs="+", default=None, help="batch sizes (default 1 2 4 ... 256)"
+    )
+    threads.add_argument(
+        "--seconds", type=float, default=0.2, help="time per variant and batch size (default 0.2)"
+    )
     ablation = kinds.add_parser(
         "ablation", help="AlphaGo's ablation: rollouts, value net, mixed, no prior, raw policies"
     )
@@ -477,7 +494,8 @@ def main(argv: list[str] | None = None) -> None:
 
     benchmark = commands.add_parser(
         "bench",
-        help="a benchmark: env, vector, search, networks, alphago, league (speed), strength, value, ablation",
+        help="a benchmark: env, vector, search, networks, alphago, threads, league, strength, value,"
+        " ablation",
     )
     add_bench_parsers(benchmark)
     benchmark.set_defaults(run=bench)

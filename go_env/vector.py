@@ -123,7 +123,8 @@ class GoVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]
         threads: numba threads for the kernels of ``reset`` and ``step`` (at most numba's
             number). A kernel's work is microseconds a game, and waking threads for each of a
             step's few calls costs more than it saves unless the games are many and the cores
-            idle (on busy cores, far more); hence one by default.
+            idle (on busy cores, far more); hence one by default. With more, each kernel still
+            runs in parallel only on batches above its threshold (``go_env.core.parallel``).
 
     ``reset(seed=s)`` seeds everything random in the env (the random opponent's moves, the
     learner's colours), so that the same actions replay the same episodes.

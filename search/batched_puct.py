@@ -23,11 +23,12 @@ from collections.abc import Callable
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from go_env import core as K
 from go_env.batch import GameBatch
 from go_env.core import GoState, inline_kernel
+from go_env.core.parallel import BatchKernel, batch_kernel
 from goarena.search.evaluator import (
     Evaluator,
     Leaves,
@@ -62,7 +63,12 @@ def scratch_item(states, arrays, b):
     )
 
 
-@njit(cache=True, parallel=True)
+# The least games x board points at which the tree kernels run in parallel, given threads:
+# a game's descents take microseconds, as the rules core's masks do.
+MIN_WORK_TREES = 1 << 17
+
+
+@batch_kernel(MIN_WORK_TREES, batch_arg=1)  # the roots
 def collect_all(
     trees, roots, geometry, scratch_states, scratch_arrays, leaves, leaf_nodes, legal, expanding, counts,
     selection, collected, finished,
@@ -82,7 +88,7 @@ def collect_all(
             finished[b] = finished_b
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(MIN_WORK_TREES, batch_arg=7)  # the scratch states
 def expand_backup_all(
     trees, leaf_nodes, legal, expanding, collected, priors, values, scratch_states, scratch_arrays
 ):  # fmt: skip
@@ -113,10 +119,12 @@ class BatchedPUCT:
         seed: seed of the noise and of ``choose_moves``.
         selection, fpu, fpu_reduction, virtual_loss: the selection rule and its parameters,
             as for ``PUCT``.
-        threads: numba threads that work on the trees during a search (at most numba's number
-            and one per game). A step's tree work is small, microseconds a game, and waking
-            threads for it twice a step costs more than it saves unless the games are many and
-            the cores idle; hence one by default.
+        threads: numba threads that may work on the trees during a search (at most numba's
+            number and one per game). A step's tree work is small, microseconds a game, and
+            waking threads for it twice a step costs more than it saves unless the games are
+            many and the cores idle; hence one by default, and with more the tree kernels run
+            in parallel only on batches above ``MIN_WORK_TREES``. The evaluator's own kernels
+            choose for themselves.
     """
 
     def __init__(
@@ -180,13 +188,20 @@ class BatchedPUCT:
         """
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
+        self._search(batch, simulations)
+        return self.best_moves()
+
+    def _on_trees(self, kernel: BatchKernel, *args: object) -> None:
+        """Run a tree kernel on at most ``threads`` threads (serial on one)."""
+        if self.threads == 1:
+            kernel.serial(*args)
+            return
         previous = numba.get_num_threads()
-        numba.set_num_threads(min(self.threads, previous, batch.batch_size))
+        numba.set_num_threads(min(self.threads, previous))
         try:
-            self._search(batch, simulations)
+            kernel(*args)
         finally:
             numba.set_num_threads(previous)
-        return self.best_moves()
 
     def _search(self, batch: GameBatch, simulations: int) -> None:
         trees, k = self._allocate(batch, simulations), self.leaves_per_game
@@ -196,7 +211,8 @@ class BatchedPUCT:
         slots = np.arange(k)[None, :]
         self.steps = self.evaluations = 0
         while (counts := np.minimum(k, simulations - done)).any():
-            collect_all(
+            self._on_trees(
+                collect_all,
                 trees, batch.state, batch.geometry, self._scratch_states, self._scratch_arrays, self._leaves,
                 self._nodes, self._legal, self._expanding, counts, self.selection, collected, finished,
             )  # fmt: skip
@@ -213,7 +229,8 @@ class BatchedPUCT:
             self.evaluations += 1
             self._priors[taken] = priors
             self._values[taken] = values
-            expand_backup_all(
+            self._on_trees(
+                expand_backup_all,
                 trees, self._nodes, self._legal, self._expanding, collected, self._priors, self._values,
                 self._scratch_states, self._scratch_arrays,
             )  # fmt: skip

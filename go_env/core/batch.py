@@ -1,5 +1,8 @@
 """Batches of games: the state with a leading batch axis, one game per ``prange`` step.
 
+Each batch kernel runs in parallel only where its batch is large enough to pay for waking
+numba's threads (``go_env.core.parallel``; ``goarena bench threads`` measures the thresholds).
+
 Also allocating states (``new_state`` lives here because it resets a batch with
 ``batch_reset``) and drawing a move from weights (``sample_and_play``).
 """
@@ -7,8 +10,9 @@ Also allocating states (``new_state`` lives here because it resets a batch with
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from go_env.core.parallel import batch_kernel
 from go_env.core.playout import next_random, random_playout
 from go_env.core.rules import apply_legal, empty_point_status, legal_mask, play, reset
 from go_env.core.scoring import score
@@ -26,6 +30,14 @@ from go_env.core.state import (
     make_geometry,
     seen_capacity,
 )
+
+# The least games x board points at which a batch kernel runs in parallel: a few milliseconds
+# of serial work (``goarena bench threads`` measures them). A mask or a score takes a
+# microsecond or a few on 9x9, a random playout tens; a move (and a reset) about a
+# microsecond whatever the board, so its threshold holds on 19x19 too.
+MIN_WORK_MASKS = 1 << 17
+MIN_WORK_MOVES = 1 << 18
+MIN_WORK_PLAYOUTS = 1 << 12
 
 
 def new_state(
@@ -85,14 +97,14 @@ def batch_item(batch, b):
     )  # fmt: skip
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(MIN_WORK_MOVES)
 def batch_reset(batch, geometry, rules):
     """Empty every board (``rules`` as ``reset`` takes them)."""
     for b in prange(batch.board.shape[0]):
         reset(batch_item(batch, b), geometry, rules)
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(MIN_WORK_MOVES)
 def batch_reset_where(batch, geometry, rules, where):
     """Empty the boards of the games ``b`` where ``where[b]`` (bool[B]); the others are untouched."""
     for b in prange(batch.board.shape[0]):
@@ -100,21 +112,21 @@ def batch_reset_where(batch, geometry, rules, where):
             reset(batch_item(batch, b), geometry, rules)
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(MIN_WORK_MOVES)
 def batch_play(batch, geometry, moves, status_out):
     """Play ``moves[b]`` in game ``b`` where legal; the status of each goes to ``status_out[b]``."""
     for b in prange(batch.board.shape[0]):
         status_out[b] = play(batch_item(batch, b), geometry, moves[b])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(MIN_WORK_MASKS)
 def batch_legal_mask(batch, geometry, out):
     """``out[b]`` (int8[B, P+1]) gets the legal-move mask of game ``b``."""
     for b in prange(batch.board.shape[0]):
         legal_mask(batch_item(batch, b), geometry, out[b])
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(MIN_WORK_PLAYOUTS)
 def batch_random_playout(batch, geometry, seeds, moves_out):
     """Play every game of the batch out at random, game ``b`` seeded by ``seeds[b]`` (nonzero)."""
     for b in prange(batch.board.shape[0]):
@@ -123,7 +135,7 @@ def batch_random_playout(batch, geometry, seeds, moves_out):
         moves_out[b] = random_playout(batch_item(batch, b), geometry, rng)
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(MIN_WORK_MASKS)
 def batch_score(batch, geometry, out):
     """``out[b]`` gets the score of game ``b`` (see ``score``)."""
     for b in prange(batch.board.shape[0]):
@@ -189,7 +201,7 @@ def sample_and_play(state, geometry, weights, rng):
     return chosen
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(MIN_WORK_MOVES)
 def batch_sample_and_play(batch, geometry, probabilities, rngs, moves_out):
     """``sample_and_play`` in every game ``b`` with weights ``probabilities[b]`` (float[B, P+1])
     and generator ``rngs[b]`` (uint64[B], nonzero); the moves (or -1) go to ``moves_out``."""

@@ -44,6 +44,7 @@ from go_env.core import (
     kernel,
     move_status,
 )
+from go_env.core.parallel import batch_kernel
 from go_env.features.ladders import (
     ladder_capture_with,
     ladder_escape_with,
@@ -67,6 +68,11 @@ LADDER_ESCAPE = 45
 SENSIBLENESS = 46
 ZEROS = 47
 PLAYER_COLOUR = 48
+
+# The least games x board points at which ``batch_alphago_planes`` runs in parallel: a few
+# milliseconds of serial work (30 µs a 9x9 position; ``goarena bench threads`` measures it),
+# so that a search's leaves (8 or 16 a call) are made serially.
+MIN_WORK_PLANES = 1 << 13
 
 
 @kernel
@@ -142,7 +148,7 @@ def alphago_planes(state, geometry, out):
     )
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(MIN_WORK_PLANES)
 def batch_alphago_planes(batch, geometry, out):
     """``alphago_planes`` of every game of a batch into ``out`` (uint8[B, 48 or 49, N, N])."""
     for b in prange(batch.board.shape[0]):

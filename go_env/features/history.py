@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit, prange
+from numba import prange
 
 from go_env.core import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY, batch_item, kernel
+from go_env.core.parallel import batch_kernel
 
 NUM_HISTORY_PLANES = 2 * HISTORY + 1
+# The least games x board points at which ``batch_history_planes`` runs in parallel: a few
+# milliseconds of serial work (1.2 µs a 9x9 position; ``goarena bench threads`` measures it).
+MIN_WORK_HISTORY = 1 << 17
 
 
 @kernel
@@ -57,7 +61,7 @@ def planes_in_layout(planes: np.ndarray, channels_first: bool, dtype: npt.DTypeL
     return np.ascontiguousarray(planes, dtype=dtype)
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel(MIN_WORK_HISTORY)
 def batch_history_planes(batch, geometry, out):
     """``history_planes`` of every game of a batch into ``out`` (int8[B, N, N, 17])."""
     for b in prange(batch.board.shape[0]):

@@ -1,5 +1,6 @@
 """``goarena bench vector`` prints one table per board size: the single env, the sync vector of
-them and ``GoVectorEnv``, each with its steps per second and its ratio to the single env."""
+them and ``GoVectorEnv``, each with its steps per second and its ratio to the single env.
+The tests check the report's shape, never a measured speed."""
 
 import re
 
@@ -20,9 +21,8 @@ def test_prints_a_table_per_size_with_speeds_and_ratios(capsys):
         table = out.split(f"\n{size}x{size}\n")[1].split("\n\n")[0].splitlines()
         assert table[0].split() == ["env", "learner", "steps/s", "/", "GoEnv"]
         assert [row[: row.index("  ", 2)].strip() for row in table[1:]] == names
-        for row in table[1:]:
-            speed, ratio = re.fullmatch(r".*?\s+([\d,]+)\s+([\d.]+)x", row).groups()
-            assert float(speed.replace(",", "")) > 0 and float(ratio) > 0
+        for row in table[1:]:  # the figures' shape only: a busy machine may print 0 steps/s, 0.00x
+            assert re.fullmatch(r".*?\s+\d[\d,]*\s+\d+\.\d\dx", row), row
         assert table[1].endswith(" 1.00x")
 
 
