@@ -26,7 +26,6 @@ from goarena.agents.base import (
     GameContext,
     MoveObserver,
     make_agent,
-    reset_player,
 )
 
 
@@ -37,7 +36,7 @@ class PlayerOpponent:
         self.player = player
 
     def new_game(self, game: Game, color: int, seed: int | None) -> None:
-        reset_player(self.player, GameContext(game.size, game.rules, seed=seed, color=color))
+        self.player.reset(GameContext(game.size, game.rules, seed=seed, color=color))
 
     def __call__(self, game: Game) -> int:
         return self.player.select_move(game)
@@ -82,7 +81,6 @@ class OpponentPool:
     """
 
     name = "pool"
-    takes_context = True
 
     def __init__(self, players: list[Agent | str] | None = None, seed: int | None = None):
         self.players: list[Agent] = []
@@ -100,7 +98,7 @@ class OpponentPool:
             raise ValueError("the opponent pool is empty: add a player first")
         rng = np.random.default_rng(context.seed) if context.seed is not None else self._rng
         self.current = self.players[int(rng.integers(len(self.players)))]
-        reset_player(self.current, context)
+        self.current.reset(context)
 
     def select_move(self, game: Game) -> int:
         if self.current is None:

@@ -7,8 +7,6 @@ import json
 import os
 import re
 import sys
-import threading
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -204,27 +202,52 @@ def add_bench_parsers(benchmark: argparse.ArgumentParser) -> None:
 def gtp(args: argparse.Namespace) -> None:
     """Serve a player as a GTP engine on stdin and stdout."""
     from goarena.agents.base import AgentSpecError, Closeable, make_agent
-    from goarena.agents.gtp.engine import GTPEngine
+    from goarena.agents.gtp.engine import GTPEngine, warm_up_in_background
 
     rules = Rules.preset(args.rules, komi=args.komi) if args.komi is not None else Rules.preset(args.rules)
+    set_threads(args.threads)  # this process serves one game: its threads are the command's to set
     try:
         agent = make_agent(args.agent)
     except AgentSpecError as error:  # a bad spec or a bad network file: a message, not a traceback
         sys.exit(f"goarena gtp: {error}")
     # Compiling in the background: protocol commands answer at once, moves wait for it.
-    ready = _warm_up_in_background(args.agent.partition(":")[0], args.size)
+    ready = warm_up_in_background(agent, args.size, _log)
     try:
-        GTPEngine(agent, size=args.size, rules=rules, ready=ready).run(sys.stdin, sys.stdout)
+        engine = GTPEngine(agent, size=args.size, rules=rules, ready=ready, device=args.device)
+        engine.run(sys.stdin, sys.stdout)
     finally:
         if isinstance(agent, Closeable):
             agent.close()
 
 
+def set_threads(threads: int) -> None:
+    """torch's CPU threads for this process, when torch is installed (a player that loads a
+    network runs on them); numba's are left to their kernels."""
+    try:
+        from goarena.agents.nets.predict import set_torch_threads
+    except ImportError:  # goarena without its agents extra: no network player to run
+        return
+    set_torch_threads(threads)
+
+
 def warmup(args: argparse.Namespace) -> None:
-    """Compile every kernel ahead of time (numba keeps them in its cache)."""
+    """Compile the kernels of the game and of the players ahead of time (numba keeps them in
+    its cache): those of ``--player`` SPECs, else of every built-in player."""
+    from goarena.agents.base import BUILTIN_AGENTS, AgentSpecError, player_warmup
     from goarena.search.warmup import warmup as warm_up
 
-    seconds = warm_up(args.size, log=_log)
+    warmups = []
+    for spec in args.player or BUILTIN_AGENTS:
+        try:
+            warm = player_warmup(spec)
+        except AgentSpecError as error:  # a built-in whose extra is not installed (sb3)
+            if args.player:
+                raise
+            _log(f"skipping {spec}: {error}")
+            continue
+        if warm is not None:
+            warmups.append(warm)
+    seconds = warm_up(args.size, log=_log, warmups=warmups)
     print(f"kernels ready in {seconds:.1f} s")
 
 
@@ -254,34 +277,6 @@ def train(args: argparse.Namespace) -> None:
 
 def _log(line: str) -> None:
     print(f"goarena: {line}", file=sys.stderr, flush=True)
-
-
-def _warm_up_in_background(player: str, size: int) -> threading.Event:
-    """Warm up the kernels of the game and of ``player`` (a built-in's name) in a thread; the
-    event is set when it is done, failed or not (kernels left cold compile when first used)."""
-    from goarena.search.warmup import warmup as warm_up
-
-    ready = threading.Event()
-
-    def run() -> None:
-        compiled = False
-
-        def log(line: str) -> None:
-            nonlocal compiled
-            compiled = True
-            _log(line)
-
-        try:
-            seconds = warm_up(size, log=log, players=[player])
-            if compiled:
-                _log(f"kernels ready in {seconds:.1f} s")
-        except Exception:
-            traceback.print_exc(file=sys.stderr)
-        finally:
-            ready.set()
-
-    threading.Thread(target=run, name="warmup", daemon=True).start()
-    return ready
 
 
 def _player_option(text: str) -> tuple[str, str]:
@@ -342,7 +337,7 @@ def league_parser() -> argparse.ArgumentParser:
         "--device",
         type=device_name,
         default="cpu",
-        help="where the players' networks run: cpu (default), cuda, cuda:N, mps",
+        help="where the players' networks run unless their specs say: cpu (default), cuda, cuda:N",
     )
     parser.add_argument(
         "--ray",
@@ -382,9 +377,10 @@ def league_config(args: argparse.Namespace) -> LeagueConfig:
 
 
 def device_name(text: str) -> str:
-    """A torch device name, checked by its form only (go_env and the league never import torch)."""
-    if not re.fullmatch(r"cpu|mps|cuda(:\d+)?", text):
-        raise argparse.ArgumentTypeError(f"not a device: {text!r} (cpu, cuda, cuda:N or mps)")
+    """A device name, checked by its form here (without importing torch); whether it is there
+    is checked before the first game (``league.play.check_players``) or at the player's reset."""
+    if not re.fullmatch(r"cpu|cuda(:\d+)?", text):
+        raise argparse.ArgumentTypeError(f"unsupported device {text!r}: use cpu, cuda or cuda:N")
     return text
 
 
@@ -393,7 +389,14 @@ def league(argv: list[str]) -> None:
     ``goarena league table DIR``: the standings of a league again."""
     from goarena.benchmarks.league import standings
     from goarena.benchmarks.league.config import LeagueConfigError
-    from goarena.benchmarks.league.play import check_players, open_league, play_league, slug, warm_up
+    from goarena.benchmarks.league.play import (
+        LeagueSetupError,
+        check_players,
+        open_league,
+        play_league,
+        slug,
+        warm_up,
+    )
     from goarena.benchmarks.league.runner import LeagueRunError
     from goarena.benchmarks.league.store import LeagueStoreError
 
@@ -403,7 +406,7 @@ def league(argv: list[str]) -> None:
     args = league_parser().parse_args(argv)
     try:  # everything is checked before anything is written
         config = league_config(args)
-        check_players(config)
+        check_players(config, args.device)
         directory = args.dir or Path("runs") / "league" / slug(config.name)
         store, games = open_league(config, directory)
     except (LeagueConfigError, LeagueStoreError) as error:
@@ -415,7 +418,7 @@ def league(argv: list[str]) -> None:
                 config, len(games), enabled=not args.no_progress and not args.json, finished=store.games()
             )
             with progress:
-                play_league(
+                unplayed = play_league(
                     store,
                     games,
                     workers=max(1, args.workers),
@@ -433,13 +436,17 @@ def league(argv: list[str]) -> None:
             sys.exit(130)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
-        return
-    standings.print_report(report)
-    try:
-        png = standings.plot_ladder(report, directory / "ladder.png")
-    except OSError as error:
-        sys.exit(f"goarena league: cannot write the ladder plot: {error}")
-    print(f"\nGames (SGF) and results in {directory}; ladder plot {png}")
+        if report.crashes:
+            print(f"goarena league: {standings.crash_summary(report)}", file=sys.stderr)
+    else:
+        standings.print_report(report)
+        try:
+            png = standings.plot_ladder(report, directory / "ladder.png")
+        except OSError as error:
+            sys.exit(f"goarena league: cannot write the ladder plot: {error}")
+        print(f"\nGames (SGF) and results in {directory}; ladder plot {png}")
+    if unplayed:  # after the standings of the games that were played
+        sys.exit(f"goarena league: {LeagueSetupError(unplayed, directory)}")
 
 
 def league_table(argv: list[str]) -> None:
@@ -505,10 +512,20 @@ def main(argv: list[str] | None = None) -> None:
     engine.add_argument("--size", type=int, default=19, help="initial board size (default 19)")
     engine.add_argument("--rules", choices=sorted(RULES_PRESETS), default="goarena", help="rules preset")
     engine.add_argument("--komi", type=float, default=None, help="komi (default: the preset's)")
+    engine.add_argument(
+        "--device", type=device_name, default="cpu", help="where a network player runs: cpu (default), cuda"
+    )
+    engine.add_argument("--threads", type=int, default=1, help="torch's CPU threads (default 1)")
     engine.set_defaults(run=gtp)
 
     warm = commands.add_parser("warmup", help="compile the kernels now, so that no player waits for it later")
     warm.add_argument("--size", type=int, default=9, help="board size of the position used (default 9)")
+    warm.add_argument(
+        "--player",
+        action="append",
+        metavar="SPEC",
+        help="warm up this player's kernels (repeat); default: every built-in player's",
+    )
     warm.set_defaults(run=warmup)
 
     expert = commands.add_parser(

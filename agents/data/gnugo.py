@@ -29,7 +29,7 @@ from rich.progress import MofNCompleteColumn, Progress
 from go_env.game import BLACK, Game, result_string
 from go_env.rules import Rules
 from go_env.sgf import write_sgf
-from goarena.agents.base import RESIGN
+from goarena.agents.base import RESIGN, GameContext
 from goarena.agents.data.reader import RANDOM_OPENING
 from goarena.agents.gtp.client import GTPAgent, find_engine
 
@@ -192,7 +192,7 @@ def play_game(engine: GTPAgent, config: GnuGoConfig, index: int) -> tuple[Game, 
     game = Game(config.size, config.rules)
     for _ in range(opening):
         game.play(_random_inner_move(game, rng))
-    engine.reset(game.rules)
+    engine.reset(GameContext(game.size, game.rules))
     engine.sync(game)
     engine.send(f"set_random_seed {int(rng.integers(2**31))}")
     while not game.is_over:

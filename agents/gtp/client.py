@@ -38,7 +38,7 @@ from typing import IO
 from go_env import coords
 from go_env.game import BLACK, WHITE, Game
 from go_env.rules import Rules
-from goarena.agents.base import RESIGN, GameContext
+from goarena.agents.base import RESIGN, GameContext, game_context
 from goarena.agents.gtp.protocol import COLOR_LETTERS, LINE_LIMIT, kata_rules, shorten
 
 _STDERR_LINES = 20  # kept for error messages
@@ -118,12 +118,10 @@ class GTPAgent:
 
     # -- the Agent protocol --------------------------------------------------------------
 
-    takes_context = True
-
-    def reset(self, context: GameContext | Rules) -> None:
-        """A new game (under ``context.rules``, or ``context`` given as bare rules): the
-        engine clears its board (boardsize comes with the first position it is shown)."""
-        rules = context.rules if isinstance(context, GameContext) else context
+    def reset(self, context: GameContext) -> None:
+        """A new game under ``context.rules``: the engine clears its board (boardsize comes
+        with the first position it is shown)."""
+        rules = game_context(context).rules
         if self._size is not None:
             self._new_game(self._size, rules)
 

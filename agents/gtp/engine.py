@@ -2,9 +2,10 @@
 
 ``goarena gtp --agent SPEC`` serves ``make_agent(SPEC)`` on stdin and stdout; in Python,
 ``GTPEngine(agent).run(sys.stdin, sys.stdout)``. ``GTPEngine.handle(line)`` answers one
-command line as text, for tests and embedding. ``goarena gtp`` compiles the player's kernels
-in the background as it starts (``search.warmup``, announced on stderr when the cache is cold):
-commands answer at once, and those that need the player wait for it.
+command line as text, for tests and embedding. ``goarena gtp`` compiles the kernels the player
+declares (its ``warmup``, see ``agents.base.Warmable``) in the background as it starts
+(``warm_up_in_background``, announced on stderr when the cache is cold): commands answer at
+once, and those that need the player wait for it.
 
 ==============================  ===================================================
 commands                        notes
@@ -33,7 +34,10 @@ commands                        notes
 
 Scoring. The engine does no dead-stone analysis: every stone on the board counts as alive,
 as under Tromp-Taylor rules, so ``final_score`` is right once a game is played out (which
-``kgs-genmove_cleanup`` is for) and ``final_status_list dead`` is always empty.
+``kgs-genmove_cleanup`` is for) and ``final_status_list dead`` is always empty. The player
+learns whether the controller takes dead stones off (``GameContext.dead_stones_removed``: under
+rules other than Tromp-Taylor's, and once it asks for ``kgs-genmove_cleanup`` or
+``final_status_list``), so that a search player does not pass while its dead stones count.
 
 Moves out of turn. GTP lets a controller play or ask for either colour at any time. Before the
 first move, that sets who moves first; later, the other side is recorded as having passed.
@@ -88,7 +92,7 @@ from goarena.agents.base import (
     GameContext,
     MoveInfo,
     MoveObserver,
-    reset_player,
+    Warmable,
 )
 from goarena.agents.gtp.protocol import COLORS, KATA_FIXED, KATA_KO, LINE_LIMIT, kata_rules, shorten
 
@@ -105,6 +109,7 @@ _NAMED_RULES = {
     "new-zealand": Rules(ko="situational", suicide=True, name="new-zealand"),
 }
 
+_TROMP_TAYLOR = ("goarena", "tromp-taylor")  # rules whose board is counted as it stands
 Write = Callable[[str], None]
 
 _SHORTEST_INTERVAL = 0.01  # seconds between analysis reports
@@ -167,12 +172,13 @@ class GTPEngine:
     """A player behind the GTP v2 protocol (see the module documentation for the commands).
 
     Args:
-        agent: the player; ``reset`` is called with the rules before it is first asked
-            for a move and again after the board, the rules or the history changed.
+        agent: the player; ``reset`` is called with a ``GameContext`` before it is first
+            asked for a move and again after the board, the rules or the history changed.
         size: the board size until ``boardsize`` changes it.
         rules: the rules until ``komi`` or ``kata-set-rules`` change them (default ``Rules()``).
         ready: set once the player may be asked for moves (a warm-up compiling its kernels
-            meanwhile, see ``search.warmup``); commands that need no player answer before.
+            meanwhile, see ``warm_up_in_background``); commands that need no player answer before.
+        device: where a network player runs unless its spec says (``GameContext.device``).
     """
 
     def __init__(
@@ -182,6 +188,7 @@ class GTPEngine:
         size: int = 19,
         rules: Rules | None = None,
         ready: threading.Event | None = None,
+        device: str = "cpu",
     ):
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
@@ -193,8 +200,10 @@ class GTPEngine:
         self.clock: tuple[float, float, int] | None = None  # time_settings
         self.time_remaining: dict[int, tuple[float, int]] = {}  # time_left per colour
         self._agent_stale = True  # the player needs reset() before its next move
+        self._settling = False  # the controller asked for kgs-genmove_cleanup or final_status_list
         self._rng = random.Random(0)
         self._ready = ready
+        self.device = device
 
     @property
     def game(self) -> Game:
@@ -405,6 +414,7 @@ class GTPEngine:
 
     @_command("kgs-genmove_cleanup", 1)
     def _genmove_cleanup(self, args: list[str]) -> str:
+        self._settled_by_controller()
         self.game = self._game_for(_color(args[0]))
         move = self._player().select_move(self.game)
         if move in (RESIGN, self.game.pass_move):
@@ -441,6 +451,7 @@ class GTPEngine:
         status = args[0].lower()
         if status not in ("alive", "dead", "seki"):
             raise GTPError(f"syntax error: status {args[0]!r} is not alive, dead or seki")
+        self._settled_by_controller()
         if status != "alive":  # no dead-stone analysis: every stone counts as alive
             return ""
         stones = np.flatnonzero(self.game.board.ravel() != EMPTY)
@@ -540,9 +551,24 @@ class GTPEngine:
         if self._ready is not None:
             self._ready.wait()
         if self._agent_stale:
-            reset_player(self.agent, GameContext(self.size, self.rules))
+            context = GameContext(
+                self.size, self.rules, device=self.device, dead_stones_removed=self._dead_stones_removed()
+            )
+            self.agent.reset(context)
             self._agent_stale = False
         return self.agent
+
+    def _dead_stones_removed(self) -> bool:
+        """Whether the game's dead stones will be taken off before the count: under rules
+        other than Tromp-Taylor's, and once the controller has asked for a clean-up move or
+        for the dead stones (``GameContext.dead_stones_removed``)."""
+        return self._settling or self.rules.name not in _TROMP_TAYLOR
+
+    def _settled_by_controller(self) -> None:
+        """The controller takes dead stones off: tell the player, from its next reset on."""
+        if not self._dead_stones_removed():
+            self._agent_stale = True
+        self._settling = True
 
     def _observe(self, move: int) -> None:
         agent = self._player()
@@ -636,6 +662,37 @@ class GTPEngine:
             raise GTPError(f"the player chose an illegal move: {error}") from None
         self._observe(move)
         return coords.to_gtp(move, self.size)
+
+
+def warm_up_in_background(agent: Agent, size: int, log: Callable[[str], None]) -> threading.Event:
+    """Warm up the kernels of the game and of ``agent`` (its ``warmup``, if it declares one)
+    in a thread, for ``GTPEngine``'s ``ready``; the event is set when it is done, failed or
+    not (kernels left cold compile when first used). ``log`` hears of a compile (a cold
+    cache) and, then, of the time it took; a failure's traceback goes to stderr."""
+    from goarena.search.warmup import warmup
+
+    ready = threading.Event()
+    warmups = [agent.warmup] if isinstance(agent, Warmable) else []
+
+    def run() -> None:
+        compiled = False
+
+        def announce(line: str) -> None:
+            nonlocal compiled
+            compiled = True
+            log(line)
+
+        try:
+            seconds = warmup(size, log=announce, warmups=warmups)
+            if compiled:
+                log(f"kernels ready in {seconds:.1f} s")
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            ready.set()
+
+    threading.Thread(target=run, name="warmup", daemon=True).start()
+    return ready
 
 
 def _read_regular_file(path: str, limit: int) -> bytes:

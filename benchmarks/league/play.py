@@ -30,10 +30,17 @@ the games still missing. Started again with more games per pair or more players,
 the games played are kept and only the new ones are played. Any other change is another
 league, which the directory refuses, as it refuses a second league while one plays there.
 
-Every option and every player is checked before anything is written: a misspelt spec, or
-an engine that will not start, stops the league before its first game. A player that
-crashes, times out or plays an illegal move during a game loses that game, with the reason
-recorded, and the league goes on.
+Every option and every player is checked before anything is written: a misspelt spec, an
+engine that will not start, or a device that is not there (``--device mps``, ``cuda``
+without a GPU), stops the league before its first game. Before it, the kernels of every
+player are compiled once (``warm_up``: each player's factory declares them), so that no
+worker compiles inside a timed move. A player that crashes, times out or plays an illegal
+move during a game loses that game, with the reason recorded, and the league goes on; a
+crashed game keeps its traceback in ``crashes/`` (named as its SGF is:
+``crashes/0007-black-vs-white.txt``). A game whose player cannot be built or reset (its
+weights fail to load, its device is gone) is not played and not stored: the league plays
+the others, then says which and why (``LeagueSetupError``), and the same command plays them
+once the setup is mended.
 """
 
 from __future__ import annotations
@@ -41,15 +48,31 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
+import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
 from go_env.game import COLOR_NAMES
-from goarena.agents.base import AgentSpecError, Closeable, GameContext, StatusReporter, check_spec, make_agent
+from goarena.agents.base import (
+    AgentSpecError,
+    Closeable,
+    GameContext,
+    StatusReporter,
+    check_spec,
+    make_agent,
+    player_warmup,
+)
 from goarena.agents.gtp import GTPEngineError, find_engine
 from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
-from goarena.benchmarks.league.runner import PlayedGame, ScheduledGame, run_local, run_ray
+from goarena.benchmarks.league.runner import (
+    LeagueRunError,
+    PlayedGame,
+    ScheduledGame,
+    UnplayedGame,
+    run_local,
+    run_ray,
+)
 from goarena.benchmarks.league.schedule import schedule
 from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
 from goarena.search.warmup import warmup
@@ -110,14 +133,66 @@ def growth_refusals(old: LeagueConfig, new: LeagueConfig) -> list[str]:
 # ---------------------------------------------------------------------------------------
 
 
+CRASHES = "crashes"  # the folder of crashed games' tracebacks, in the league's directory
+
+
+class LeagueSetupError(LeagueRunError):
+    """Games not played because a player could not be built or reset: the league's setup
+    needs mending, after which the same command plays them."""
+
+    def __init__(self, unplayed: list[UnplayedGame], directory: Path):
+        self.unplayed = unplayed
+        failures = sorted({game.describe() for game in unplayed})
+        shown = "; ".join(failures[:3]) + ("; ..." if len(failures) > 3 else "")
+        super().__init__(
+            f"{len(unplayed)} game(s) not played, since {shown}; nothing was stored for them "
+            f"(tracebacks in {directory / CRASHES}): mend the setup and run the same command to play them"
+        )
+
+
 def slug(text: str) -> str:
     """``text`` as part of a file name: letters, digits and ``-_.``, at most 60 characters."""
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)[:60]
 
 
+def game_file(game: ScheduledGame, folder: str, suffix: str) -> str:
+    """The name of ``game``'s file in ``folder`` of the league's directory, from its row:
+    ``games/0007-black-vs-white.sgf``."""
+    return f"{folder}/{game.id:04d}-{slug(game.black)}-vs-{slug(game.white)}{suffix}"
+
+
+def write_crash(store: LeagueStore, game: ScheduledGame, lines: list[str], trace: str | None) -> Path:
+    """Write what is known of ``game``'s crash (``lines``, then the traceback when there is
+    one) to ``crashes/`` in the league's directory, whole or not at all; its path."""
+    path = store.directory / game_file(game, CRASHES, ".txt")
+    part = path.with_name(path.name + ".part")
+    text = "\n".join(lines) + "\n" + (f"\n{trace}" if trace else "")
+    try:
+        path.parent.mkdir(exist_ok=True)
+        part.write_text(text)
+        os.replace(part, path)
+    except OSError as error:
+        part.unlink(missing_ok=True)
+        raise LeagueStoreError(f"cannot write the league in {store.directory}: {error}") from None
+    return path
+
+
 def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
-    """Commit a played game to the database, with its SGF in ``games/``."""
+    """Commit a played game to the database, with its SGF in ``games/`` and, when it was
+    lost to a crash, its traceback in ``crashes/``."""
     game, record = played.scheduled, played.record
+    if record.reason.startswith("crash:"):
+        write_crash(
+            store,
+            game,
+            [
+                f"Game {game.id}: {game.black} (Black) vs {game.white} (White), seed {game.seed}",
+                f"Result {record.result} after {len(record.moves)} moves: {record.reason}",
+            ],
+            record.traceback,
+        )
+    else:  # a rerun after the fix: the crash of an earlier try is no more
+        (store.directory / game_file(game, CRASHES, ".txt")).unlink(missing_ok=True)
     stored = StoredGame(
         id=game.id,
         black=game.black,
@@ -132,7 +207,7 @@ def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
         move_count=len(record.moves),
         black_seconds=round(sum(record.black_seconds), 3),
         white_seconds=round(sum(record.white_seconds), 3),
-        sgf=f"games/{game.id:04d}-{slug(game.black)}-vs-{slug(game.white)}.sgf",
+        sgf=game_file(game, "games", ".sgf"),
         finished_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )
     for name, version in played.versions.items():
@@ -142,13 +217,15 @@ def store_game(store: LeagueStore, played: PlayedGame) -> StoredGame:
     return stored
 
 
-def check_players(config: LeagueConfig) -> None:
-    """Check every player's spec for the league's board and rules (``check_spec``: plug-ins
-    without loading their weights; built-ins built, external engines started once) and
-    build the arbiter, so that a misspelt spec, an engine that will not start or a network
-    trained for another board stops the league before its first game, rather than
-    forfeiting all of its games."""
-    context = GameContext(config.size, config.game_rules())
+def check_players(config: LeagueConfig, device: str = "cpu") -> None:
+    """Check ``device`` and every player's spec for the league's board, rules and device
+    (``check_spec``: network players without building their networks; the cheap built-ins
+    built, external engines started once) and build the arbiter, so that a misspelt spec,
+    an engine that will not start, a network trained for another board or a device that is
+    not there stops the league before its first game, rather than forfeiting all of its
+    games."""
+    check_device(device)
+    context = GameContext(config.size, config.game_rules(), device=device)
     for name, spec in config.players.items():
         with _refused(f"player {name!r}: " if name != spec else "", spec):
             check_spec(spec, context)
@@ -161,6 +238,22 @@ def check_players(config: LeagueConfig) -> None:
         finally:
             if isinstance(arbiter, Closeable):
                 arbiter.close()
+
+
+def check_device(device: str) -> None:
+    """Refuse (``LeagueConfigError``) a device the players' networks cannot run on: not
+    ``cpu`` or ``cuda[:N]``, or a CUDA device this machine lacks. torch is imported only
+    for a device other than the CPU."""
+    if device == "cpu":
+        return
+    try:
+        from goarena.agents.nets.predict import resolve_device
+    except ImportError as error:
+        raise LeagueConfigError(f"--device {device} needs torch: {error}") from None
+    try:
+        resolve_device(device)
+    except ValueError as error:
+        raise LeagueConfigError(f"--device: {error}") from None
 
 
 @contextlib.contextmanager
@@ -238,21 +331,39 @@ def play_league(
     use_ray: bool = False,
     on_game: Callable[[StoredGame, int, int], None] | None = None,
     device: str = "cpu",
-) -> None:
+) -> list[UnplayedGame]:
     """Play the games of ``games`` not yet in ``store``, committing each as it finishes.
 
     ``on_game(game, finished, total)`` is called after each game is committed; ``finished``
     counts the games stored before too. Players learn ``device`` at reset, and a directory
     of their own to write to: ``players/NAME`` in the league's directory.
+
+    Returns:
+        The games that could not start, a player's setup failing (stored: nothing; written:
+        their tracebacks, in ``crashes/``).
     """
     finished = store.finished_ids()
     todo = [_placed(game, store.directory, device) for game in games if game.id not in finished]
-    results: Iterable[PlayedGame] = (
+    results: Iterable[PlayedGame | UnplayedGame] = (
         run_ray(todo, ray_address, workers) if use_ray else run_local(todo, workers)
     )
     count = len(finished)
+    unplayed: list[UnplayedGame] = []
     try:
         for played in results:
+            if isinstance(played, UnplayedGame):
+                game = played.scheduled
+                write_crash(
+                    store,
+                    game,
+                    [
+                        f"Game {game.id}: {game.black} (Black) vs {game.white} (White), seed {game.seed}",
+                        f"Not played, not stored: {played.describe()}",
+                    ],
+                    played.traceback,
+                )
+                unplayed.append(played)
+                continue
             stored = store_game(store, played)
             count += 1
             if on_game is not None:
@@ -260,6 +371,7 @@ def play_league(
     finally:  # a game that cannot be stored stops the workers now, not when collected
         if isinstance(results, Generator):
             results.close()
+    return unplayed
 
 
 def _placed(game: ScheduledGame, directory: Path, device: str) -> ScheduledGame:
@@ -283,11 +395,15 @@ def run_league(
     """Check the players, then play every scheduled game not yet in ``directory``'s database.
 
     Returns the (open) store.
+
+    Raises:
+        LeagueSetupError: games were left unplayed, a player's setup failing (the others
+            are stored; the store is closed).
     """
-    check_players(config)
+    check_players(config, device)
     store, games = open_league(config, directory)
     try:
-        play_league(
+        unplayed = play_league(
             store,
             games,
             workers=workers,
@@ -296,6 +412,8 @@ def run_league(
             on_game=on_game,
             device=device,
         )
+        if unplayed:
+            raise LeagueSetupError(unplayed, store.directory)
     except BaseException:
         store.close()
         raise
@@ -303,11 +421,17 @@ def run_league(
 
 
 def warm_up(config: LeagueConfig) -> None:
-    """Compile the kernels of the rules and of the built-in players here, once, so that the
-    workers load them from numba's cache rather than each compile them; a compile (about a
+    """Compile the kernels of the rules and of every player here, once (the ``warmup`` each
+    player's factory declares, see ``agents.base.Warmable``), so that the workers load them
+    from numba's cache rather than compile them inside a timed move; a compile (about a
     minute, on the first run only) is announced on stderr."""
+    warmups = {}
+    for spec in config.players.values():
+        warm = player_warmup(spec)
+        if warm is not None:
+            warmups.setdefault(getattr(warm, "__qualname__", repr(warm)), warm)  # a class once
     warmup(
         config.size,
         log=lambda message: print(f"goarena league: {message}", file=sys.stderr, flush=True),
-        players={spec.split(":")[0] for spec in config.players.values()},
+        warmups=list(warmups.values()),
     )

@@ -2,9 +2,12 @@
 
 A worker builds each player once and reuses it for its next games (``Players``: a
 network's weights are loaded once per worker), resets both with the game's context and
-seed, plays the game through the referee and sends back the record; a player that cannot
-even be built loses by forfeit. A worker closes its players when the league has no more
-games for it.
+seed, plays the game through the referee and sends back the record. A game whose player
+cannot be built or reset (its weights fail to load, its device is gone, its reset raises) is
+no result: it comes back as an ``UnplayedGame``, which the league does not store, so that
+the same command plays it once the setup is mended. A worker closes its players when the
+league has no more games for it, and sets its own threads (one for torch: a worker plays
+one game at a time, and the league runs one worker per core).
 
 The workers are processes of our own, one game at a time each, watched by the league's
 process. A worker reports every call to a player before it makes it (the referee's
@@ -24,6 +27,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -37,13 +41,21 @@ from go_env import Rules
 from go_env.game import BLACK, WHITE
 from goarena.agents.base import Agent, Closeable, StatusReporter, WeightedAgent, make_agent
 from goarena.agents.gtp import GTPAgent
-from goarena.benchmarks.match.referee import GameRecord, Turn, crash_reason, forfeit_record, play_game
+from goarena.benchmarks.match.referee import (
+    GameRecord,
+    Turn,
+    crash_reason,
+    forfeit_record,
+    format_traceback,
+    play_game,
+)
 
 ENGINE_GRACE = 0.5  # seconds a GTP engine may answer past the limit before it is killed
 WATCHDOG_GRACE = 2.0  # seconds a call may run past the limit before its worker is killed
 BUILD_SECONDS = 120.0  # the least time building a player gets, when moves are timed
 CLOSE_SECONDS = 30.0  # a worker still closing its players after this long is replaced
 STOP_SECONDS = 5.0  # ... or, once the league ends, killed
+SETUP_CALLS = ("make_agent", "reset")  # a failure there is the setup's, not the player's play
 
 
 class LeagueRunError(RuntimeError):
@@ -76,7 +88,7 @@ class ScheduledGame:
         """The seconds ``turn``'s call may take before its worker is stopped, if any."""
         if self.seconds_per_move is None:
             return None
-        if turn.call == "make_agent":
+        if turn.call in SETUP_CALLS:  # loading weights, moving them to a device
             return max(self.seconds_per_move, BUILD_SECONDS)
         return self.seconds_per_move + WATCHDOG_GRACE
 
@@ -94,6 +106,35 @@ class PlayedGame:
     record: GameRecord
     versions: dict[str, str] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class UnplayedGame:
+    """A game that could not start because a player could not be built or reset (its weights
+    fail to load, its device is gone): a broken setup, not the player's play, so no result.
+
+    Attributes:
+        scheduled: the game.
+        color: the player whose setup failed (BLACK or WHITE).
+        call: ``make_agent`` or ``reset``.
+        reason: what went wrong, as a game record's reason says it.
+        traceback: the Python traceback, when there is one (not for a worker that died).
+    """
+
+    scheduled: ScheduledGame
+    color: int
+    call: str
+    reason: str
+    traceback: str | None = None
+
+    @property
+    def player(self) -> str:
+        return self.scheduled.names[self.color - 1]
+
+    def describe(self) -> str:
+        """``player 'sl' could not be built (crash: ...)``."""
+        what = "built" if self.call == "make_agent" else "reset"
+        return f"player {self.player!r} could not be {what} ({self.reason})"
 
 
 def goarena_version() -> str:
@@ -117,45 +158,38 @@ class _Built:
 class Players:
     """The players a worker has built, kept for its next games.
 
-    A player that takes a ``GameContext`` (``takes_context``) is built once and reset with
-    each game's seed; one spec on both sides (self-play) is built twice. A player that lost
-    a game by forfeit (a crash, an illegal move, time) is closed and built afresh for its
-    next game. Players written for ``reset(rules)`` cannot be re-seeded at reset, so they
-    are built for each game with its seed, as are arbiters.
+    Every player is built once and reset with each game's context and seed; one spec on
+    both sides (self-play) is built twice. A player that lost a game by forfeit (a crash, an
+    illegal move, time), or whose setup failed, is closed and built afresh for its next
+    game. Arbiters are built for each game.
     """
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, int], _Built] = {}
         self._per_game: list[object] = []  # closed when the game is over
-        self._legacy: set[str] = set()  # specs of reset(rules) players
 
-    def get(self, spec: str, copy: int, seed: int) -> _Built:
+    def get(self, spec: str, copy: int) -> _Built:
         """The player of ``spec`` (``copy`` 1: the second one, for self-play), built if need be."""
         key = (spec, copy)
-        if key in self._kept:
-            return self._kept[key]
-        if spec not in self._legacy:
-            agent = make_agent(spec)
-            if getattr(agent, "takes_context", False):
-                self._kept[key] = _built(agent, spec)
-                return self._kept[key]
-            self._legacy.add(spec)
-            _close([agent])
-        agent = make_agent(spec, seed=seed)
-        self._per_game.append(agent)
-        return _built(agent, spec)
+        if key not in self._kept:
+            self._kept[key] = _built(make_agent(spec), spec)
+            _set_threads()
+        return self._kept[key]
 
     def add(self, thing: object) -> None:
         """Close ``thing`` (an arbiter) with this game's players."""
         self._per_game.append(thing)
 
-    def end_game(self, played: PlayedGame) -> None:
-        """Close the players that do not outlast ``played``, the one that lost it by forfeit
-        among them."""
-        record = played.record
-        if record.result[2:] in ("F", "T") and record.winner in (BLACK, WHITE):
-            loser = _keys(played.scheduled)[1 if record.winner == BLACK else 0]
-            lost = self._kept.pop(loser, None)
+    def end_game(self, played: PlayedGame | UnplayedGame) -> None:
+        """Close the players that do not outlast ``played``: the one that lost it by forfeit,
+        or whose setup failed, among them."""
+        failed = None
+        if isinstance(played, UnplayedGame):
+            failed = played.color
+        elif played.record.result[2:] in ("F", "T") and played.record.winner in (BLACK, WHITE):
+            failed = 3 - played.record.winner
+        if failed is not None:
+            lost = self._kept.pop(_keys(played.scheduled)[failed - 1], None)
             if lost is not None:
                 self._per_game.append(lost.agent)
         _close(self._per_game)
@@ -177,6 +211,15 @@ def _built(agent: Agent, spec: str) -> _Built:
     return _Built(agent, f"{agent.name}{built_by}", digest)
 
 
+def _set_threads() -> None:
+    """One torch thread for this worker, once a player has imported torch: the worker owns
+    its process and plays one game at a time (players never set threads themselves)."""
+    if "torch" in sys.modules:
+        from goarena.agents.nets.predict import set_torch_threads
+
+        set_torch_threads(1)
+
+
 def _keys(game: ScheduledGame) -> tuple[tuple[str, int], tuple[str, int]]:
     """Black's and White's players, as ``Players`` keeps them: (spec, copy)."""
     return (game.black_spec, 0), (game.white_spec, int(game.black_spec == game.white_spec))
@@ -185,7 +228,7 @@ def _keys(game: ScheduledGame) -> tuple[tuple[str, int], tuple[str, int]]:
 _kept: Players | None = None  # a Ray worker process's players, kept for its next games
 
 
-def play_kept(game: ScheduledGame) -> PlayedGame:
+def play_kept(game: ScheduledGame) -> PlayedGame | UnplayedGame:
     """Play ``game`` in a Ray worker process with the players it built for its earlier
     games (building those it lacks). Never raises for a player's failure."""
     global _kept
@@ -197,25 +240,28 @@ def play_kept(game: ScheduledGame) -> PlayedGame:
     return played
 
 
-def _play(players: Players, game: ScheduledGame, on_turn: Callable[[Turn | None], None] | None) -> PlayedGame:
+def _play(
+    players: Players, game: ScheduledGame, on_turn: Callable[[Turn | None], None] | None
+) -> PlayedGame | UnplayedGame:
     """Play ``game`` with the players of ``players``, built there when new. Never raises
-    for a player's failure: one that cannot even be built loses the game by forfeit."""
+    for a player's failure: a player that cannot be built or reset leaves the game unplayed
+    (an ``UnplayedGame``); one that fails later loses it by forfeit."""
     seeds = (game.seed * 2, game.seed * 2 + 1)  # Black's and White's
     agents: list[Agent] = []
     versions, digests = {}, {}
-    for color, name, (spec, copy), seed in zip((BLACK, WHITE), game.names, _keys(game), seeds, strict=True):
+    for color, name, (spec, copy) in zip((BLACK, WHITE), game.names, _keys(game), strict=True):
         turn = Turn(color, "make_agent")
         if on_turn is not None:
             on_turn(turn)
         try:
-            built = players.get(spec, copy, seed)
+            built = players.get(spec, copy)
             if isinstance(built.agent, GTPAgent) and game.seconds_per_move is not None:
                 built.agent.timeout = game.seconds_per_move + ENGINE_GRACE  # a silent engine loses on time
-        except BaseException as error:  # whatever it is, it is this player's failure
+        except BaseException as error:  # whatever it is, it is this player's setup that failed
             reason = crash_reason(error)
             if reason is None:
                 raise
-            return PlayedGame(game, _lost(game, turn, "F", reason))
+            return UnplayedGame(game, color, "make_agent", reason, format_traceback(error))
         versions[name] = built.version
         if built.digest is not None:
             digests[name] = built.digest
@@ -230,6 +276,14 @@ def _play(players: Players, game: ScheduledGame, on_turn: Callable[[Turn | None]
             raise LeagueRunError(f"the arbiter {game.arbiter!r} cannot name dead stones")
         arbiter = judge
     black, white = agents
+    calls: list[Turn] = []  # the last call to a player
+
+    def follow(turn: Turn | None) -> None:
+        if turn is not None:
+            calls[:] = [turn]
+        if on_turn is not None:
+            on_turn(turn)
+
     record = play_game(
         black,
         white,
@@ -239,12 +293,27 @@ def _play(players: Players, game: ScheduledGame, on_turn: Callable[[Turn | None]
         settle=game.settle,
         arbiter=arbiter,
         names=game.names,
-        on_turn=on_turn,
+        on_turn=follow,
         seeds=seeds,
         device=game.device,
         run_dirs=game.run_dirs,
     )
+    if _failed_at_reset(record, calls[-1] if calls else None):
+        return UnplayedGame(game, calls[-1].color, "reset", record.reason, record.traceback)
     return PlayedGame(game, record, versions, digests)
+
+
+def _failed_at_reset(record: GameRecord, last: Turn | None) -> bool:
+    """Whether ``record`` is a forfeit for a player's failing reset: a setup failure. A
+    player that refuses the game there (``UnsupportedGame``) did lose it: that is no setup
+    to mend, and the league's check before its first game refuses such a player."""
+    return (
+        last is not None
+        and last.call == "reset"
+        and record.result[2:] == "F"
+        and record.winner == 3 - last.color
+        and not record.reason.startswith("unsupported game")
+    )
 
 
 def _lost(
@@ -381,8 +450,9 @@ class _Pool:
             worker.kill()
         self.workers = []
 
-    def play(self, games: list[ScheduledGame]) -> Iterator[PlayedGame]:
-        """Play ``games``, yielding each as it finishes (or is lost by a dead worker)."""
+    def play(self, games: list[ScheduledGame]) -> Iterator[PlayedGame | UnplayedGame]:
+        """Play ``games``, yielding each as it finishes (or is lost by a dead worker, or could
+        not start)."""
         todo = deque(games)
         while todo or any(worker.game for worker in self.workers):
             self.size = min(self.size, len(todo) + sum(1 for w in self.workers if w.game))
@@ -397,7 +467,7 @@ class _Pool:
                         worker.ready = False  # it died waiting: replaced, nothing lost
             yield from self._wait()
 
-    def _wait(self) -> Iterator[PlayedGame]:
+    def _wait(self) -> Iterator[PlayedGame | UnplayedGame]:
         """Wait for the workers' news (or a deadline); the games it ends."""
         deadlines = [w.deadline for w in self.workers if w.deadline is not None]
         timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
@@ -412,7 +482,7 @@ class _Pool:
             if lost is not None:
                 yield lost
 
-    def _read(self, worker: _Worker) -> PlayedGame | None:
+    def _read(self, worker: _Worker) -> PlayedGame | UnplayedGame | None:
         """Take in what ``worker`` sent; the game it finished, if any."""
         played = None
         try:
@@ -437,8 +507,9 @@ class _Pool:
             pass
         return played
 
-    def _check(self, worker: _Worker, alive: bool) -> PlayedGame | None:
-        """Replace ``worker`` if it died or ran past its deadline; the game it thus lost."""
+    def _check(self, worker: _Worker, alive: bool) -> PlayedGame | UnplayedGame | None:
+        """Replace ``worker`` if it died or ran past its deadline; the game it thus lost (or,
+        while it built or reset a player, could not start)."""
         overdue = worker.deadline is not None and time.monotonic() > worker.deadline
         if alive and not overdue:
             return None
@@ -454,10 +525,14 @@ class _Pool:
         if turn is None:
             raise LeagueRunError(f"a worker died before game {game.id} began ({_exit_words(code)})")
         if alive:  # overdue
-            over = "" if turn.call == "make_agent" else f", over {game.seconds_per_move:g} s"
+            over = "" if turn.call in SETUP_CALLS else f", over {game.seconds_per_move:g} s"
             reason = f"time: {turn.describe()} still running after {elapsed:.2f} s{over}; stopped"
+            if turn.call in SETUP_CALLS:
+                return UnplayedGame(game, turn.color, turn.call, reason)
             return PlayedGame(game, _lost(game, turn, "T", reason, elapsed))
         reason = f"crash: worker died during {turn.describe()} ({_exit_words(code)})"
+        if turn.call in SETUP_CALLS:
+            return UnplayedGame(game, turn.color, turn.call, reason)
         return PlayedGame(game, _lost(game, turn, "F", reason))
 
 
@@ -489,8 +564,9 @@ def _ctrl_c_ignored() -> Iterator[None]:
 # ---------------------------------------------------------------------------------------
 
 
-def run_local(games: list[ScheduledGame], workers: int) -> Iterator[PlayedGame]:
-    """Play ``games`` in ``workers`` processes; yield each as it finishes.
+def run_local(games: list[ScheduledGame], workers: int) -> Iterator[PlayedGame | UnplayedGame]:
+    """Play ``games`` in ``workers`` processes; yield each as it finishes (an
+    ``UnplayedGame`` for one that could not start).
 
     Stopping (Ctrl-C's ``KeyboardInterrupt``, or closing the iterator) kills the workers
     and their engines; the games they were playing are lost.
@@ -505,7 +581,9 @@ def run_local(games: list[ScheduledGame], workers: int) -> Iterator[PlayedGame]:
             pool.close()
 
 
-def run_ray(games: list[ScheduledGame], address: str | None, workers: int) -> Iterator[PlayedGame]:
+def run_ray(
+    games: list[ScheduledGame], address: str | None, workers: int
+) -> Iterator[PlayedGame | UnplayedGame]:
     """Play ``games`` as Ray tasks (one CPU each) on the Ray cluster at ``address``, or a
     local Ray with ``workers`` CPUs when ``address`` is None (or the Ray already joined).
 

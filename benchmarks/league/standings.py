@@ -60,6 +60,8 @@ class Report:
     games: int
     scheduled: int
     endings: dict[str, int]
+    crashes: int = 0  # games lost to a player's crash, each with its traceback in crash_folder
+    crash_folder: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -126,6 +128,8 @@ def build_report(store: LeagueStore) -> Report:
         games=len(games),
         scheduled=config.game_count,
         endings=dict(Counter(_ending(game) for game in games)),
+        crashes=sum(_ending(game) == "crash" for game in games),
+        crash_folder=str(store.directory / "crashes"),
     )
 
 
@@ -254,6 +258,13 @@ def print_report(report: Report, console: Any = None) -> None:
         f"Endings: {endings or 'none yet'}.",
     ):
         console.print(line, highlight=False)
+    if report.crashes:
+        console.print(crash_summary(report), highlight=False)
+
+
+def crash_summary(report: Report) -> str:
+    """How many games crashed, and where their tracebacks are."""
+    return f"Crashed: {report.crashes} of {report.games} games; tracebacks in {report.crash_folder}/."
 
 
 def plot_ladder(report: Report, path: Path) -> Path:

@@ -24,6 +24,7 @@ import operator
 import reprlib
 import signal
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +41,6 @@ from goarena.agents.base import (
     MoveObserver,
     StatusReporter,
     UnsupportedGame,
-    reset_player,
 )
 from goarena.benchmarks.match.settle import (
     Settled,
@@ -80,6 +80,8 @@ class GameRecord:
         black_seconds: the seconds Black took for each of its moves.
         white_seconds: the same for White.
         sgf: the game as SGF text (``None`` when not recorded).
+        traceback: for a game lost to a player's exception (a ``crash: ...`` or an
+            ``unsupported game: ...``), its Python traceback, else ``None``.
     """
 
     black: str
@@ -96,6 +98,7 @@ class GameRecord:
     white_seconds: tuple[float, ...]
     sgf: str | None
     cleanup_from: int | None = None
+    traceback: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,9 +127,9 @@ class Turn:
 class _Forfeit(Exception):
     """The player of ``color`` lost without a score; ``code`` is RE's letter (R, F, T)."""
 
-    def __init__(self, color: int, code: str, reason: str):
+    def __init__(self, color: int, code: str, reason: str, trace: str | None = None):
         super().__init__(reason)
-        self.color, self.code, self.reason = color, code, reason
+        self.color, self.code, self.reason, self.trace = color, code, reason, trace
 
 
 def play_game(
@@ -183,7 +186,6 @@ def play_game(
     seconds: dict[int, list[float]] = {BLACK: [], WHITE: []}
     seats = [(BLACK, black)] if white is black else list(players.items())  # self-play: told once
     observers: list[tuple[int, MoveObserver]] = []
-    cleaners: set[int] = set()
     cleanup_from = None
     settled = None  # when dead stones were taken off before the count
 
@@ -233,17 +235,19 @@ def play_game(
             on_turn(None)  # the arbiter is the league's, not a player
         return answers
 
+    cleaners = {color for color, player in players.items() if isinstance(player, CleanupPlayer)}
+    mode = settle or default_settle(bool(cleaners))
     try:
         for color, player in players.items():
             turn(color, "reset")
             with _Blame(color):
-                context = GameContext(size, rules, seeds[color - 1], color, device, run_dirs[color - 1])
-                reset_player(player, context)
-                if isinstance(player, CleanupPlayer):
-                    cleaners.add(color)
+                context = GameContext(
+                    size, rules, seeds[color - 1], color, device, run_dirs[color - 1],
+                    dead_stones_removed=mode != "count",
+                )  # fmt: skip
+                player.reset(context)
                 if isinstance(player, MoveObserver) and (color, player) in seats:
                     observers.append((color, player))
-        mode = settle or default_settle(bool(cleaners))
         play_until_over(clean_up=False)
         if mode == "cleanup" and game.is_terminated:
             cleanup_from = reopen_for_cleanup(game)
@@ -339,6 +343,7 @@ def _record(
         white_seconds=tuple(seconds[WHITE]),
         sgf=sgf,
         cleanup_from=cleanup_from,
+        traceback=ending.trace if ending is not None else None,
     )
 
 
@@ -373,7 +378,7 @@ class _Blame:
             return
         reason = crash_reason(error)
         if reason is not None:
-            raise _Forfeit(self.color, "F", reason) from error
+            raise _Forfeit(self.color, "F", reason, format_traceback(error)) from error
 
 
 def crash_reason(error: BaseException) -> str | None:
@@ -393,6 +398,14 @@ def crash_reason(error: BaseException) -> str | None:
         message = ""
     text += f": {message}" if message else ""
     return text if len(text) <= _LONGEST_REASON else text[: _LONGEST_REASON - 3] + "..."
+
+
+def format_traceback(error: BaseException) -> str:
+    """``error``'s traceback as Python prints it, for a crashed game's file."""
+    try:
+        return "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    except Exception:  # an error that cannot say what it is
+        return f"{type(error).__name__} (its traceback could not be formatted)\n"
 
 
 def _move(color: int, answer: object) -> int:

@@ -13,7 +13,7 @@ import pytest
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp, to_gtp
 from go_env.sgf import read_sgf
-from goarena.agents.base import RESIGN, Agent, make_agent
+from goarena.agents.base import RESIGN, Agent, GameContext, make_agent
 from goarena.agents.gtp import LINE_LIMIT, GTPAgent, GTPEngineError, find_engine
 
 GNUGO = find_engine("gnugo")
@@ -122,7 +122,7 @@ def test_gnugo_is_a_player_with_legal_moves(gnugo):
     assert gnugo.name == "GNU Go 3.8" and isinstance(gnugo, Agent)
     assert "kgs-genmove_cleanup" in gnugo.known_commands
     game = Game(9, Rules(komi=7.5))
-    gnugo.reset(game.rules)
+    gnugo.reset(GameContext(game.size, game.rules))
     for _ in range(16):  # GNU Go plays both sides
         move = gnugo.select_move(game)
         assert move != RESIGN and game.is_legal(move)
@@ -133,7 +133,7 @@ def test_gnugo_is_a_player_with_legal_moves(gnugo):
 @needs_gnugo
 def test_gnugo_follows_moves_undo_handicap_and_new_games(gnugo):
     game = Game(9, Rules(komi=0.5), handicap=3)
-    gnugo.reset(game.rules)
+    gnugo.reset(GameContext(game.size, game.rules))
     assert_same_board(gnugo, game)  # handicap stones by set_free_handicap
     for vertex in ("E5", "D5", "E4", "D4"):
         game.play(from_gtp(vertex, 9))
@@ -200,7 +200,7 @@ def test_our_engine_as_a_gtp_player_gets_the_rules():
         assert agent.name == "ours" and "kata-set-rules" in agent.known_commands
         rules = Rules(komi=6, ko="situational", suicide=True)
         game = Game(9, rules, handicap=2)
-        agent.reset(rules)
+        agent.reset(GameContext(game.size, rules))
         move = agent.select_move(game)
         assert game.is_legal(move)
         assert agent.send("kata-get-rules").startswith('{"ko": "SITUATIONAL", "scoring": "AREA"')
@@ -280,7 +280,7 @@ def test_the_commands_sent_to_keep_an_engine_in_step(tmp_path):
     with GTPAgent(f"{sys.executable} {logger}") as agent:
         game = Game(5, Rules(komi=0.5), handicap=0)
         game.play(from_gtp("C3", 5))
-        agent.reset(game.rules)
+        agent.reset(GameContext(game.size, game.rules))
         assert agent.select_move(game) == game.pass_move
         game.play(game.pass_move)
         game.play(from_gtp("B2", 5))

@@ -22,7 +22,6 @@ from goarena.agents.base import (
     MoveObserver,
     PolicyAgent,
     make_agent,
-    reset_player,
 )
 from goarena.agents.mcts_agents import PUCTAgent, UCTAgent
 from goarena.search import RolloutEvaluator
@@ -34,7 +33,7 @@ def play_game(black: Agent, white: Agent, size: int = 9) -> int:
     rules = game.rules
     players = {BLACK: black, WHITE: white}
     for player in players.values():
-        reset_player(player, GameContext(size, rules))
+        player.reset(GameContext(size, rules))
     while not game.is_over:
         move = players[game.to_play].select_move(game)
         if move == RESIGN:
@@ -80,7 +79,7 @@ def test_players_implement_the_protocols(spec):
     for protocol in (Agent, PolicyAgent, MoveObserver, AnalysisAgent):
         assert isinstance(player, protocol)
     game = Game(7)
-    player.reset(game.rules)
+    player.reset(GameContext(game.size, game.rules))
     for _ in range(6):
         policy = player.policy(game)  # type: ignore[attr-defined]
         searched = player.searcher.simulations  # type: ignore[attr-defined]
@@ -114,7 +113,7 @@ def test_a_move_taken_back_after_the_tree_moved_on_is_searched_again(spec):
     game = Game(5)
     game.replay([12, 6, 18, 16, 8])
     player = make_agent(spec, seed=1)
-    player.reset(game.rules)
+    player.reset(GameContext(game.size, game.rules))
     first = player.select_move(game)
     for move in (first, 25):
         game.play(move)
@@ -236,7 +235,7 @@ def test_rave_beats_plain_uct():
 @pytest.mark.parametrize("rule", ["alphazero", "alphago", "ucb1"])
 def test_puct_spec_takes_the_selection_rule_first_play_value_and_virtual_loss(rule):
     agent = make_agent(f"puct:simulations=40,selection={rule},fpu=-0.5,virtual_loss=2,resign_threshold=None")
-    agent.reset(Rules(komi=0.5))
+    agent.reset(GameContext(5, Rules(komi=0.5)))
     game = Game(5, Rules(komi=0.5))
     assert game.is_legal(agent.select_move(game))
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from go_env import Game, Rules
-from goarena.agents.base import Agent, make_agent
+from goarena.agents.base import Agent, GameContext, make_agent
 from goarena.agents.minimax_agents import ExpectimaxAgent, MinimaxAgent
 from goarena.agents.random_agent import RandomAgent
 from goarena.search.minimax import area_heuristic
@@ -13,7 +13,7 @@ from goarena.search.minimax import area_heuristic
 def play_out(black: Agent, white: Agent, game: Game) -> Game:
     """Play to the end, checking every move is legal."""
     for agent in (black, white):
-        agent.reset(game.rules)
+        agent.reset(GameContext(game.size, game.rules))
     players = {1: black, 2: white}
     while not game.is_over:
         move = players[game.to_play].select_move(game)

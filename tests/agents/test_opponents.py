@@ -13,8 +13,6 @@ from goarena.agents.opponents import OpponentPool, PlayerOpponent, as_opponent
 class Recorder:
     """A player that passes and records its lifecycle."""
 
-    takes_context = True
-
     def __init__(self, name: str):
         self.name = name
         self.contexts: list[GameContext] = []

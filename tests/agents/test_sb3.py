@@ -27,7 +27,6 @@ from goarena.agents.base import (
     UnsupportedGame,
     check_spec,
     make_agent,
-    reset_player,
 )
 from goarena.agents.sb3 import (
     GoResNetExtractor,
@@ -72,7 +71,7 @@ def play_out(player, opponent, color: int, seed: int = 0) -> Game:
     refuses an illegal one."""
     game = Game(SIZE, Rules())
     for who, their_color in ((player, color), (opponent, 3 - color)):
-        reset_player(who, GameContext(SIZE, Rules(), seed=seed, color=their_color))
+        who.reset(GameContext(SIZE, Rules(), seed=seed, color=their_color))
     while not game.is_over:
         game.play((player if game.to_play == color else opponent).select_move(game.copy()))
     return game

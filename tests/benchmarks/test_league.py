@@ -423,7 +423,6 @@ from goarena.agents.base import UnsupportedGame, weights_digest
 
 
 class NinePlayer:  # stands for a network trained on 9x9: building it loads its weights
-    takes_context = True
     name = "nine"
 
     def __init__(self, weights):
@@ -586,6 +585,7 @@ TWO_RANDOM = ["--player", "random", "--player", "random-2=random", "--size", "5"
         (["--player", "puct:evaluator=net"], "bad options for 'puct:evaluator=net': unknown evaluator"),
         (["--player", "deep=minimax:depth=None"], "player 'deep': bad options for 'minimax:depth=None'"),
         (["--player", "gtp:gnugoo --mode gtp"], "cannot start GTP engine 'gnugoo --mode gtp'"),
+        (["--player", "sl-policy:device='mps'"], "unsupported device 'mps': use cpu or cuda"),
     ],
 )
 def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path, options, message):
@@ -684,10 +684,10 @@ def test_a_resumed_league_shows_every_game_it_played_and_says_when_it_compiles(t
             super().update(game, finished, total)
             shown[-1]["updates"].append(finished)
 
-    warmed: list[tuple[int, set[str]]] = []
+    warmed: list[tuple[int, list]] = []
 
-    def warmup(board_size=9, log=None, players=()):  # as on a cold cache
-        warmed.append((board_size, set(players)))
+    def warmup(board_size=9, log=None, warmups=()):  # as on a cold cache
+        warmed.append((board_size, list(warmups)))
         log("compiling the kernels (first run only; this takes a while)...")
         return 60.0
 
@@ -696,6 +696,6 @@ def test_a_resumed_league_shows_every_game_it_played_and_says_when_it_compiles(t
     options = [*TWO_RANDOM, "--json", "--dir", str(tmp_path)]
     cli.league([*options, "--games-per-pair", "1"])
     assert "goarena league: compiling the kernels" in capsys.readouterr().err
-    assert warmed == [(5, {"random"})]
+    assert warmed == [(5, [])]  # random runs the game's kernels alone
     cli.league([*options, "--games-per-pair", "3"])
     assert shown[-1] == {"total": 3, "finished": [0], "updates": [2, 3]}

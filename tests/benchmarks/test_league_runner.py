@@ -1,5 +1,6 @@
 """The league's game runner: players that crash, hang, kill their process or meddle with the
-game lose that game and the league goes on; Ctrl-C and kill -9 leave nothing behind."""
+game lose that game and the league goes on; a player that cannot be built or reset leaves its
+games unplayed, not lost; Ctrl-C and kill -9 leave nothing behind."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from misbehaving_players import SILENT_ENGINE
 from go_env import BLACK, WHITE, Rules
 from go_env.sgf import read_sgf
 from goarena.benchmarks.league.config import LeagueConfig
-from goarena.benchmarks.league.play import run_league
-from goarena.benchmarks.league.runner import LeagueRunError, ScheduledGame, run_local
+from goarena.benchmarks.league.play import LeagueSetupError, run_league
+from goarena.benchmarks.league.runner import LeagueRunError, ScheduledGame, UnplayedGame, run_local
+from goarena.benchmarks.league.standings import build_report
 from goarena.benchmarks.league.store import LeagueStore
 
 HERE = Path(__file__).parent  # misbehaving_players is imported from here, in the workers too
@@ -53,27 +55,33 @@ def both_colours(
     return games
 
 
+@pytest.mark.slow  # some twenty games in two worker processes, four of them killed
 def test_players_that_crash_kill_their_process_hang_or_meddle_lose_and_the_league_finishes():
     games: list[ScheduledGame] = []
     for how in [*ENDINGS, "mutate"]:
         spec = f"misbehaving_players:Misbehaving:how='{how}'"
         games = both_colours(games, how, spec, seconds=1.0 if how == "loop" else None)
     games = both_colours(games, "unbuilt", "misbehaving_players:exit_when_built")
-    played = {p.scheduled.id: p.record for p in run_local(games, workers=2)}
-    assert sorted(played) == list(range(len(games)))
+    results = {p.scheduled.id: p for p in run_local(games, workers=2)}
+    assert sorted(results) == list(range(len(games)))
     for game in games:
-        record = played[game.id]
         how = game.white if game.black == "random" else game.black
         bad = BLACK if game.black == how else WHITE
+        if how == "unbuilt":  # a broken setup, not the player's play: no result
+            unplayed = results[game.id]
+            assert isinstance(unplayed, UnplayedGame) and (unplayed.color, unplayed.call) == (
+                bad,
+                "make_agent",
+            )
+            assert unplayed.reason == "crash: worker died during make_agent (exit code 4)"
+            continue
+        record = results[game.id].record
         sgf = read_sgf(record.sgf)
         assert (sgf.moves, sgf.result) == (record.moves, record.result)
         if how == "mutate":  # its meddling with its copy changed nothing: a game like any other
             assert record.reason in ("two passes", "move cap") and record.margin is not None
             continue
-        if how == "unbuilt":
-            pattern, on_time, moves = r"crash: worker died during make_agent \(exit code 4\)", False, 0
-        else:
-            (pattern, on_time), moves = ENDINGS[how], 2 if bad == BLACK else 3
+        (pattern, on_time), moves = ENDINGS[how], 2 if bad == BLACK else 3
         assert re.fullmatch(pattern, record.reason), (how, record.reason)
         assert record.winner == 3 - bad
         assert record.result == ("W+" if bad == BLACK else "B+") + ("T" if on_time else "F")
@@ -114,21 +122,28 @@ import numpy as np
 
 class Counted:
     # A random player that logs its building, resets and closing, and fails the game
-    # whose seed is ``fail_seed``.
+    # whose seed is ``fail_seed``; with ``broken`` (a file's path), its building (``broken``
+    # holds "build") or its reset ("reset") fails while that file says so, as a network
+    # player's does when its weights cannot be loaded or its device is gone.
 
-    takes_context = True
-
-    def __init__(self, log, tag, fail_seed=None):
+    def __init__(self, log, tag, fail_seed=None, broken=None):
         self.name, self.log, self.tag, self.fail_seed = f"counted-{tag}", log, tag, fail_seed
         self.seed = None
+        self.broken = broken
         self.rng = np.random.default_rng()
+        self.fail_at("build")
         self.write("built")
+
+    def fail_at(self, stage):
+        if self.broken and open(self.broken).read().strip() == stage:
+            raise OSError(f"{stage} failed on purpose")
 
     def write(self, event):
         with open(self.log, "a") as file:
             file.write(f"{self.tag} {event} {os.getpid()}\\n")
 
     def reset(self, context):
+        self.fail_at("reset")
         self.seed = context.seed
         self.rng = np.random.default_rng(context.seed)
         self.write("reset")
@@ -187,9 +202,12 @@ def test_a_worker_builds_each_player_once_and_closes_it_when_the_league_ends(cou
     assert played[0].digests == {"a": "sha-a", "b": "sha-b"}
 
 
-def test_players_learn_the_leagues_device_and_a_directory_of_their_own(counted, tmp_path):
+def test_players_learn_the_leagues_device_and_a_directory_of_their_own(counted, tmp_path, monkeypatch):
+    from goarena.benchmarks.league import play
+
     spec, _ = counted
     config = LeagueConfig(players={"a": spec("a"), "b": spec("b")}, size=5, games_per_pair=2)
+    monkeypatch.setattr(play, "check_device", lambda device: None)  # as on a machine with two GPUs
     run_league(config, tmp_path / "league", workers=1, device="cuda:1").close()
     contexts = {tuple(line.split()) for line in (tmp_path / "log.contexts").read_text().splitlines()}
     players = tmp_path / "league" / "players"
@@ -206,6 +224,65 @@ def test_a_player_that_failed_a_game_is_built_afresh_for_the_next(counted):
     assert [p.record.reason in ("two passes", "move cap") for p in played] == [False, True, True]
     assert events()[("a", "built")] == 2 and events()[("b", "built")] == 1
     assert events()[("a", "closed")] == 2 and events()[("b", "closed")] == 1
+
+
+def test_a_crashed_game_keeps_its_traceback_in_the_leagues_directory(counted, tmp_path):
+    spec, _ = counted
+    players = {"a": spec("a", fail_seed=0), "b": spec("b")}  # a fails game 0 (it plays Black)
+    config = LeagueConfig(players=players, size=5, games_per_pair=2)
+    store = run_league(config, tmp_path / "league", workers=1)
+    [crashed] = [game for game in store.games() if game.reason.startswith("crash:")]
+    assert crashed.id == 0 and crashed.reason == "crash: RuntimeError: failed on purpose"
+    [file] = (tmp_path / "league" / "crashes").iterdir()
+    assert file.name == "0000-a-vs-b.txt"  # named from the game's row, as its SGF is
+    text = file.read_text()
+    assert "Traceback (most recent call last)" in text and "in select_move" in text
+    assert "RuntimeError: failed on purpose" in text and "W+F" in text
+    report = build_report(store)
+    assert (report.crashes, report.crash_folder) == (1, str(tmp_path / "league" / "crashes"))
+    store.close()
+
+
+@pytest.mark.parametrize("stage", ["build", "reset"])
+def test_a_player_whose_setup_fails_leaves_its_games_unplayed_and_a_rerun_plays_them(
+    counted, tmp_path, stage
+):
+    spec, events = counted
+    broken = tmp_path / "broken"
+    broken.write_text(stage)
+    players = {"a": spec("a", broken=str(broken)), "b": spec("b"), "c": spec("c")}
+    config = LeagueConfig(players=players, size=5, games_per_pair=1)
+    directory = tmp_path / "league"
+    with pytest.raises(LeagueSetupError) as failed:
+        run_league(config, directory, workers=1)
+    message = str(failed.value)
+    what = "built" if stage == "build" else "reset"
+    assert (
+        f"2 game(s) not played, since player 'a' could not be {what} (crash: OSError: {stage} failed"
+        in message
+    )
+    assert "run the same command to play them" in message
+    with LeagueStore.open_existing(directory) as store:
+        games = store.games()
+    assert [(game.black, game.white) for game in games] == [("b", "c")]  # no forfeit of a's stored
+    assert {file.name for file in (directory / "crashes").iterdir()} == {"0000-a-vs-b.txt", "0001-a-vs-c.txt"}
+    assert f"OSError: {stage} failed on purpose" in (directory / "crashes" / "0000-a-vs-b.txt").read_text()
+    broken.write_text("mended")
+    with run_league(config, directory, workers=1) as store:
+        games = store.games()
+    assert len(games) == 3 and not any(game.result.endswith(("F", "T")) for game in games)
+    assert not (directory / "crashes" / "0000-a-vs-b.txt").exists()  # that setup failure is over
+
+
+def test_the_league_command_says_how_many_games_crashed_and_where(counted, tmp_path, capsys):
+    from goarena.benchmarks.cli import league as main
+
+    spec, _ = counted
+    directory = tmp_path / "league"
+    options = ["--player", f"a={spec('a', fail_seed=0)}", "--player", f"b={spec('b')}", "--size", "5"]
+    main([*options, "--games-per-pair", "2", "--workers", "1", "--no-progress", "--dir", str(directory)])
+    out = capsys.readouterr().out
+    assert f"Crashed: 1 of 2 games; tracebacks in {directory / 'crashes'}/." in " ".join(out.split())
 
 
 def league_command(directory: Path, *players: str, games_per_pair: int) -> list[str]:

@@ -335,8 +335,6 @@ def test_every_call_is_reported_before_it_is_made_and_a_cut_game_is_recorded_ali
 class NineOnly(Scripted):
     """Takes a context at reset, and refuses boards other than 9x9."""
 
-    takes_context = True
-
     def reset(self, context: GameContext) -> None:  # type: ignore[override]
         self.context = context
         if context.size != 9:

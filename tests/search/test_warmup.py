@@ -1,42 +1,139 @@
-"""``warmup``: every kernel compiled (or loaded) up front, announced only when it compiles; the
-GTP engine answers protocol commands meanwhile and holds moves until it is done."""
+"""``warmup``: every kernel compiled (or loaded) up front, announced only when it compiles; each
+player declares its own kernels (``warmup(size)`` on its factory), and the league, ``goarena
+warmup`` and ``goarena gtp`` ask the players they will run; the GTP engine answers protocol
+commands meanwhile and holds moves until it is done."""
 
 from __future__ import annotations
 
 import queue
+import subprocess
+import sys
 import threading
 
 import numba
 import pytest
 
-from goarena.agents.gtp.engine import GTPEngine
+from goarena.agents.base import BUILTIN_AGENTS, make_agent, player_warmup
+from goarena.agents.gtp.engine import GTPEngine, warm_up_in_background
 from goarena.agents.random_agent import RandomAgent
 from goarena.benchmarks import cli
-from goarena.search import warmup as warmup_module
-from goarena.search.warmup import PLAYERS, warmup
+from goarena.benchmarks.league import play
+from goarena.benchmarks.league.config import LeagueConfig
+from goarena.search.warmup import warmup
+
+BUILT_INS = [spec for spec in BUILTIN_AGENTS if spec not in ("gtp", "sb3")]
+
+WARMED_PLAYERS = """
+import os
+
+
+class Warmed:
+    # A player whose kernels are nobody's list but its own: its warm-up logs each call.
+
+    name = "warmed"
+
+    @staticmethod
+    def warmup(size):
+        with open(os.environ["WARMED_LOG"], "a") as log:
+            log.write(f"{size}\\n")
+
+    def reset(self, context):
+        pass
+
+    def select_move(self, game):
+        return game.pass_move
+"""
+
+
+@pytest.fixture
+def warmed(tmp_path, monkeypatch):
+    """The spec of a plug-in player with a warm-up hook, and a reader of the sizes it was warmed at."""
+    (tmp_path / "warmed_players.py").write_text(WARMED_PLAYERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("WARMED_LOG", str(tmp_path / "warmed.log"))
+    log = tmp_path / "warmed.log"
+
+    def sizes() -> list[int]:
+        return [int(line) for line in log.read_text().split()] if log.exists() else []
+
+    yield "warmed_players:Warmed", sizes
+    sys.modules.pop("warmed_players", None)
 
 
 def test_warmup_runs_every_players_kernels_and_is_silent_once_warm():
-    assert warmup(3, players=PLAYERS) > 0
+    warmups = [player_warmup(spec) for spec in BUILT_INS]
+    assert warmup(3, warmups=[warm for warm in warmups if warm is not None]) > 0
     lines: list[str] = []
-    warmup(3, log=lines.append, players=PLAYERS)
+    warmup(3, log=lines.append, warmups=[warm for warm in warmups if warm is not None])
     assert lines == []  # nothing left to compile
 
 
-def test_warmup_announces_a_compile_once(monkeypatch):
+def test_warmup_announces_a_compile_once():
     @numba.njit  # never cached: compiled by this very test
     def fresh(x, y):
         return x * y + 1
 
-    monkeypatch.setitem(warmup_module._PLAYER_WARMUPS, "fresh", lambda game: (fresh(2, 3), fresh(2.0, 3.0)))
     lines: list[str] = []
-    warmup(3, log=lines.append, players=["fresh", "no-such-player"])
+    warmup(3, log=lines.append, warmups=[lambda size: fresh(2, size), lambda size: fresh(2.0, 3.0)])
     assert len(lines) == 1 and "compiling" in lines[0]
 
 
-def test_goarena_warmup(capsys):
+def test_goarena_warmup_warms_the_players_it_is_given(capsys, warmed):
+    spec, sizes = warmed
+    cli.main(["warmup", "--size", "3", "--player", spec])
+    assert capsys.readouterr().out.startswith("kernels ready in ")
+    assert sizes() == [3]
+
+
+def test_goarena_warmup_warms_every_built_in(capsys):
     cli.main(["warmup", "--size", "3"])
     assert capsys.readouterr().out.startswith("kernels ready in ")
+
+
+def test_the_league_warms_up_the_players_it_will_run(warmed, monkeypatch):
+    spec, sizes = warmed
+    config = LeagueConfig(players={"warmed": spec, "random": "random"}, size=5)
+    play.warm_up(config)
+    assert sizes() == [5]
+
+
+def test_the_gtp_engine_warms_up_its_player(warmed):
+    spec, sizes = warmed
+    logged: list[str] = []
+    assert warm_up_in_background(make_agent(spec), 7, logged.append).wait(timeout=120)
+    assert sizes() == [7]
+
+
+WARMED_KERNELS = """
+import sys
+
+from go_env.features import alphago
+
+assert not alphago.alphago_planes.signatures  # nothing has run the feature planes yet
+if sys.argv[1] == "league":
+    from goarena.benchmarks.league.config import LeagueConfig
+    from goarena.benchmarks.league.play import warm_up
+
+    warm_up(LeagueConfig(players={"sl": "sl-policy", "random": "random"}))
+else:
+    from goarena.agents.base import make_agent
+    from goarena.agents.gtp.engine import warm_up_in_background
+
+    warm_up_in_background(make_agent("sl-policy"), 9, print).wait()
+print(len(alphago.alphago_planes.signatures))
+"""
+
+
+@pytest.mark.parametrize("path", ["league", "gtp"])
+def test_the_network_players_feature_planes_are_compiled_by_the_warm_up(path):
+    """sl-policy's kernels (the feature planes, ladders included) are compiled or loaded by the
+    warm-up of the league and of the GTP engine, not in its first timed move: in a fresh
+    process, the kernel has a compiled signature once the warm-up is over."""
+    result = subprocess.run(
+        [sys.executable, "-c", WARMED_KERNELS, path], capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.split()[-1]) >= 1
 
 
 def test_the_gtp_engine_answers_at_once_and_moves_wait_for_the_warmup():
