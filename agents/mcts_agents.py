@@ -158,8 +158,7 @@ class _SearchAgent:
         self.resign_moves = resign_moves
         self._losing = 0  # consecutive moves whose best win rate was below the threshold
         self._searched: tuple | None = None  # the position of the last search
-        self._networks = networks or []  # each network the player uses
-        check_sizes(self._networks)
+        self._networks = networks or []  # each network the player uses (sizes checked at reset)
         self._digests = [network.digest for network in self._networks]
 
     @staticmethod

@@ -223,10 +223,13 @@ _SAFE_CALLS = {
     ("numpy.core.multiarray", "_reconstruct"),
     ("numpy._core.multiarray", "_reconstruct"),
     ("numpy.core.multiarray", "scalar"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy._core.numeric", "_frombuffer"),
     ("numpy._core.multiarray", "scalar"),
     ("numpy.random._pickle", "__generator_ctor"),
     ("numpy.random._pickle", "__bit_generator_ctor"),
     ("numpy.random._pickle", "__randomstate_ctor"),
+    ("numpy.random.bit_generator", "__pyx_unpickle_SeedSequence"),
     ("builtins", "slice"),
 }
 
@@ -326,10 +329,13 @@ class SB3Model:
 
 def _policy_class(path: Path | str, data: dict[str, Any]) -> type:
     """The model's actor-critic policy class (MaskablePPO's or PPO's)."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.policies import ActorCriticPolicy
 
     policy_class = data.get("policy_class")
-    if isinstance(policy_class, type) and issubclass(policy_class, ActorCriticPolicy):
+    if isinstance(policy_class, type) and issubclass(
+        policy_class, (ActorCriticPolicy, MaskableActorCriticPolicy)
+    ):
         return policy_class
     raise SB3ModelError(f"{path}: policy {policy_class!r} is not an actor-critic (MaskablePPO or PPO) policy")
 

@@ -133,8 +133,8 @@ def test_networks_of_mixed_sizes_name_each_file(policy, value):
     message = r"value\.pt was trained for 7x7, sl\.pt for 9x9"
     with pytest.raises(AgentSpecError, match=message):
         check_spec(spec, GameContext(9, Rules()))
-    with pytest.raises(AgentSpecError, match=message):
-        make_agent(spec)
+    with pytest.raises(UnsupportedGame, match=message):
+        make_agent(spec).reset(GameContext(9, Rules()))
     with pytest.raises(AgentSpecError, match=message):
         check_spec(f"alphago:prior='{policy}',value='{value}'", GameContext(9, Rules()))
 

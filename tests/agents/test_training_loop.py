@@ -47,9 +47,9 @@ def test_a_run_resumed_after_its_data_changed_is_refused(tmp_path):
     train_value(config(data, steps=20, checkpoint_every=10), tmp_path / "run", progress=False)
     assert len(json.loads((tmp_path / "run" / "config.json").read_text())["data_manifest_sha256"]) == 64
     shutil.rmtree(data)
-    shards(data, seed=1)  # new shards under the same name
+    shards(data, positions=400, seed=1)  # new shards under the same name
     with pytest.raises(RunConfigError, match=f"shards in {data} as they were; they changed since"):
-        train_value(config(data, steps=40, checkpoint_every=10), tmp_path / "run", progress=False)
+        train_value(config(data, steps=20, checkpoint_every=10), tmp_path / "run", progress=False)
 
 
 def test_a_refused_option_writes_no_config(tmp_path):
@@ -80,6 +80,7 @@ def test_a_full_disk_says_so_and_where(tmp_path, monkeypatch, capsys):
     run = tmp_path / "run"
     with pytest.raises(RunStorageError, match=f"cannot write the run in {run}: disk full"):
         train_value(config(data, steps=20, checkpoint_every=10), run, progress=False)
+    run = tmp_path / "run2"
     options = ["--data", str(data), "--run", str(run), "--steps", "20", "--checkpoint-every", "10"]
     with pytest.raises(SystemExit, match=f"goarena train value: cannot write the run in {run}: disk full"):
         value_main([*options, "--layers", "2", "--filters", "4", "--hidden", "16", "--held-out", "0.2"])
