@@ -82,18 +82,19 @@ def _with_networks(
     mixing: float,
 ) -> Evaluator:
     """Priors from the policy network (uniform without one); values from the value network,
-    the evaluator's playouts, or AlphaGo's blend of both (``mixing`` = λ)."""
-    from goarena.agents.inference import PolicyNetEvaluator, ValueNetEvaluator
+    the evaluator's playouts, or AlphaGo's blend of both (``mixing`` = λ). Both networks are
+    one ``NetworkEvaluator``: each leaf batch's planes are made once for the two."""
+    from goarena.agents.inference import NetworkEvaluator
 
     playouts = None if evaluator == "uniform" else cast(LeafValues, leaves)
-    network_values = ValueNetEvaluator(value) if value is not None else None
-    values: LeafValues | None = network_values
-    if network_values is None or (playouts is not None and mixing == 1.0):
-        values = playouts
-    base = PolicyNetEvaluator(policy, values) if policy is not None else UniformEvaluator(values)
-    if network_values is not None and playouts is not None and 0.0 < mixing < 1.0:
-        return MixedEvaluator(base, playouts, mixing)
-    return base
+    if playouts is not None and mixing == 1.0:
+        value = None  # the playouts alone
+    if policy is None and value is None:
+        return UniformEvaluator(playouts)
+    network = NetworkEvaluator(policy, value, values=None if value is not None else playouts)
+    if value is not None and playouts is not None and mixing > 0.0:
+        return MixedEvaluator(network, playouts, mixing)
+    return network
 
 
 def _rollout_policy(path: str | None, networks: list[Network]) -> PatternPolicy | None:

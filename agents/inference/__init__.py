@@ -6,9 +6,11 @@ from goarena.agents.inference.evaluator import (
     policy_net_size,
     set_inference_threads,
 )
+from goarena.agents.inference.network import NetworkEvaluator
 from goarena.agents.inference.value import ValueNetEvaluator, load_value_net, value_net_size
 
 __all__ = [
+    "NetworkEvaluator",
     "PolicyNetEvaluator",
     "ValueNetEvaluator",
     "load_policy_net",

@@ -9,11 +9,11 @@ from go_env import Game
 from go_env.features.patterns import pattern_tables, save_weights
 from goarena.agents.alphago_agent import ALPHAGO_C, AlphaGoAgent
 from goarena.agents.base import AgentSpecError, GameContext, check_spec, make_agent
-from goarena.agents.inference import PolicyNetEvaluator, ValueNetEvaluator
+from goarena.agents.inference import NetworkEvaluator
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.value import ValueNet
-from goarena.search import MixedEvaluator, UniformEvaluator
+from goarena.search import MixedEvaluator
 from goarena.search.invariants import check_tree
 from goarena.search.rollout import PatternRolloutEvaluator
 
@@ -42,8 +42,8 @@ def test_the_default_blends_value_net_and_rollouts_half_and_half(nets):
     assert isinstance(player, AlphaGoAgent) and player.name == "alphago"
     evaluator = player.searcher.evaluator
     assert isinstance(evaluator, MixedEvaluator) and evaluator.mix == 0.5
-    assert isinstance(evaluator.network, PolicyNetEvaluator)
-    assert isinstance(evaluator.network.values, ValueNetEvaluator)
+    assert isinstance(evaluator.network, NetworkEvaluator)  # one evaluator serves both networks
+    assert isinstance(evaluator.network.policy, PolicyNet) and isinstance(evaluator.network.value, ValueNet)
     assert isinstance(evaluator.rollout, PatternRolloutEvaluator)
     assert player.searcher.c_puct == ALPHAGO_C
     assert len(str(player.weights_digest()).split("+")) == 3
@@ -59,25 +59,29 @@ def test_the_default_blends_value_net_and_rollouts_half_and_half(nets):
 
 def test_lambda_at_its_ends_uses_one_value_source_alone(nets):
     alone = make_agent(spec(nets, mixing=0)).searcher.evaluator
-    assert isinstance(alone, PolicyNetEvaluator) and isinstance(alone.values, ValueNetEvaluator)
+    assert isinstance(alone, NetworkEvaluator) and alone.policy is not None
+    assert isinstance(alone.value, ValueNet) and alone.values_from is None
     rollouts = make_agent(spec(nets, mixing=1)).searcher.evaluator
-    assert isinstance(rollouts, PolicyNetEvaluator) and isinstance(rollouts.values, PatternRolloutEvaluator)
+    assert isinstance(rollouts, NetworkEvaluator) and rollouts.policy is not None and rollouts.value is None
+    assert isinstance(rollouts.values_from, PatternRolloutEvaluator)
     rollouts_only = make_agent(spec(nets, mixing=1, value=None)).searcher.evaluator
-    assert isinstance(rollouts_only.values, PatternRolloutEvaluator)
+    assert isinstance(rollouts_only.values_from, PatternRolloutEvaluator)
 
 
 def test_the_shipped_networks_are_the_defaults():
     check_spec("alphago", GameContext(9, Game(9).rules))
     evaluator = make_agent("alphago:simulations=8").searcher.evaluator
-    assert isinstance(evaluator, MixedEvaluator) and isinstance(evaluator.network, PolicyNetEvaluator)
-    assert isinstance(evaluator.network.values, ValueNetEvaluator)
-    assert evaluator.network.values.model.board_size == 9
+    assert isinstance(evaluator, MixedEvaluator) and isinstance(evaluator.network, NetworkEvaluator)
+    assert isinstance(evaluator.network.policy, PolicyNet) and isinstance(evaluator.network.value, ValueNet)
+    assert evaluator.network.value.board_size == 9
 
 
 def test_no_prior_searches_from_uniform_priors(nets):
     evaluator = make_agent(spec(nets, prior="uniform")).searcher.evaluator
-    assert isinstance(evaluator, MixedEvaluator) and isinstance(evaluator.network, UniformEvaluator)
-    assert isinstance(evaluator.network.values, ValueNetEvaluator)
+    assert isinstance(evaluator, MixedEvaluator) and isinstance(evaluator.network, NetworkEvaluator)
+    assert evaluator.network.policy is None and isinstance(
+        evaluator.network.value, ValueNet
+    )  # uniform priors
 
 
 def test_specs_are_checked_without_building_the_player(nets):
@@ -95,4 +99,5 @@ def test_puct_takes_a_value_network_only_beside_a_prior(nets):
         check_spec(f"puct:value={str(nets / 'value.pt')!r}")
     player = make_agent(f"puct:simulations=8,prior=uniform,value={str(nets / 'value.pt')!r}")
     evaluator = player.searcher.evaluator
-    assert isinstance(evaluator, UniformEvaluator) and isinstance(evaluator.values, ValueNetEvaluator)
+    assert isinstance(evaluator, NetworkEvaluator) and evaluator.policy is None  # uniform priors
+    assert isinstance(evaluator.value, ValueNet)
