@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from go_env import Game, Rules
+from go_env import Game
 from go_env import core as K
 from go_env.features.alphago import game_planes
 from goarena.agents.base import (
@@ -30,11 +30,13 @@ from goarena.agents.base import (
     MoveInfo,
     analyze_policy,
     check_board_size,
+    game_context,
     restart_seed,
 )
 from goarena.agents.nets.load import check_sizes, load_network
-from goarena.agents.nets.predict import masked_softmax, policy_logits, resolve_device, set_torch_threads
+from goarena.agents.nets.predict import masked_softmax, move_networks, player_device, policy_logits
 from goarena.agents.weights import RL_POLICY_9X9, SL_POLICY_9X9
+from goarena.search.warmup import warmup_game
 
 
 class SLPolicyAgent:
@@ -45,16 +47,15 @@ class SLPolicyAgent:
             default the shipped 9x9 network.
         temperature: 0 plays the most probable legal move; above 0, moves are drawn in
             proportion to ``p ** (1 / temperature)``.
-        device: where the network runs (cpu, cuda); None runs it where the game's context
-            says (``GameContext.device``), on the CPU until a context comes.
+        device: where the network runs (cpu, cuda, cuda:N); None runs it where the game's
+            context says (``GameContext.device``). Resolved, and the network moved there, at
+            ``reset``; on the CPU until then.
         seed: seed of the move draws.
 
     Raises:
         CheckpointError: the file is no readable checkpoint.
         ValueError: a bad temperature or device, or weights that are not a policy network.
     """
-
-    takes_context = True
 
     def __init__(
         self,
@@ -64,7 +65,6 @@ class SLPolicyAgent:
         seed: int | None = None,
     ):
         _check_temperature(temperature)
-        set_torch_threads(1)  # league workers are processes, one game each
         self.device = device
         self.network = load_network(weights, "policy", device or "cpu")
         self.model = self.network.model
@@ -86,24 +86,31 @@ class SLPolicyAgent:
         """Check the options and the weights file as the player reads it (and, given a
         context, the board size and device)."""
         _check_temperature(temperature)
-        resolve_device(device or (context.device if context else "cpu"))
+        player_device(device, context)
         network = load_network(weights, "policy")
         if context is not None:
             check_sizes([network], context.size)
 
-    def reset(self, context: GameContext | Rules) -> None:
-        """A new game: refuses a board size the network was not trained for; without a device
-        of its own, moves the network to the context's."""
-        if isinstance(context, GameContext):
-            check_board_size(self.board_size, context.size)
-            if self.device is None:
-                self.model.to(resolve_device(context.device))
+    def reset(self, context: GameContext) -> None:
+        """A new game: refuses a board size the network was not trained for; moves the
+        network to the player's device (its own, else the context's)."""
+        check_board_size(self.board_size, game_context(context).size)
+        move_networks([self.model], self.device, context)
         seed = restart_seed(self.seed, context)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
     def weights_digest(self) -> str:
         return self._digest
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the feature planes' kernels (ladders included) and the eye test the
+        player runs on every move (see ``agents.base.Warmable``)."""
+        game = warmup_game(size)
+        game_planes(game)
+        playing_on(game, game.legal_mask())
+        K.is_eye(game.state, game.geometry, 0, game.to_play)  # playing_on's, when it is behind
 
     def _logits(self, game: Game) -> tuple[np.ndarray, np.ndarray]:
         check_board_size(self.board_size, game.size)

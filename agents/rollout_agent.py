@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from go_env import Game, Rules
+from go_env import Game
 from go_env.features.patterns import move_logits, new_pattern_scratch
 from goarena.agents.base import (
     Action,
@@ -22,10 +22,12 @@ from goarena.agents.base import (
     MoveInfo,
     analyze_policy,
     check_board_size,
+    game_context,
     restart_seed,
 )
 from goarena.agents.nets.load import check_sizes, load_network
 from goarena.agents.weights import ROLLOUT_9X9
+from goarena.search.warmup import warmup_game
 
 GREEDY = "greedy"
 
@@ -50,8 +52,6 @@ class RolloutPolicyAgent:
     Raises:
         ValueError: a bad temperature, or a file that is not rollout weights.
     """
-
-    takes_context = True
 
     def __init__(
         self,
@@ -83,12 +83,22 @@ class RolloutPolicyAgent:
         if context is not None:
             check_sizes([network], context.size)
 
-    def reset(self, context: GameContext | Rules) -> None:
-        if isinstance(context, GameContext):
-            check_board_size(self.size, context.size, "the rollout weights were")
+    def reset(self, context: GameContext) -> None:
+        check_board_size(self.size, game_context(context).size, "the rollout weights were")
         seed = restart_seed(self.seed, context)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the rollout policy's kernels on a position of its shipped 9x9 weights (the
+        kernels serve every size; see ``agents.base.Warmable``)."""
+        from go_env.features.patterns import load_weights
+
+        weights, trained = load_weights(ROLLOUT_9X9)
+        game = warmup_game(trained)
+        logits = np.empty(game.num_points + 1, np.float64)
+        move_logits(game.state, game.geometry, weights, new_pattern_scratch(trained), logits)
 
     def policy(self, game: Game) -> np.ndarray:
         """float64[N*N+1]: the softmax over the legal moves at the player's temperature (greedy:

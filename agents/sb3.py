@@ -53,7 +53,8 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from go_env import Game, Rules
+from go_env import Game
+from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes, planes_in_layout
 from goarena.agents.base import (
     Action,
@@ -61,12 +62,14 @@ from goarena.agents.base import (
     MoveInfo,
     analyze_policy,
     check_board_size,
+    game_context,
     restart_seed,
     weights_digest,
 )
 from goarena.agents.mcts_agents import PUCTAgent
-from goarena.agents.nets.predict import masked_softmax, resolve_device, set_torch_threads
+from goarena.agents.nets.predict import masked_softmax, player_device, resolve_device
 from goarena.search import Leaves
+from goarena.search.warmup import warmup_game
 
 
 class SB3ModelError(ValueError):
@@ -461,7 +464,9 @@ class SB3Agent:
         seconds: search with PUCT over the model, this long per move.
         c_puct: PUCT's exploration constant.
         batch: leaves per forward pass in the search.
-        device: where the model runs (cpu, cuda).
+        device: where the model runs (cpu, cuda, cuda:N); None runs it where the game's
+            context says (``GameContext.device``). Resolved, and the model moved there, at
+            ``reset``; on the CPU until then.
         seed: seed of the move draws and of the search.
         search_options: more ``PUCTAgent`` options for the search (``fpu``, ``noise``,
             ``temperature``, ``reuse``, ``resign_threshold``, ...).
@@ -471,8 +476,6 @@ class SB3Agent:
         ValueError: bad options.
     """
 
-    takes_context = True
-
     def __init__(
         self,
         path: Path | str,
@@ -481,14 +484,14 @@ class SB3Agent:
         seconds: float | None = None,
         c_puct: float = 1.5,
         batch: int = 8,
-        device: str = "cpu",
+        device: str | None = None,
         seed: int | None = None,
         **search_options: Any,
     ):
         _check_options(deterministic, simulations, seconds, search_options)
-        set_torch_threads(1)  # league workers are processes, one game each
         self.path = Path(path)
-        self.model = load_sb3_model(self.path, device)
+        self.device = device
+        self.model = load_sb3_model(self.path, device or "cpu")
         self.layout = _layout_of(self.model)
         self.board_size = board_size_of(self.model.observation_space, self.layout)
         self.name = "sb3"
@@ -517,14 +520,14 @@ class SB3Agent:
         seconds: float | None = None,
         c_puct: float = 1.5,
         batch: int = 8,
-        device: str = "cpu",
+        device: str | None = None,
         seed: int | None = None,
         **search_options: Any,
     ) -> None:
         """Check the options and, given the path, the model's file as the player reads it
         (and, given a context, its board size)."""
         _check_options(deterministic, simulations, seconds, search_options)
-        resolve_device(device)
+        player_device(device, context)
         if simulations is not None or seconds is not None:
             PUCTAgent(simulations=simulations, seconds=seconds, c_puct=c_puct, batch=batch, **search_options)
         if path is not None:
@@ -533,10 +536,14 @@ class SB3Agent:
             if context is not None:
                 check_board_size(size, context.size, "the model was")
 
-    def reset(self, context: GameContext | Rules) -> None:
-        """A new game: refuses a board size the model was not trained for."""
-        if isinstance(context, GameContext):
-            check_board_size(self.board_size, context.size, "the model was")
+    def reset(self, context: GameContext) -> None:
+        """A new game: refuses a board size the model was not trained for; moves the model to
+        the player's device (its own, else the context's)."""
+        check_board_size(self.board_size, game_context(context).size, "the model was")
+        device = player_device(self.device, context)
+        if self.model.policy.device != device:
+            self.model.policy.to(device)
+            self.model.device = device
         seed = restart_seed(self.seed, context)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
@@ -545,6 +552,15 @@ class SB3Agent:
 
     def weights_digest(self) -> str:
         return self._digest
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the search's kernels and the history planes of its leaves (see
+        ``agents.base.Warmable``)."""
+        PUCTAgent.warmup(size)
+        game = warmup_game(size)
+        leaves = K.GoState(*(field[None] for field in game.state))
+        batch_history_planes(leaves, game.geometry, np.empty((1, size, size, NUM_HISTORY_PLANES), np.int8))
 
     def evaluate(self, game: Game) -> tuple[np.ndarray, float]:
         """(float64[N*N+1]: the policy over the legal moves, the critic's value in [-1, 1])

@@ -14,14 +14,16 @@ from pathlib import Path
 
 import numpy as np
 
-from go_env import Game, Rules
+from go_env import Game
 from go_env import core as K
-from goarena.agents.base import Action, GameContext, check_board_size
+from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
+from goarena.agents.base import Action, GameContext, check_board_size, game_context
 from goarena.agents.inference.value import ValueNetEvaluator
 from goarena.agents.nets.load import check_sizes, load_network
-from goarena.agents.nets.predict import resolve_device, set_torch_threads
+from goarena.agents.nets.predict import move_networks, player_device
 from goarena.agents.weights import VALUE_9X9
 from goarena.search import Leaves
+from goarena.search.warmup import warmup_game
 
 
 class ValueGreedyAgent:
@@ -30,18 +32,16 @@ class ValueGreedyAgent:
     Args:
         weights: a value network's weights file (``goarena train value`` exports ``value.pt``),
             read once, here; the shipped 9x9 one by default.
-        device: where the network runs (cpu, cuda); None runs it where the game's context says
-            (``GameContext.device``), on the CPU until a context comes.
+        device: where the network runs (cpu, cuda, cuda:N); None runs it where the game's
+            context says (``GameContext.device``). Resolved, and the network moved there, at
+            ``reset``; on the CPU until then.
 
     Raises:
         CheckpointError: the file is no readable checkpoint.
         ValueError: a bad device, or weights that are not a value network.
     """
 
-    takes_context = True
-
     def __init__(self, weights: Path | str = VALUE_9X9, device: str | None = None):
-        set_torch_threads(1)  # league workers are processes, one game each
         self.device = device
         self.network = load_network(weights, "value", device or "cpu")
         self.model, self._digest = self.network.model, self.network.digest
@@ -55,18 +55,32 @@ class ValueGreedyAgent:
     ) -> None:
         """Check the options and the weights file as the player reads it (and, given a
         context, the board size and device)."""
-        resolve_device(device or (context.device if context else "cpu"))
+        player_device(device, context)
         network = load_network(weights, "value")
         if context is not None:
             check_sizes([network], context.size)
 
-    def reset(self, context: GameContext | Rules) -> None:
-        """A new game: refuses a board size the network was not trained for; without a device
-        of its own, moves the network to the context's."""
-        if isinstance(context, GameContext):
-            check_board_size(self.board_size, context.size, "the value network was")
-            if self.device is None:
-                self.model.to(resolve_device(context.device))
+    def reset(self, context: GameContext) -> None:
+        """A new game: refuses a board size the network was not trained for; moves the
+        network to the player's device (its own, else the context's)."""
+        check_board_size(self.board_size, game_context(context).size, "the value network was")
+        move_networks([self.model], self.device, context)
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the kernels that value every move: the children played in a batch, their
+        legal moves, scores and feature planes (see ``agents.base.Warmable``)."""
+        game = warmup_game(size)
+        count = 2
+        children = K.GoState(*(np.repeat(field[None], count, axis=0) for field in game.state))
+        K.batch_play(
+            children, game.geometry, game.legal_moves()[:count].astype(np.int64), np.empty(count, np.int64)
+        )
+        K.batch_legal_mask(children, game.geometry, np.empty((count, game.num_points + 1), np.int8))
+        K.batch_score(children, game.geometry, np.empty(count, np.float64))
+        batch_alphago_planes(
+            children, game.geometry, new_alphago_planes(size, player_colour=True, batch=count)
+        )
 
     def weights_digest(self) -> str:
         return self._digest

@@ -195,6 +195,23 @@ def test_a_model_refuses_another_board_size(model_path):
         SB3Agent.check_options(None, model_path, fpu=0.1)
 
 
+@pytest.mark.parametrize("simulations", [None, 8])
+def test_the_model_follows_the_contexts_device_and_leaves_the_threads_alone(model_path, simulations):
+    threads = torch.get_num_threads()
+    torch.set_num_threads(threads + 1)
+    try:
+        player = SB3Agent(model_path, simulations=simulations)
+        assert torch.get_num_threads() == threads + 1  # the process's owner sets them, not a player
+    finally:
+        torch.set_num_threads(threads)
+    player.reset(GameContext(SIZE, Rules(), device="cpu"))
+    with pytest.raises(ValueError, match="device 'cuda:7' asked for, but"):
+        player.reset(GameContext(SIZE, Rules(), device="cuda:7"))
+    SB3Agent(model_path, device="cpu").reset(GameContext(SIZE, Rules(), device="cuda:7"))  # its own wins
+    with pytest.raises(ValueError, match="unsupported device 'mps'"):
+        SB3Agent.check_options(GameContext(SIZE, Rules(), device="mps"), model_path)
+
+
 def test_a_file_that_is_no_model_gets_a_clear_error(tmp_path, model_path):
     garbage = tmp_path / "garbage.zip"
     garbage.write_bytes(b"definitely not a zip")
