@@ -56,6 +56,7 @@ def build_wheel(project: Path, wheels: Path) -> None:
     )
 
 
+@pytest.mark.slow  # installs the package twice into fresh folders
 @pytest.mark.parametrize("goarena_first", [True, False], ids=["goarena-first", "other-first"])
 def test_installed_names_do_not_collide_with_another_top_level_agents(tmp_path, goarena_first):
     pytest.importorskip("setuptools", reason="building the wheels without network needs setuptools")

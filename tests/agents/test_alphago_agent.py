@@ -37,6 +37,7 @@ def spec(nets, **options):
     return "alphago:" + ",".join(f"{key}={value}" for key, value in merged.items() if value is not None)
 
 
+@pytest.mark.slow
 def test_the_default_blends_value_net_and_rollouts_half_and_half(nets):
     player = make_agent(spec(nets), seed=1)
     assert isinstance(player, AlphaGoAgent) and player.name == "alphago"

@@ -87,6 +87,7 @@ def save_policy(
     return path
 
 
+@pytest.mark.slow
 def test_training_lowers_the_loss() -> None:
     data = GameRecords()
     job = RolloutJob(data, RolloutConfig(data="", batch_size=32, lr=0.05), torch.device("cpu"))

@@ -195,6 +195,7 @@ def command(initial, directory):
     ]
 
 
+@pytest.mark.slow
 def test_training_resumes_after_kill_9_with_the_same_final_weights(initial, tmp_path):
     from goarena.agents.training.rl import main
 

@@ -124,6 +124,7 @@ def command(shards, directory, *extra):
     return ["train", "sl", *options]
 
 
+@pytest.mark.slow
 def test_training_resumes_after_kill_9_with_the_same_final_weights(shards, tmp_path):
     steps = ["--steps", "200", "--checkpoint-every", "25"]
     last = tmp_path / "killed" / "checkpoints" / "last.pt"

@@ -525,6 +525,7 @@ def local_ray():
     ray.shutdown()
 
 
+@pytest.mark.slow
 def test_the_same_league_runs_on_a_local_ray_instance(tmp_path, local_ray):
     config = LeagueConfig(players=FAST, games_per_pair=2, seed=5)
     store = run_league(config, tmp_path, workers=2, use_ray=True)

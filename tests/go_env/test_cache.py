@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from go_env import _cache
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,6 +67,7 @@ def test_the_running_process_compiles_into_the_keyed_directory():
     assert str(play._cache._cache_path).startswith(str(_cache.CACHE_DIRECTORY))
 
 
+@pytest.mark.slow
 def test_an_edit_to_a_rules_kernel_reaches_a_cached_search_kernel_that_inlines_it(tmp_path):
     tree, cache = tmp_path / "tree", tmp_path / "cache"
     _copy_packages(tree)

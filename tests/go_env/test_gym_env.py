@@ -414,6 +414,7 @@ def test_the_env_and_its_game_pickle():
     copy.step(copy.action_masks().nonzero()[0][0])  # the copy plays on
 
 
+@pytest.mark.slow
 def test_gymnasium_async_vector_envs_run_it_in_worker_processes():
     """Async vector envs pickle the env's constructor and its spec-string opponent to their workers."""
     envs = gymnasium.make_vec(

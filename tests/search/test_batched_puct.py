@@ -36,6 +36,7 @@ def _single(batch: GameBatch, b: int) -> Game:
     return batch.game(b)
 
 
+@pytest.mark.slow
 def test_one_evaluator_call_per_simulation_step_over_64_games():
     batch = _opened(64, size=9)
     network = FakeNetwork()
