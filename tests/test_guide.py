@@ -6,6 +6,10 @@ the first failing command). An HTML comment just above a block changes how it is
 ``<!-- test: replace "OLD" "NEW" -->`` runs it with ``OLD`` replaced by ``NEW``, a smaller
 budget where the example would take minutes (the test fails if ``OLD`` is not there).
 Packages the guide installs go to ``site`` in that directory, which is on ``PYTHONPATH``.
+
+An example passes when it exits 0 and, for every league it plays (``--dir`` or ``--out``),
+every scheduled game is stored and none was forfeited (a crash, an illegal move, time): a
+league exits 0 when its players crash in every game, which the user would see in its table.
 """
 
 from __future__ import annotations
@@ -19,10 +23,15 @@ from pathlib import Path
 
 import pytest
 
+from goarena.benchmarks.league.config import LeagueConfig
+from goarena.benchmarks.league.store import LeagueStore
+
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide.md"
 BLOCK = re.compile(r"((?:<!-- .*? -->\n)*)```(\w+)\n(.*?)```", re.DOTALL)
 REPLACE = re.compile(r'<!-- test: replace "(.*?)" "(.*?)" -->')
 FILE = re.compile(r"<!-- file: (\S+) -->")
+LEAGUE_DIR = re.compile(r"--(?:dir|out) (\S+)")
+FORFEITS = ("crash", "illegal move", "time", "unsupported game")
 
 
 @dataclass
@@ -77,13 +86,57 @@ def run(example: Example, directory: Path) -> None:
         command, cwd=directory, env=environment, capture_output=True, text=True, timeout=900
     )
     assert result.returncode == 0, f"guide line {example.line} failed:\n{result.stdout}\n{result.stderr}"
+    for folder in LEAGUE_DIR.findall(code):
+        check_league(directory / folder, example.line)
 
 
+def check_league(folder: Path, line: int) -> None:
+    """Every game of the league in ``folder`` is stored, and none was forfeited."""
+    if not (folder / LeagueStore.FILENAME).exists():
+        return  # not a league's directory
+    with LeagueStore.open_existing(folder) as store:
+        games, config = store.games(), LeagueConfig.from_dict(store.config())
+    forfeits = [f"game {game.id}: {game.reason}" for game in games if game.reason.startswith(FORFEITS)]
+    shown = "; ".join(forfeits[:5])
+    assert not forfeits, f"guide line {line}: {len(forfeits)} of {len(games)} games forfeited: {shown}"
+    assert len(games) == config.game_count, (
+        f"guide line {line}: {len(games)} of {config.game_count} games played"
+    )
+
+
+@pytest.mark.slow  # leagues, PPO training and pip: minutes
 def test_every_example_of_the_guide_runs(tmp_path):
     found = examples(GUIDE.read_text())
     assert {example.language for example in found} >= {"python", "bash"}
     for example in found:
         run(example, tmp_path)
+
+
+CRASHING_PLAYER = """
+class Crashing:
+    name = "crashing"
+
+    def reset(self, context):
+        pass
+
+    def select_move(self, game):
+        raise RuntimeError("every move fails")
+
+
+def make_player():
+    return Crashing()
+"""
+
+
+@pytest.mark.slow  # a league in a process of its own
+def test_an_example_whose_league_games_crash_fails_the_test(tmp_path):
+    run(Example("python", CRASHING_PLAYER, 1, file="crashing.py"), tmp_path)
+    league = (
+        "goarena league --player bad=crashing:make_player --player random --size 5 "
+        "--games-per-pair 2 --workers 1 --no-progress --dir runs/crashing\n"
+    )
+    with pytest.raises(AssertionError, match="2 of 2 games forfeited: game 0: crash: RuntimeError: every"):
+        run(Example("bash", league, 1), tmp_path)  # the league itself exits 0
 
 
 @pytest.mark.parametrize("language", ["python", "bash"])
