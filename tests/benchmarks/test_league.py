@@ -601,6 +601,21 @@ def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path
     assert not league_dir.exists()
 
 
+def test_a_device_the_players_cannot_run_on_is_refused_before_anything_is_written(tmp_path, capsys):
+    from goarena.benchmarks.cli import league as main
+
+    with pytest.raises(SystemExit) as exit:
+        main([*TWO_RANDOM, "--device", "mps", "--dir", str(tmp_path / "mps")])
+    assert (
+        exit.value.code == 2
+        and "unsupported device 'mps': use cpu, cuda or cuda:N" in capsys.readouterr().err
+    )
+    with pytest.raises(SystemExit) as exit:
+        main([*TWO_RANDOM, "--device", "cuda:7", "--dir", str(tmp_path / "cuda")])
+    assert re.fullmatch(r"goarena league: --device: device 'cuda:7' asked for, but .*", str(exit.value.code))
+    assert not (tmp_path / "mps").exists() and not (tmp_path / "cuda").exists()
+
+
 def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_path, capsys):
     from goarena.benchmarks.cli import league as main
 
