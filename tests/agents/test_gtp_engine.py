@@ -17,7 +17,7 @@ import pytest
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp, to_gtp
 from go_env.sgf import read_sgf, write_sgf
-from goarena.agents.base import RESIGN, MoveInfo
+from goarena.agents.base import RESIGN, GameContext, MoveInfo
 from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.random_agent import RandomAgent
 
@@ -33,12 +33,12 @@ class ScriptedAgent:
     def __init__(self, *vertices: str):
         self.name = "scripted"
         self.vertices = list(vertices)
-        self.resets: list[Rules] = []
+        self.resets: list[GameContext] = []
         self.observed: list[int] = []
         self.clock: list[tuple] = []
 
-    def reset(self, rules: Rules) -> None:
-        self.resets.append(rules)
+    def reset(self, context: GameContext) -> None:
+        self.resets.append(context)
 
     def select_move(self, game: Game) -> int:
         vertex = self.vertices.pop(0) if self.vertices else "pass"
@@ -237,7 +237,7 @@ def test_the_player_is_reset_and_told_every_move():
     agent = ScriptedAgent("E5", "C3")
     engine = GTPEngine(agent, size=9, rules=Rules(komi=5.5))
     assert answer_of(engine, "komi 7", "genmove b") == ok("E5")
-    assert [rules.komi for rules in agent.resets] == [7]
+    assert [context.rules.komi for context in agent.resets] == [7]
     assert answer_of(engine, "play w D4", "genmove b") == ok("C3")
     assert agent.observed == [from_gtp(v, 9) for v in ("E5", "D4", "C3")]
     answer_of(engine, "undo", "genmove b")
