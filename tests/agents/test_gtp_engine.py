@@ -244,6 +244,13 @@ def test_the_player_is_reset_and_told_every_move():
     assert len(agent.resets) == 2  # the history changed under it
 
 
+def test_the_player_learns_the_engines_device():
+    agent = ScriptedAgent("E5")
+    engine = GTPEngine(agent, size=9, device="cuda:1")  # goarena gtp --device cuda:1
+    assert engine.handle("genmove b") == ok("E5")
+    assert [context.device for context in agent.resets] == ["cuda:1"]
+
+
 def test_moves_out_of_turn(engine):
     assert engine.handle("play w E5") == ok()  # White may move first
     assert engine.game.first_to_play == WHITE and engine.game.to_play == BLACK
