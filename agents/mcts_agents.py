@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from go_env import Game, Rules
+from go_env import Game
 from go_env.features.patterns import PatternPolicy
 from goarena.agents.base import (
     RESIGN,
     Action,
     GameContext,
     MoveInfo,
+    game_context,
     restart_seed,
 )
 from goarena.agents.nets.load import Network, check_sizes, load_network
@@ -50,6 +51,7 @@ from goarena.search import (
     UniformEvaluator,
 )
 from goarena.search.rollout import PatternRolloutEvaluator
+from goarena.search.warmup import warmup_game
 
 if TYPE_CHECKING:  # torch is imported only by players that load a network
     from goarena.agents.nets.policy import PolicyNet
@@ -130,7 +132,8 @@ class _SearchAgent:
     """
 
     name: str
-    takes_context = True
+    device: str | None = None  # a network player's own device; None: the game context's
+    _modules: tuple = ()  # its torch networks, moved to its device at each reset
 
     def __init__(
         self,
@@ -179,14 +182,19 @@ class _SearchAgent:
         """The digest of the networks' weights (None without any)."""
         return "+".join(self._digests) or None
 
-    def reset(self, context: GameContext | Rules) -> None:
-        """A new game; the search restarts from the context's seed (or its own), if any.
+    def reset(self, context: GameContext) -> None:
+        """A new game; the search restarts from the context's seed (or its own), if any, and
+        the networks move to the player's device (its own, else the context's).
 
         Raises:
             UnsupportedGame: the player's networks were trained for another board size.
+            ValueError: the device is unsupported or absent.
         """
-        if isinstance(context, GameContext):
-            check_sizes(self._networks, context.size)
+        check_sizes(self._networks, game_context(context).size)
+        if self._modules:
+            from goarena.agents.nets.predict import move_networks
+
+            move_networks(self._modules, self.device, context)
         seed = restart_seed(self.seed, context)
         if seed is None:
             self.searcher.reset()
@@ -291,6 +299,19 @@ class UCTAgent(_SearchAgent):
         super().__init__(make_searcher, seed, playouts, seconds, resign_threshold, resign_moves, networks)
         self.name = "uct"
 
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile UCT's kernels, random and pattern playouts (see ``agents.base.Warmable``)."""
+        from go_env.features.patterns import load_weights
+        from goarena.agents.weights import ROLLOUT_9X9
+
+        pattern_policy, pattern_size = load_weights(ROLLOUT_9X9)
+        for board, rollout_policy in ((size, None), (pattern_size, pattern_policy)):
+            game = warmup_game(board)
+            search = UCT(rollout_policy=rollout_policy, seed=0)
+            game.play(search.search(game, simulations=8))
+            search.search(game, simulations=8)  # the tree follows the move: rerooting
+
 
 class PUCTAgent(_SearchAgent):
     """PUCT over an evaluator (see ``search.puct``).
@@ -311,7 +332,8 @@ class PUCTAgent(_SearchAgent):
             ``prior``). With playouts too (``evaluator="rollout"`` or ``"pattern"``), the leaf
             value is AlphaGo's ``(1 - mixing)·v + mixing·z``, ``z`` the playouts' outcome.
         mixing: λ of that blend, in [0, 1] (0: the value network alone; 1: the playouts alone).
-        device: where the networks run.
+        device: where the networks run (cpu, cuda, cuda:N); None: where the game's context
+            says (``GameContext.device``). Resolved, and the networks moved there, at ``reset``.
         precision: the networks' arithmetic, ``"float32"`` or ``"bfloat16"`` (about 1.5 times
             faster on CPUs with AVX512-BF16, slower on CPUs without).
         c_puct: exploration constant.
@@ -347,7 +369,7 @@ class PUCTAgent(_SearchAgent):
         rollout_weights: str | None = None,
         value: str | None = None,
         mixing: float = 0.5,
-        device: str = "cpu",
+        device: str | None = None,
         precision: str = "float32",
         c_puct: float = 1.5,
         batch: int = 8,
@@ -374,14 +396,11 @@ class PUCTAgent(_SearchAgent):
         networks: list[Network] = []
         network = value_network = None
         if prior not in (None, UNIFORM) or value is not None:
-            from goarena.agents.inference import set_inference_threads
-
-            set_inference_threads(1)  # league workers are processes, one game each
             if prior not in (None, UNIFORM):
-                networks.append(load_network(str(prior), "policy", device, precision))
+                networks.append(load_network(str(prior), "policy", device or "cpu", precision))
                 network = networks[-1].model
             if value is not None:
-                networks.append(load_network(value, "value", device, precision))
+                networks.append(load_network(value, "value", device or "cpu", precision))
                 value_network = networks[-1].model
         pattern_policy = _rollout_policy(rollout_weights, networks)
 
@@ -414,6 +433,28 @@ class PUCTAgent(_SearchAgent):
         self.temperature = temperature
         self.temperature_moves = temperature_moves
         self.name = "puct"
+        self.device = device
+        self._modules = tuple(module for module in (network, value_network) if module is not None)
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile PUCT's kernels with every evaluator it may run: random and pattern
+        playouts, and the networks' feature planes (see ``agents.base.Warmable``)."""
+        from go_env import core as K
+        from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
+        from go_env.features.patterns import load_weights
+        from goarena.agents.weights import ROLLOUT_9X9
+
+        game = warmup_game(size)
+        search = PUCT(RolloutEvaluator(seed=0), batch=2, seed=0)
+        game.play(search.search(game, simulations=8))
+        search.search(game, simulations=8)
+        leaves = K.GoState(*(field[None] for field in game.state))
+        for colour in (False, True):  # the policy network's planes, the value network's
+            batch_alphago_planes(leaves, game.geometry, new_alphago_planes(size, colour, batch=1))
+        pattern_policy, pattern_size = load_weights(ROLLOUT_9X9)
+        game = warmup_game(pattern_size)
+        PUCT(PatternRolloutEvaluator(pattern_policy, 1, seed=0), batch=2, seed=0).search(game, simulations=8)
 
     @classmethod
     def check_options(cls, context: GameContext | None, **options: object) -> None:
@@ -428,7 +469,7 @@ class PUCTAgent(_SearchAgent):
         if prior not in (None, UNIFORM) or value is not None:
             from goarena.agents.nets.predict import resolve_device, resolve_precision
 
-            resolve_device(str(options.get("device", "cpu")))
+            resolve_device(str(options.get("device") or (context.device if context is not None else "cpu")))
             precision = str(options.get("precision", "float32"))
             resolve_precision(precision)
             if prior not in (None, UNIFORM):
