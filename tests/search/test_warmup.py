@@ -85,6 +85,7 @@ def test_goarena_warmup_warms_the_players_it_is_given(capsys, warmed):
     assert sizes() == [3]
 
 
+@pytest.mark.slow  # every built-in player's kernels
 def test_goarena_warmup_warms_every_built_in(capsys):
     cli.main(["warmup", "--size", "3"])
     assert capsys.readouterr().out.startswith("kernels ready in ")
@@ -124,6 +125,7 @@ print(len(alphago.alphago_planes.signatures))
 """
 
 
+@pytest.mark.slow  # a fresh process that loads torch and the kernels
 @pytest.mark.parametrize("path", ["league", "gtp"])
 def test_the_network_players_feature_planes_are_compiled_by_the_warm_up(path):
     """sl-policy's kernels (the feature planes, ladders included) are compiled or loaded by the
