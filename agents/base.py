@@ -283,6 +283,38 @@ class AgentSpecError(ValueError):
     """A spec string that names no player, or options the player does not take."""
 
 
+# An old option's new name, with how its value becomes the new option's (None: as it is).
+Renamed = tuple[str, Callable[[Any], Any] | None]
+
+
+def renamed_options(
+    player: str, old: dict[str, Any], renames: dict[str, Renamed], **new: Any
+) -> dict[str, Any]:
+    """The options ``new`` (name -> value as given, None when not given), with those that
+    ``old`` gives by a deprecated spelling (``renames``: old name -> new name and conversion)
+    put under their new names, each with a DeprecationWarning that names the new spelling.
+
+    Every player's old spellings go through here (``uct:playouts=`` is ``simulations=``), so
+    they keep working for one release and say what to write instead.
+
+    Raises:
+        TypeError: an option ``player`` does not take, or one given by both spellings.
+    """
+    for name, value in old.items():
+        if name not in renames:
+            raise TypeError(f"{player} got an unexpected option {name!r}")
+        renamed, convert = renames[name]
+        if new.get(renamed) is not None:
+            raise TypeError(f"{player}: give {renamed}= alone, not both {renamed}= and {name}=")
+        warnings.warn(
+            f"{player}: the option {name}= is now {renamed}= ({name}= goes in a later release)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        new[renamed] = convert(value) if convert is not None else value
+    return new
+
+
 # Built-in players: spec name -> "module:factory", imported only when asked for.
 BUILTIN_AGENTS: dict[str, str] = {
     "random": "goarena.agents.random_agent:RandomAgent",

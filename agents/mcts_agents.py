@@ -5,10 +5,10 @@ with that distribution and the root's value), ``MoveObserver`` (the search tree 
 moves played, for reuse) and ``AnalysisAgent`` (live candidates for GTP ``lz-analyze``).
 Their options are plain keywords, so spec strings reach them all::
 
-    uct:playouts=2000,c=1.4,rave=true
+    uct:simulations=2000,c=1.4,rave=true
     uct:seconds=1.5,reuse=false
-    uct:playouts=1000,rollout_weights=rollout.npz             # the rollout policy's playouts
-    uct:playouts=3000,resign_threshold=None                   # plays every game out
+    uct:simulations=1000,rollout_weights=rollout.npz          # the rollout policy's playouts
+    uct:simulations=3000,resign_threshold=None                # plays every game out
     puct:simulations=800,evaluator=rollout,batch=16
     puct:prior=policy.pt,evaluator=pattern,rollout_weights=rollout.npz   # networks' priors
     puct:noise=0.25,temperature=1.0,temperature_moves=30,seed=7     # self-play
@@ -34,7 +34,9 @@ from goarena.agents.base import (
     Action,
     GameContext,
     MoveInfo,
+    Renamed,
     game_context,
+    renamed_options,
     restart_seed,
 )
 from goarena.agents.nets.load import Network, check_sizes, load_network
@@ -60,6 +62,7 @@ if TYPE_CHECKING:  # torch is imported only by players that load a network
 EvaluatorSpec = str | Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarray]]
 EVALUATORS = ("uniform", "rollout", "pattern")
 UNIFORM = "uniform"  # prior=uniform: uniform priors in place of a policy network's
+UCT_RENAMES: dict[str, Renamed] = {"playouts": ("simulations", None)}  # deprecated spellings
 
 
 def _check_evaluator(evaluator: EvaluatorSpec, rollout_weights: str | None) -> None:
@@ -255,8 +258,9 @@ class UCTAgent(_SearchAgent):
     """UCT with random or pattern playouts (see ``search.uct``).
 
     Args:
-        playouts: simulations per move (default 1000 when ``seconds`` is not given).
-        seconds: time per move; with ``playouts`` too, the first limit reached ends the search.
+        simulations: playouts per move (default 1000 when ``seconds`` is not given);
+            ``playouts``, its old name, is deprecated.
+        seconds: time per move; with ``simulations`` too, the first limit reached ends the search.
         c: exploration constant (values in [-1, 1]).
         rave: blend in all-moves-as-first values (MC-RAVE).
         rave_equivalence: RAVE's ``k``, the visits at which a move's own and AMAF values weigh the same.
@@ -270,7 +274,7 @@ class UCTAgent(_SearchAgent):
 
     def __init__(
         self,
-        playouts: int | None = None,
+        simulations: int | None = None,
         seconds: float | None = None,
         c: float = 0.5,
         rave: bool = False,
@@ -280,9 +284,11 @@ class UCTAgent(_SearchAgent):
         resign_threshold: float | None = 0.05,
         resign_moves: int = 3,
         seed: int | None = None,
+        **renamed: int,
     ):
-        if playouts is None and seconds is None:
-            playouts = 1000
+        simulations = renamed_options("uct", renamed, UCT_RENAMES, simulations=simulations)["simulations"]
+        if simulations is None and seconds is None:
+            simulations = 1000
         networks: list[Network] = []
         rollout_policy = _rollout_policy(rollout_weights, networks)
 
@@ -296,7 +302,7 @@ class UCTAgent(_SearchAgent):
                 seed=seed,
             )
 
-        super().__init__(make_searcher, seed, playouts, seconds, resign_threshold, resign_moves, networks)
+        super().__init__(make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks)
         self.name = "uct"
 
     @staticmethod

@@ -1,12 +1,14 @@
 """``rollout-policy``: a player that plays AlphaGo's fast rollout policy alone, with no search.
 
 It draws each move from the policy's softmax over the legal moves (``temperature`` sharpens or
-flattens it), or plays the most likely move (``temperature=greedy``). The logits come from the
+flattens it), or plays the most likely move (``temperature=0``; ``temperature=greedy``, its old
+spelling, is deprecated). The logits come from the
 same numba kernels the pattern playouts run (``go_env.features.patterns``); no torch is needed.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from os import PathLike
 from pathlib import Path
@@ -33,12 +35,17 @@ GREEDY = "greedy"
 
 
 def _temperature(value: float | str) -> float:
-    """The temperature as a number, 0.0 for greedy; ValueError for anything else."""
+    """The temperature as a number (0.0: greedy); ValueError for anything else."""
     if value == GREEDY:
+        warnings.warn(
+            "rollout-policy: temperature=greedy is now temperature=0 (greedy goes in a later release)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
         return 0.0
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value) and value > 0:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value) and value >= 0:
         return float(value)
-    raise ValueError(f"temperature must be a positive number or {GREEDY!r}, got {value!r}")
+    raise ValueError(f"temperature must be a finite number >= 0 (0: the most likely move), got {value!r}")
 
 
 class RolloutPolicyAgent:
@@ -46,7 +53,8 @@ class RolloutPolicyAgent:
 
     Args:
         weights: a ``rollout.npz`` (``goarena train rollout``); by default the shipped 9x9 one.
-        temperature: a positive number (1.0: the policy as trained), or ``"greedy"``.
+        temperature: a number >= 0: 1.0 draws from the policy as trained, 0 plays its most
+            likely move (``"greedy"``, the old spelling of 0, is deprecated).
         seed: seed of its random generator.
 
     Raises:

@@ -22,12 +22,13 @@ SB3 scales only uint8 "image" observations (by 1/255); the env's int8 and float3
 the planes as uint8.
 
 ``SB3Agent`` plays a saved ``MaskablePPO`` or ``PPO`` model (spec ``sb3:PATH[,key=value]``):
-the policy's most likely legal move, a move drawn from it (``deterministic=False``), or, with
+the policy's most likely legal move (``temperature=0``, the default), a move drawn from it
+(``temperature=1``; ``deterministic=false``, the old spelling, is deprecated), or, with
 ``simulations`` or ``seconds``, PUCT over the model (``SB3Evaluator``: the policy's
 probabilities over the legal moves as priors, the critic's value as the leaf value)::
 
     sb3:runs/ppo5/model.zip
-    sb3:runs/ppo5/model.zip,deterministic=false,seed=3
+    sb3:runs/ppo5/model.zip,temperature=1,seed=3
     sb3:runs/ppo5/model.zip,simulations=200,c_puct=1.5
 
 The critic estimates the learner's return against the opponent it trained with, so as a
@@ -60,9 +61,11 @@ from goarena.agents.base import (
     Action,
     GameContext,
     MoveInfo,
+    Renamed,
     analyze_policy,
     check_board_size,
     game_context,
+    renamed_options,
     restart_seed,
     weights_digest,
 )
@@ -458,8 +461,10 @@ class SB3Agent:
 
     Args:
         path: the model's zip file (``model.save``; ``goarena train sb3`` writes ``model.zip``).
-        deterministic: play the most likely legal move; False draws it from the policy
-            (without search; the search plays its most visited move).
+        temperature: 0 plays the most likely legal move (the search's most visited one);
+            above 0, moves are drawn in proportion to ``p ** (1 / temperature)`` (the
+            search's visits, likewise). ``deterministic``, its old spelling, is deprecated:
+            ``deterministic=True`` is ``temperature=0``, ``False`` is ``temperature=1``.
         simulations: search with PUCT over the model, this many simulations per move.
         seconds: search with PUCT over the model, this long per move.
         c_puct: PUCT's exploration constant.
@@ -469,7 +474,7 @@ class SB3Agent:
             ``reset``; on the CPU until then.
         seed: seed of the move draws and of the search.
         search_options: more ``PUCTAgent`` options for the search (``fpu``, ``noise``,
-            ``temperature``, ``reuse``, ``resign_threshold``, ...).
+            ``temperature_moves``, ``reuse``, ``resign_threshold``, ...).
 
     Raises:
         SB3ModelError: the file is no playable SB3 model (missing, corrupt, not over Go planes).
@@ -479,7 +484,7 @@ class SB3Agent:
     def __init__(
         self,
         path: Path | str,
-        deterministic: bool = True,
+        temperature: float | None = None,
         simulations: int | None = None,
         seconds: float | None = None,
         c_puct: float = 1.5,
@@ -488,14 +493,14 @@ class SB3Agent:
         seed: int | None = None,
         **search_options: Any,
     ):
-        _check_options(deterministic, simulations, seconds, search_options)
+        temperature = _check_options(temperature, simulations, seconds, search_options)
         self.path = Path(path)
         self.device = device
         self.model = load_sb3_model(self.path, device or "cpu")
         self.layout = _layout_of(self.model)
         self.board_size = board_size_of(self.model.observation_space, self.layout)
         self.name = "sb3"
-        self.deterministic = bool(deterministic)
+        self.temperature = temperature
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.search: PUCTAgent | None = None
@@ -506,6 +511,7 @@ class SB3Agent:
                 evaluator=SB3Evaluator(self.model),
                 c_puct=c_puct,
                 batch=batch,
+                temperature=temperature,
                 seed=seed,
                 **search_options,
             )
@@ -515,7 +521,7 @@ class SB3Agent:
     def check_options(
         context: GameContext | None,
         path: Path | str | None = None,
-        deterministic: bool = True,
+        temperature: float | None = None,
         simulations: int | None = None,
         seconds: float | None = None,
         c_puct: float = 1.5,
@@ -526,10 +532,17 @@ class SB3Agent:
     ) -> None:
         """Check the options and, given the path, the model's file as the player reads it
         (and, given a context, its board size)."""
-        _check_options(deterministic, simulations, seconds, search_options)
+        temperature = _check_options(temperature, simulations, seconds, search_options)
         player_device(device, context)
         if simulations is not None or seconds is not None:
-            PUCTAgent(simulations=simulations, seconds=seconds, c_puct=c_puct, batch=batch, **search_options)
+            PUCTAgent(
+                simulations=simulations,
+                seconds=seconds,
+                c_puct=c_puct,
+                batch=batch,
+                temperature=temperature,
+                **search_options,
+            )
         if path is not None:
             model = load_sb3_model(path)
             size = board_size_of(model.observation_space, _layout_of(model))
@@ -576,10 +589,11 @@ class SB3Agent:
         if self.search is not None:
             return self.search.act(game)
         probabilities, value = self.evaluate(game)
-        if self.deterministic:
+        if self.temperature == 0:
             move = int(probabilities.argmax())
         else:
-            move = int(self.rng.choice(len(probabilities), p=probabilities))
+            weights = probabilities if self.temperature == 1 else probabilities ** (1 / self.temperature)
+            move = int(self.rng.choice(len(weights), p=weights / weights.sum()))
         return Action(move, probabilities, value)
 
     def select_move(self, game: Game) -> int:
@@ -604,10 +618,28 @@ class SB3Agent:
         return analyze_policy(self.policy(game), report)
 
 
+def _deterministic(value: object) -> float:
+    """``deterministic``'s value as the temperature it meant."""
+    if not isinstance(value, bool):
+        raise ValueError(f"deterministic must be true or false, got {value!r}")
+    return 0.0 if value else 1.0
+
+
+RENAMES: dict[str, Renamed] = {"deterministic": ("temperature", _deterministic)}  # deprecated spellings
+
+
 def _check_options(
-    deterministic: bool, simulations: int | None, seconds: float | None, search_options: dict[str, Any]
-) -> None:
-    if not isinstance(deterministic, bool):
-        raise ValueError(f"deterministic must be true or false, got {deterministic!r}")
+    temperature: float | None, simulations: int | None, seconds: float | None, search_options: dict[str, Any]
+) -> float:
+    """The temperature (from ``deterministic`` where it is given so, taken out of
+    ``search_options``), once the options are checked."""
+    old = {name: search_options.pop(name) for name in RENAMES.keys() & search_options.keys()}
+    temperature = renamed_options("sb3", old, RENAMES, temperature=temperature)["temperature"]
+    temperature = 0.0 if temperature is None else temperature
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
+        raise ValueError(f"temperature must be a number, got {temperature!r}")
+    if not 0 <= temperature < np.inf:
+        raise ValueError(f"temperature must be finite and >= 0, got {temperature!r}")
     if search_options and simulations is None and seconds is None:
         raise ValueError(f"{', '.join(sorted(search_options))}: search options need simulations= or seconds=")
+    return float(temperature)

@@ -350,7 +350,7 @@ def _train(config: SB3Config, run: Run, device: str, threads: int, progress: boo
         if path in pooled:  # written again after a resume from an earlier checkpoint
             return
         pooled.add(path)
-        snapshot = SB3Agent(path, deterministic=False, device=device)
+        snapshot = SB3Agent(path, temperature=1.0, device=device)
         set_torch_threads(threads)  # the player sets one thread for itself
         for pool in pools:
             pool.add(snapshot)

@@ -618,7 +618,7 @@ def test_with_the_uct_player():
     mcts_agents = pytest.importorskip(
         "goarena.agents.mcts_agents", reason="the search players are not built yet"
     )
-    engine = GTPEngine(mcts_agents.UCTAgent(playouts=300, seed=1), size=9)
+    engine = GTPEngine(mcts_agents.UCTAgent(simulations=300, seed=1), size=9)
     assert "lz-analyze" in engine.commands()
     assert re.fullmatch(r"= [A-HJ][1-9]\n\n", engine.handle("genmove b"))
     answer = engine.handle("lz-genmove_analyze w 1")

@@ -115,7 +115,7 @@ def test_puct_with_a_prior_and_pattern_rollouts_from_a_spec(policy_weights, roll
 
 
 def test_uct_with_pattern_playouts_from_a_spec(rollout_weights):
-    spec = f"uct:playouts=64,rollout_weights={str(rollout_weights)!r}"
+    spec = f"uct:simulations=64,rollout_weights={str(rollout_weights)!r}"
     check_spec(spec, GameContext(SIZE, Game(SIZE).rules))
     with pytest.raises(AgentSpecError, match="trained for 5x5, not 9x9"):
         check_spec(spec, GameContext(9, Game(9).rules))

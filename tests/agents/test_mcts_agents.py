@@ -59,7 +59,7 @@ def wins_against(spec: str, opponent: str, games: int) -> int:
 
 
 def test_spec_strings_build_the_players():
-    uct = make_agent("uct:playouts=2000,c=1.4,rave=true,rave_equivalence=500,seed=3")
+    uct = make_agent("uct:simulations=2000,c=1.4,rave=true,rave_equivalence=500,seed=3")
     assert isinstance(uct, UCTAgent)
     assert uct.simulations == 2000 and uct.seconds is None
     assert uct.searcher.c == 1.4 and uct.searcher.rave and uct.searcher.rave_equivalence == 500
@@ -73,7 +73,9 @@ def test_spec_strings_build_the_players():
         PUCTAgent(evaluator="network")
 
 
-@pytest.mark.parametrize("spec", ["uct:playouts=200,seed=0", "puct:simulations=100,evaluator=rollout,seed=0"])
+@pytest.mark.parametrize(
+    "spec", ["uct:simulations=200,seed=0", "puct:simulations=100,evaluator=rollout,seed=0"]
+)
 def test_players_implement_the_protocols(spec):
     player = make_agent(spec)
     for protocol in (Agent, PolicyAgent, MoveObserver, AnalysisAgent):
@@ -94,7 +96,7 @@ def test_players_implement_the_protocols(spec):
 
 def test_observed_moves_carry_the_tree_forward():
     game = Game(9)
-    player = UCTAgent(playouts=2000, seed=0)
+    player = UCTAgent(simulations=2000, seed=0)
     move = player.select_move(game)
     tree = player.searcher.tree
     assert tree is not None
@@ -106,7 +108,7 @@ def test_observed_moves_carry_the_tree_forward():
     assert player.searcher.tree is not None and player.searcher.tree.visits[0] == kept
 
 
-@pytest.mark.parametrize("spec", ["uct:playouts=200", "puct:simulations=200"])
+@pytest.mark.parametrize("spec", ["uct:simulations=200", "puct:simulations=200"])
 def test_a_move_taken_back_after_the_tree_moved_on_is_searched_again(spec):
     """As in a clean-up phase or a GTP undo: the player passed, saw the reply, and is asked
     again in the position before its pass; an answer for another position would be illegal."""
@@ -127,7 +129,7 @@ def test_a_move_taken_back_after_the_tree_moved_on_is_searched_again(spec):
 
 def test_analysis_streams_move_infos():
     game = Game(9)
-    player = UCTAgent(playouts=30000, seed=0)
+    player = UCTAgent(simulations=30000, seed=0)
     reports: list[list[MoveInfo]] = []
     move = player.analyze(game, stop=lambda: len(reports) >= 3, report=reports.append, interval=0.0)
     assert len(reports) >= 3 and game.legal_mask()[move]
@@ -147,9 +149,9 @@ def test_resigns_a_lost_game_only_when_asked():
     # . . . . .
     game = Game(5, Rules(komi=0.5))
     game.setup([], [1, 3, 5, 6, 7, 8, 9, 10, 12, 14, 15, 16, 17, 18, 19], BLACK)
-    resigning = make_agent("uct:playouts=500,resign_threshold=0.1,resign_moves=1,seed=0")
+    resigning = make_agent("uct:simulations=500,resign_threshold=0.1,resign_moves=1,seed=0")
     assert resigning.select_move(game) == RESIGN
-    assert make_agent("uct:playouts=500,resign_threshold=None,seed=0").select_move(game) != RESIGN
+    assert make_agent("uct:simulations=500,resign_threshold=None,seed=0").select_move(game) != RESIGN
 
 
 def hopeless(player: Agent, moves: int) -> list[int]:
@@ -169,7 +171,7 @@ def hopeless(player: Agent, moves: int) -> list[int]:
     return answers
 
 
-@pytest.mark.parametrize("spec", ["uct:playouts=300", "puct:simulations=300,evaluator=rollout"])
+@pytest.mark.parametrize("spec", ["uct:simulations=300", "puct:simulations=300,evaluator=rollout"])
 def test_resigns_once_the_game_stays_lost_for_resign_moves(spec):
     answers = hopeless(make_agent(f"{spec},resign_threshold=0.1,resign_moves=2"), 5)
     assert len(answers) == 2 and answers[-1] == RESIGN and RESIGN not in answers[:-1]
@@ -190,7 +192,9 @@ def test_a_context_seed_makes_a_reused_player_replay_its_game():
     assert first[0] == first[1] == again.select_move(game)
 
 
-@pytest.mark.parametrize("spec", ["uct:playouts=200,seed=0", "puct:simulations=100,evaluator=rollout,seed=0"])
+@pytest.mark.parametrize(
+    "spec", ["uct:simulations=200,seed=0", "puct:simulations=100,evaluator=rollout,seed=0"]
+)
 def test_act_gives_the_move_with_the_visit_distribution_and_root_value(spec):
     player = make_agent(spec)
     assert isinstance(player, Actor)
@@ -205,13 +209,13 @@ def test_act_gives_the_move_with_the_visit_distribution_and_root_value(spec):
 
 
 def test_uct_beats_random():
-    assert wins_against("uct:playouts=1000,seed={seed}", "random:seed={seed}", 10) >= 9
+    assert wins_against("uct:simulations=1000,seed={seed}", "random:seed={seed}", 10) >= 9
 
 
 @pytest.mark.slow
 def test_uct_beats_random_in_95_of_100_games():
-    wins = wins_against("uct:playouts=1000,seed={seed}", "random:seed={seed}", 100)
-    print(f"\nuct:playouts=1000 against random: {wins}/100")
+    wins = wins_against("uct:simulations=1000,seed={seed}", "random:seed={seed}", 100)
+    print(f"\nuct:simulations=1000 against random: {wins}/100")
     assert wins >= 95
 
 
@@ -219,16 +223,16 @@ def test_uct_beats_random_in_95_of_100_games():
 def test_more_playouts_win_more():
     table = {}
     for playouts in (1, 10, 100):
-        table[playouts] = wins_against(f"uct:playouts={playouts},seed={{seed}}", "random:seed={seed}", 40)
-    table[1000] = wins_against("uct:playouts=1000,seed={seed}", "uct:playouts=100,seed={seed}", 40)
-    print("\n" + "\n".join(f"uct:playouts={n}: won {w}/40" for n, w in table.items()))
+        table[playouts] = wins_against(f"uct:simulations={playouts},seed={{seed}}", "random:seed={seed}", 40)
+    table[1000] = wins_against("uct:simulations=1000,seed={seed}", "uct:simulations=100,seed={seed}", 40)
+    print("\n" + "\n".join(f"uct:simulations={n}: won {w}/40" for n, w in table.items()))
     assert table[1] <= table[10] <= table[100] and table[1000] >= 30
 
 
 @pytest.mark.slow
 def test_rave_beats_plain_uct():
-    wins = wins_against("uct:playouts=1000,rave=true,seed={seed}", "uct:playouts=1000,seed={seed}", 20)
-    print(f"\nuct:playouts=1000,rave=true against uct:playouts=1000: {wins}/20")
+    wins = wins_against("uct:simulations=1000,rave=true,seed={seed}", "uct:simulations=1000,seed={seed}", 20)
+    print(f"\nuct:simulations=1000,rave=true against uct:simulations=1000: {wins}/20")
     assert wins >= 14
 
 

@@ -125,10 +125,10 @@ def test_the_player_never_plays_an_illegal_move(tmp_path: Path) -> None:
     assert len(game.moves) > 10
 
 
-def test_greedy_plays_the_best_move_and_the_policy_weighs_legal_moves_only(tmp_path: Path) -> None:
+def test_temperature_0_plays_the_best_move_and_the_policy_weighs_legal_moves_only(tmp_path: Path) -> None:
     weights = save_policy(tmp_path / "rollout.npz", 5, {pt.CAPTURE + 1: 5.0})
     game = position(CAPTURE)
-    greedy = RolloutPolicyAgent(weights, temperature="greedy")
+    greedy = RolloutPolicyAgent(weights, temperature=0)
     assert coords.to_gtp(greedy.select_move(game), 5) == "C2"
     action = RolloutPolicyAgent(weights, temperature=2.0).act(game)
     assert action.policy is not None
@@ -144,10 +144,10 @@ def test_other_board_sizes_are_refused(tmp_path: Path) -> None:
         player.reset(GameContext(19, Rules()))
     with pytest.raises(AgentSpecError, match="cannot play"):
         check_spec(f"rollout-policy:weights='{weights}'", GameContext(19, Rules()))
-    check_spec(f"rollout-policy:weights='{weights}',temperature=greedy", GameContext(9, Rules()))
+    check_spec(f"rollout-policy:weights='{weights}',temperature=0", GameContext(9, Rules()))
 
 
-@pytest.mark.parametrize("temperature", [0, -1.0, "hot", float("nan")])
+@pytest.mark.parametrize("temperature", [-1.0, "hot", float("nan"), float("inf"), True])
 def test_bad_temperatures_are_refused(tmp_path: Path, temperature: object) -> None:
     weights = save_policy(tmp_path / "rollout.npz", 9)
     with pytest.raises(ValueError, match="temperature"):
@@ -159,6 +159,6 @@ def test_a_run_exports_weights_the_player_reads(tmp_path: Path) -> None:
     metrics = train_rollout(config, tmp_path / "run", dataset=GameRecords(), progress=False)
     assert metrics["held_out_positions"] == 30
     assert 0.0 <= metrics["held_out"]["top1"] <= 1.0
-    player = RolloutPolicyAgent(tmp_path / "run" / "rollout.npz", temperature="greedy")
+    player = RolloutPolicyAgent(tmp_path / "run" / "rollout.npz", temperature=0)
     assert player.size == 7
     assert player.policy_weights.weights.any()  # trained, not the zeros it started from

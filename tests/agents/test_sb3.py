@@ -144,14 +144,37 @@ def test_the_sb3_spec_plays_legal_moves_to_the_end_of_a_game(model_path):
     opponent = make_agent("random")
     for color in (BLACK, WHITE):
         assert play_out(player, opponent, color).is_over
-    sampler = make_agent(f"sb3:{model_path},deterministic=false,seed=3")
+    sampler = make_agent(f"sb3:{model_path},temperature=1,seed=3")
     first, again = (play_out(sampler, opponent, BLACK, seed=1).moves for _ in range(2))
     assert first == again  # the draws restart from the game's seed
+    with pytest.warns(DeprecationWarning, match="deterministic= is now temperature="):
+        old = make_agent(f"sb3:{model_path},deterministic=false,seed=3")
+    assert old.temperature == 1.0 and play_out(old, opponent, BLACK, seed=1).moves == first
     policy = player.policy(Game(SIZE))
     assert policy.shape == (SIZE * SIZE + 1,) and policy.sum() == pytest.approx(1.0)
     check_spec(f"sb3:{model_path}", GameContext(SIZE, Rules()))
     with pytest.raises(AgentSpecError, match="cannot play this game"):
         check_spec(f"sb3:{model_path}", GameContext(9, Rules()))
+
+
+@pytest.mark.parametrize("search", ["", ",simulations=16,batch=4"])
+def test_temperature_0_plays_the_best_move(model_path, search):
+    game = Game(SIZE)
+    game.play(12)
+    moves = set()
+    for seed in range(3):
+        player = make_agent(f"sb3:{model_path},temperature=0{search}", seed=seed)
+        player.reset(GameContext(SIZE, Rules(), seed=seed))
+        move = player.select_move(game)
+        policy = player.policy(game)  # the model's, or the search's visits
+        assert policy[move] == policy.max()
+        moves.add(move)
+    if not search:
+        assert len(moves) == 1
+    with pytest.warns(DeprecationWarning):
+        check_spec(f"sb3:{model_path},deterministic=true", GameContext(SIZE, Rules()))
+    with pytest.raises(AgentSpecError, match="temperature"):
+        check_spec(f"sb3:{model_path},temperature=-1")
 
 
 def test_check_spec_reads_the_model_file_it_is_given(tmp_path):

@@ -30,7 +30,7 @@ from goarena.benchmarks.league.standings import build_report, plot_ladder
 from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError
 
 GNUGO = find_engine("gnugo")
-FAST = {"random": "random", "uct-20": "uct:playouts=20"}
+FAST = {"random": "random", "uct-20": "uct:simulations=20"}
 
 
 def test_round_robin_pairs_everyone_and_alternates_colours():
@@ -71,12 +71,12 @@ def test_config_from_toml_and_the_command_line(tmp_path):
             games_per_pair = 3
             [players]
             random = "random"
-            uct-50 = "uct:playouts=50"
+            uct-50 = "uct:simulations=50"
             """
         )
     )
     config = load_config(path)
-    assert config.players == {"random": "random", "uct-50": "uct:playouts=50"}
+    assert config.players == {"random": "random", "uct-50": "uct:simulations=50"}
     assert config.size == 7 and config.game_rules().komi == 5.5 and config.games_per_pair == 3
     args = league_parser().parse_args(
         [str(path), "--games-per-pair", "5", "--size", "9", "--anchor", "uct-50=100"]
@@ -84,8 +84,8 @@ def test_config_from_toml_and_the_command_line(tmp_path):
     overridden = league_config(args)
     assert overridden.games_per_pair == 5 and overridden.size == 9
     assert overridden.rated_anchor() == ("uct-50", 100.0)
-    args = league_parser().parse_args(["--player", "random", "--player", "best=uct:playouts=9"])
-    assert league_config(args).players == {"random": "random", "best": "uct:playouts=9"}
+    args = league_parser().parse_args(["--player", "random", "--player", "best=uct:simulations=9"])
+    assert league_config(args).players == {"random": "random", "best": "uct:simulations=9"}
 
 
 @pytest.mark.parametrize(
@@ -174,7 +174,7 @@ def test_a_league_stores_every_game_once_with_its_sgf_and_resumes_with_nothing_t
         ({"komi": 5.5}, "komi"),
         ({"size": 7}, "size"),
         ({"games_per_pair": 1}, "games_per_pair"),
-        ({"players": {"random": "random", "uct-20": "uct:playouts=30"}}, "players"),
+        ({"players": {"random": "random", "uct-20": "uct:simulations=30"}}, "players"),
         ({"players": {"random": "random", "other": "random"}}, "players"),
         ({"seed": 1, "games_per_pair": 4}, "seed"),
     ],
@@ -309,7 +309,7 @@ def test_a_league_killed_mid_way_resumes_and_plays_every_game_exactly_once(tmp_p
         "--player",
         "random",
         "--player",
-        "uct-200=uct:playouts=200",
+        "uct-200=uct:simulations=200",
         "--games-per-pair",
         "16",
         "--workers",
@@ -465,7 +465,7 @@ def test_results_against_gnu_go_agree_with_its_own_final_score_after_the_clean_u
 
     config = LeagueConfig(
         players={
-            "uct": "uct:playouts=300,resign_threshold=None",  # played out, to be scored
+            "uct": "uct:simulations=300,resign_threshold=None",  # played out, to be scored
             "gnugo": "gtp:gnugo --mode gtp --level 1 --chinese-rules --positional-superko",
         },
         games_per_pair=4,
@@ -493,7 +493,7 @@ def test_a_league_settled_by_the_arbiters_dead_stones(tmp_path):
     rules = "--chinese-rules --positional-superko"
     config = LeagueConfig(
         players={
-            "uct": "uct:playouts=300,resign_threshold=None",  # played out, to be scored
+            "uct": "uct:simulations=300,resign_threshold=None",  # played out, to be scored
             "gnugo": f"gtp:gnugo --mode gtp --level 1 {rules}",
         },
         games_per_pair=2,
@@ -549,7 +549,7 @@ def test_command_line_json_and_the_table_of_a_finished_league(tmp_path, capsys):
     from goarena.benchmarks.cli import league as main
 
     league_dir = tmp_path / "league"
-    options = ["--player", "random", "--player", "uct-20=uct:playouts=20", "--games-per-pair", "2"]
+    options = ["--player", "random", "--player", "uct-20=uct:simulations=20", "--games-per-pair", "2"]
     main([*options, "--workers", "1", "--dir", str(league_dir), "--json"])
     report = json.loads(capsys.readouterr().out)
     assert [row["name"] for row in report["standings"]] == ["uct-20", "random"]
@@ -625,7 +625,7 @@ def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_pat
     assert not (tmp_path / "league").exists()
 
 
-@pytest.mark.parametrize("spec", ["puct:evaluator=net", "minimax:depth=None", "uct:playouts=-5"])
+@pytest.mark.parametrize("spec", ["puct:evaluator=net", "minimax:depth=None", "uct:simulations=-5"])
 def test_a_bad_option_value_reads_the_same_in_the_league_and_the_gtp_engine(tmp_path, spec):
     from goarena.benchmarks import cli
     from goarena.benchmarks.cli import league as main

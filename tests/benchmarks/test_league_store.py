@@ -13,7 +13,7 @@ import pytest
 
 from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
 
-CONFIG = {"players": {"zeta": "random", "alpha": "uct:playouts=20"}, "games_per_pair": 2}
+CONFIG = {"players": {"zeta": "random", "alpha": "uct:simulations=20"}, "games_per_pair": 2}
 
 
 def finished(game_id: int, moves: str = "1 2 3") -> StoredGame:

@@ -9,7 +9,7 @@ from goarena.benchmarks.league.schedule import schedule
 from goarena.benchmarks.league.standings import LiveProgress, build_report, print_report
 from goarena.benchmarks.league.store import LeagueStore, StoredGame
 
-UCT = {"uct-30": "uct:playouts=30", "uct-300": "uct:playouts=300", "uct-3000": "uct:playouts=3000"}
+UCT = {"uct-30": "uct:simulations=30", "uct-300": "uct:simulations=300", "uct-3000": "uct:simulations=3000"}
 
 
 def stored_league(directory, config, winners):
@@ -90,7 +90,7 @@ DEFAULT_LEAGUE = {
 
 
 @pytest.mark.parametrize("width", [80, 120])
-@pytest.mark.parametrize("extra", [{}, {"uct-3000-rave-with-a-long-name": "uct:playouts=3000,rave=true"}])
+@pytest.mark.parametrize("extra", [{}, {"uct-3000-rave-with-a-long-name": "uct:simulations=3000,rave=true"}])
 def test_the_report_fits_the_terminal_with_every_name_whole_and_no_cell_wrapped(tmp_path, width, extra):
     report = league_report(tmp_path, {**DEFAULT_LEAGUE, **extra})
     console = Console(width=width, record=True, color_system=None)

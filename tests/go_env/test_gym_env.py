@@ -353,7 +353,7 @@ def test_the_opponents_lifecycle_is_honoured():
 
 
 def test_a_spec_string_opponent_is_a_goarena_player_driven_through_its_lifecycle():
-    game_env = gymnasium.make(ENV_ID, board_size=5, opponent="uct:playouts=30", learner="white")
+    game_env = gymnasium.make(ENV_ID, board_size=5, opponent="uct:simulations=30", learner="white")
     observation, info = game_env.reset(seed=0)
     opponent = game_env.unwrapped.opponent
     assert opponent.player.name == "uct" and len(game_env.unwrapped.game.moves) == 1
