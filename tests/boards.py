@@ -72,6 +72,48 @@ SELF_ATARI = """
 . . . . .
 """
 
+# Settling at the end of a game, White to play after Black passed (komi 7.5 for the first,
+# 0.5 for the others); every other empty point is a one-point eye. White's B8 stands in
+# Black's walled corner, dead: counted as it stands White wins by 8.5, without it Black by 1.5.
+DEAD_IN_AREA = """
+. . . X X O . O .
+. O . X X O O O O
+. . . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+"""
+# White's C9-C8-C7-D7 and Black's E9-E8-E7 share D9 and D8, their only liberties: a seki
+# (whoever fills one is captured). White wins by 3.5; were White's four dead, Black by 6.5.
+SEKI = """
+. X O . X O . O .
+X X O . X O O O O
+. X O O X O . O .
+X X X X O O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+"""
+# White's group in Black's corner has two eyes, A9 and C9: alive. White wins by 7.5; were it
+# dead, Black by 8.5.
+LIVE_IN_AREA = """
+. O . O X O . O .
+O O O O X O O O O
+X X X X X O . O .
+. X . X X O O O O
+X X X X X O . O .
+. X . X X O O O O
+X X X X X O . O .
+. X . X X O O O O
+X X X X X O . O .
+"""
+
+
 
 def load_board(diagram: str) -> tuple[int, list[int], list[int]]:
     """(size, black points, white points) of a diagram."""

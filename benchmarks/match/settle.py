@@ -19,11 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-import numpy as np
-
 from go_env import coords
-from go_env.game import BLACK, WHITE, Game
+from go_env.game import Game
 from go_env.rules import Rules
+from goarena.search.ownership import settled_score
 
 SETTLE_MODES = ("count", "cleanup", "status")
 
@@ -79,10 +78,4 @@ def settle_by_dead_stones(
 
 def score_without(game: Game, dead: Iterable[int]) -> float:
     """The area score of ``game``'s board with the ``dead`` stones taken off."""
-    board = game.board.ravel()
-    removed = set(dead)
-    black = [int(p) for p in np.flatnonzero(board == BLACK) if p not in removed]
-    white = [int(p) for p in np.flatnonzero(board == WHITE) if p not in removed]
-    counted = Game(game.size, game.rules)
-    counted.setup(black, white, game.to_play)
-    return counted.score()
+    return settled_score(game, dead)
