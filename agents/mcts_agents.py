@@ -9,6 +9,7 @@ Their options are plain keywords, so spec strings reach them all::
     uct:seconds=1.5,reuse=false
     uct:simulations=1000,rollout_weights=rollout.npz          # the rollout policy's playouts
     uct:simulations=3000,resign_threshold=None                # plays every game out
+    uct:pass_check=false                                      # passes by the raw count
     puct:simulations=800,evaluator=rollout,batch=16
     puct:prior=policy.pt,evaluator=pattern,rollout_weights=rollout.npz   # networks' priors
     puct:noise=0.25,temperature=1.0,temperature_moves=30,seed=7     # self-play
@@ -17,6 +18,13 @@ A player searches each position once: ``policy`` and then ``select_move`` on the
 position share one search. It resigns once its best move's win rate has stayed below
 ``resign_threshold`` (5%) for ``resign_moves`` (3) of its moves in a row; callers that need
 games played out (self-play targets, scoring studies) pass ``resign_threshold=None``.
+
+Where a game ended by two passes has its dead stones taken off before the count (the
+context's ``dead_stones_removed``: a league with an engine, GTP under Chinese or Japanese
+rules), a search that values two passes by the raw count would pass while its own dead stones
+stand in the other side's area; before passing, the player judges the settled score from
+ownership playouts (``search.ownership``) and plays on while its count rests on dead stones.
+Under Tromp-Taylor rules it passes as its search says.
 """
 
 from __future__ import annotations
@@ -52,6 +60,7 @@ from goarena.search import (
     TreeSearch,
     UniformEvaluator,
 )
+from goarena.search.ownership import PassCheck
 from goarena.search.rollout import PatternRolloutEvaluator
 from goarena.search.warmup import warmup_game
 
@@ -110,6 +119,12 @@ def _rollout_policy(path: str | None, networks: list[Network]) -> PatternPolicy 
     return networks[-1].model
 
 
+def _check_pass_check(pass_check: object) -> bool:
+    if not isinstance(pass_check, bool):
+        raise ValueError(f"pass_check is true or false, got {pass_check!r}")
+    return pass_check
+
+
 def move_info(candidate: Candidate) -> MoveInfo:
     """A search candidate as analysis reports it: win rate in [0, 1] for the side to move,
     and the lower bound of its 95% Wilson score interval as ``lcb``."""
@@ -136,6 +151,9 @@ class _SearchAgent:
 
     name: str
     device: str | None = None  # a network player's own device; None: the game context's
+    pass_check = True  # judge a pass by the settled score where dead stones are taken off
+    _dead_stones_removed = False  # the game's, from its context
+    _passes: PassCheck | None = None
     _modules: tuple = ()  # its torch networks, moved to its device at each reset
 
     def __init__(
@@ -203,6 +221,9 @@ class _SearchAgent:
             self.searcher.reset()
         else:
             self.searcher = self._make_searcher(seed)
+        self._dead_stones_removed = game_context(context).dead_stones_removed
+        if seed is not None or self._passes is None:
+            self._passes = PassCheck(seed=seed)
         self._searched = None
         self._losing = 0
 
@@ -214,7 +235,10 @@ class _SearchAgent:
             self._losing = self._losing + 1 if losing else 0
             if self._losing >= self.resign_moves:
                 return RESIGN
-        return self.searcher.choose_move(self._temperature(game))
+        move = self.searcher.choose_move(self._temperature(game))
+        if move == game.pass_move and self.pass_check and self._dead_stones_removed and self._passes:
+            move = self._passes.move(game, self.searcher)  # not while its own dead stones count
+        return move
 
     def act(self, game: Game) -> Action:
         """The move, the root's visit distribution, and the root's value for the side to
@@ -269,6 +293,10 @@ class UCTAgent(_SearchAgent):
         reuse: keep the search tree of the moves played between searches.
         resign_threshold: resign when the best move's win rate stays below it (None: never).
         resign_moves: ... for this many of the player's moves in a row.
+        pass_check: where the game's dead stones are taken off before the count
+            (``GameContext.dead_stones_removed``), pass only if the count without the
+            stones that ownership playouts judge dead does not make the result worse
+            (``search.ownership.PassCheck``); else play the search's best other move.
         seed: seed of the search's random generator.
     """
 
@@ -283,6 +311,7 @@ class UCTAgent(_SearchAgent):
         reuse: bool = True,
         resign_threshold: float | None = 0.05,
         resign_moves: int = 3,
+        pass_check: bool = True,
         seed: int | None = None,
         **renamed: int,
     ):
@@ -303,6 +332,7 @@ class UCTAgent(_SearchAgent):
             )
 
         super().__init__(make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks)
+        self.pass_check = _check_pass_check(pass_check)
         self.name = "uct"
 
     @staticmethod
@@ -317,6 +347,7 @@ class UCTAgent(_SearchAgent):
             search = UCT(rollout_policy=rollout_policy, seed=0)
             game.play(search.search(game, simulations=8))
             search.search(game, simulations=8)  # the tree follows the move: rerooting
+        PassCheck(playouts=1, seed=0).settle(game)  # the ownership playouts of a pass check
 
 
 class PUCTAgent(_SearchAgent):
@@ -362,6 +393,10 @@ class PUCTAgent(_SearchAgent):
         reuse: keep the search tree of the moves played between searches.
         resign_threshold: resign when the best move's win rate stays below it (None: never).
         resign_moves: ... for this many of the player's moves in a row.
+        pass_check: where the game's dead stones are taken off before the count
+            (``GameContext.dead_stones_removed``), pass only if the count without the
+            stones that ownership playouts judge dead does not make the result worse
+            (``search.ownership.PassCheck``); else play the search's best other move.
         seed: seed of the noise, the move choice and the rollouts.
     """
 
@@ -391,6 +426,7 @@ class PUCTAgent(_SearchAgent):
         reuse: bool = True,
         resign_threshold: float | None = 0.05,
         resign_moves: int = 3,
+        pass_check: bool = True,
         seed: int | None = None,
     ):
         if simulations is None and seconds is None:
@@ -436,6 +472,7 @@ class PUCTAgent(_SearchAgent):
             )
 
         super().__init__(make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks)
+        self.pass_check = _check_pass_check(pass_check)
         self.temperature = temperature
         self.temperature_moves = temperature_moves
         self.name = "puct"
@@ -455,6 +492,7 @@ class PUCTAgent(_SearchAgent):
         search = PUCT(RolloutEvaluator(seed=0), batch=2, seed=0)
         game.play(search.search(game, simulations=8))
         search.search(game, simulations=8)
+        PassCheck(playouts=1, seed=0).settle(game)  # the ownership playouts of a pass check
         leaves = K.GoState(*(field[None] for field in game.state))
         for colour in (False, True):  # the policy network's planes, the value network's
             batch_alphago_planes(leaves, game.geometry, new_alphago_planes(size, colour, batch=1))
