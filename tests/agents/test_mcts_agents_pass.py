@@ -20,7 +20,7 @@ from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, position
 KOMI_7 = Rules(komi=7.5)
 HALF = Rules(komi=0.5)
 PLAYERS = {
-    "uct": lambda **options: UCTAgent(playouts=300, seed=0, **options),
+    "uct": lambda **options: UCTAgent(simulations=300, seed=0, **options),
     "puct": lambda **options: PUCTAgent(simulations=300, evaluator="rollout", seed=0, **options),
 }
 
@@ -87,7 +87,9 @@ class Listener:
         return []
 
 
-@pytest.mark.parametrize(("settle", "removed"), [(None, False), ("count", False), ("cleanup", True), ("status", True)])
+@pytest.mark.parametrize(
+    ("settle", "removed"), [(None, False), ("count", False), ("cleanup", True), ("status", True)]
+)
 def test_the_referee_tells_players_whether_dead_stones_are_taken_off(settle: str | None, removed: bool):
     black, white = Listener(), Listener()
     play_game(black, white, 5, HALF, settle=settle, record_sgf=False)

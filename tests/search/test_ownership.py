@@ -19,9 +19,10 @@ from goarena.search.ownership import (
 from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, position
 
 KOMI_7 = Rules(komi=7.5)
+HALF = Rules(komi=0.5)
 
 
-def after_black_passed(diagram: str, rules: Rules = Rules(komi=0.5)) -> Game:
+def after_black_passed(diagram: str, rules: Rules = HALF) -> Game:
     """The diagram with White to play, Black having just passed."""
     game = position(diagram, rules, to_play=BLACK)
     game.play(game.pass_move)
