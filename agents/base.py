@@ -35,7 +35,7 @@ Spec strings name a player and its options, as leagues and the command line take
 spec                                        player
 ==========================================  ==============================================
 ``random``                                  a built-in by name
-``uct:playouts=2000,c=1.4``                 a built-in with options (``key=value``, commas)
+``uct:simulations=2000,c=1.4``              a built-in with options (``key=value``, commas)
 ``gtp:gnugo --mode gtp --level 10``         an external GTP engine: the rest is its command
 ``sb3:runs/ppo/model.zip,simulations=200``  a Stable-Baselines3 model: its path, then options
 ``mypackage.players:make_player``           ``module:factory``, called with the options
@@ -333,7 +333,7 @@ BUILTIN_AGENTS: dict[str, str] = {
 
 
 def parse_options(text: str) -> dict[str, Any]:
-    """``"playouts=2000,c=1.4,rave=true"`` -> ``{"playouts": 2000, "c": 1.4, "rave": True}``.
+    """``"simulations=2000,c=1.4,rave=true"`` -> ``{"simulations": 2000, "c": 1.4, "rave": True}``.
 
     Values are Python literals where they parse as one (numbers, ``True``/``true``,
     ``None``, quoted strings) and plain strings otherwise.

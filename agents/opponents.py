@@ -1,6 +1,6 @@
 """goarena's players as opponents in the Gymnasium env, and a pool of them for self-play.
 
-``gymnasium.make("goarena/Go-v0", opponent="uct:playouts=200")`` reaches ``as_opponent``
+``gymnasium.make("goarena/Go-v0", opponent="uct:simulations=200")`` reaches ``as_opponent``
 through the ``go_env.opponents`` entry point: a spec string or a player object becomes a
 ``PlayerOpponent``, which drives the player as a league would (``reset`` with a
 ``GameContext`` at every episode, ``observe_move`` after every move, ``close``).

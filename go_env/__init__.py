@@ -11,7 +11,7 @@ from go_env.aec import env, raw_env
 from go_env.batch import GameBatch
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.gym_env import GoEnv, OpponentError, register_envs
-from go_env.rules import RULES_PRESETS, Rules
+from go_env.rules import RULES_PRESETS, Rules, default_komi
 from go_env.vector import GoVectorEnv
 
 register_envs()
@@ -28,6 +28,7 @@ __all__ = [
     "OpponentError",
     "RULES_PRESETS",
     "Rules",
+    "default_komi",
     "env",
     "raw_env",
 ]

@@ -29,13 +29,15 @@ env(board_size=19, rules=None, komi=None, handicap=0, render_mode=None)
 `board_size`: the board is `board_size` x `board_size`, 2 to 25.
 
 The defaults, 19x19 and komi 7.5, are those of PettingZoo's own Go (`go_v5`), so that code
-written for it runs unchanged. goarena's Gymnasium env (`goarena/Go-v0`) defaults to 9x9,
-where learning runs on a CPU, with the same komi; its leagues play 9x9 with komi 7, the komi
-of the 9x9 computer-Go server CGOS and of the shipped networks' training and measurements
-(a draw there counts half a win).
+written for it runs unchanged. The komi comes from one table for every env and command,
+`go_env.rules.default_komi(size)`: 7 on 9x9 (the komi of the 9x9 computer-Go server CGOS and
+of the shipped networks' training and measurements; a draw there counts half a win), 7.5 on
+every other size. goarena's Gymnasium env (`goarena/Go-v0`) defaults to 9x9, where learning
+runs on a CPU, and its leagues play 9x9: both with komi 7.
 
 `rules`: a `go_env.Rules` (komi, ko rule, suicide, scoring, move cap); the default is
-`Rules()`: area scoring, positional superko, no suicide, komi 7.5, a cap of `2 * N * N` moves.
+`Rules(komi=default_komi(board_size))`: area scoring, positional superko, no suicide, a cap of
+`2 * N * N` moves.
 
 `komi`: if given, replaces the komi of `rules`.
 
@@ -136,7 +138,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from go_env.features import NUM_HISTORY_PLANES
 from go_env.game import BLACK, WHITE, Game, IllegalMoveError, as_move
 from go_env.render import Renderer
-from go_env.rules import Rules
+from go_env.rules import Rules, default_komi
 
 AGENTS = ("black_0", "white_0")
 AGENT_COLORS = {"black_0": BLACK, "white_0": WHITE}
@@ -194,7 +196,7 @@ class raw_env(AECEnv, EzPickle):
 
     Args:
         board_size: N, the board is N x N (2 to 25).
-        rules: the ruleset (default ``Rules()``).
+        rules: the ruleset (default ``Rules(komi=default_komi(board_size))``).
         komi: replaces ``rules.komi`` if given.
         handicap: fixed handicap stones for Black; White moves first when there are any.
         render_mode: ``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``.
@@ -217,7 +219,7 @@ class raw_env(AECEnv, EzPickle):
     ):
         EzPickle.__init__(self, board_size, rules, komi, handicap, render_mode)
         super().__init__()
-        rules = rules if rules is not None else Rules()
+        rules = rules if rules is not None else Rules(komi=default_komi(board_size))
         self.rules = dataclasses.replace(rules, komi=komi) if komi is not None else rules
         self.board_size = board_size
         self.handicap = handicap

@@ -6,14 +6,14 @@ The opponent moves inside ``reset`` and ``step``, so every observation is the le
     import go_env  # registers goarena/Go-v0
     from sb3_contrib import MaskablePPO
 
-    env = gymnasium.make("goarena/Go-v0", board_size=5, opponent="uct:playouts=50",
+    env = gymnasium.make("goarena/Go-v0", board_size=5, opponent="uct:simulations=50",
                          learner="alternate", channels_first=True, observation_dtype="float32")
     MaskablePPO("MlpPolicy", env).learn(10_000)  # masks from env.action_masks()
 
 The opponent is one of
 
 - ``None``: a uniformly random legal move (pass included), drawn from the env's ``np_random``;
-- a spec string (``"random"``, ``"uct:playouts=200"``, ``"sb3:runs/ppo/model.zip"``,
+- a spec string (``"random"``, ``"uct:simulations=200"``, ``"sb3:runs/ppo/model.zip"``,
   ``"mybot:make_player"``) or a player object (``select_move(game)``, ``reset(context)``):
   goarena's players, built and driven through its agents package. The player is reset at
   every episode with the game, its colour and a seed drawn from ``np_random``, and is told of
@@ -51,7 +51,7 @@ from go_env.game import (
     result_string,
 )
 from go_env.render import Renderer
-from go_env.rules import Rules
+from go_env.rules import Rules, default_komi
 
 ENV_ID = "goarena/Go-v0"
 # Entry points that turn a spec string or a player object into an ``Opponent``.
@@ -107,11 +107,12 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
     raises ``ResetNeeded`` until the next ``reset``.
 
     Defaults: 9x9, where learning runs on a CPU (PettingZoo's Go, ``go_env.env``, keeps
-    PettingZoo's 19x19), and ``Rules()``: area scoring, komi 7.5, positional superko.
+    PettingZoo's 19x19), and ``Rules(komi=default_komi(board_size))``: area scoring,
+    positional superko, komi 7 on 9x9 as the leagues play it (7.5 on other sizes).
 
     Args:
         board_size: N, the board is N x N (2 to 25).
-        rules: the ruleset (default ``Rules()``).
+        rules: the ruleset (default ``Rules(komi=default_komi(board_size))``).
         komi: replaces ``rules.komi`` if given.
         handicap: fixed handicap stones for Black; White moves first when there are any.
         learner: the learner's colour: ``"black"``, ``"white"``, ``"random"`` (drawn at every
@@ -146,7 +147,7 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
             raise ValueError(f"learner must be one of {', '.join(LEARNER_COLORS)}, got {learner!r}")
         if observation_dtype not in OBSERVATION_DTYPES:
             raise ValueError(f"observation_dtype must be 'int8' or 'float32', got {observation_dtype!r}")
-        rules = rules if rules is not None else Rules()
+        rules = rules if rules is not None else Rules(komi=default_komi(board_size))
         self.rules = dataclasses.replace(rules, komi=komi) if komi is not None else rules
         self.board_size = board_size
         self.handicap = handicap

@@ -20,6 +20,18 @@ MAX_MOVES = 100_000
 # The largest komi either way: past the 625 points of the largest board it decides every game.
 MAX_KOMI = 1000
 
+# The komi a game gets when nobody names one, by board size: the one place every default
+# (the envs, leagues, benchmarks, data commands) reads. 9x9 plays 7, as 9x9 CGOS does and as
+# the shipped networks were trained and measured; every other size 7.5, PettingZoo's own Go
+# (go_v5) on 19x19, and a half point that leaves no draws.
+KOMI_BY_SIZE: dict[int, float] = {9: 7.0}
+DEFAULT_KOMI = 7.5  # the other sizes', and that of a Rules made without a board size
+
+
+def default_komi(size: int) -> float:
+    """The komi of a ``size`` x ``size`` game when none is given (see ``KOMI_BY_SIZE``)."""
+    return KOMI_BY_SIZE.get(size, DEFAULT_KOMI)
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -27,7 +39,8 @@ class Rules:
 
     Attributes:
         komi: points given to White, a multiple of 0.5 from ``-MAX_KOMI`` to ``MAX_KOMI``.
-            An integer komi allows a draw (jigo), scored 0.
+            An integer komi allows a draw (jigo), scored 0. ``Rules()`` has 7.5; the envs
+            and commands, which know the board size, take ``default_komi(size)``.
         ko: ``"positional"`` superko (no move may repeat an earlier board), ``"situational"``
             superko (nor an earlier board with the same side to move), or ``"simple"`` ko
             (only the immediate recapture of a single stone is forbidden).
@@ -45,7 +58,7 @@ class Rules:
             callers reading rules from files catch one exception).
     """
 
-    komi: float = 7.5
+    komi: float = DEFAULT_KOMI
     ko: KoRule = "positional"
     suicide: bool = False
     scoring: Scoring = "area"

@@ -43,7 +43,7 @@ from go_env.features import (
 )
 from go_env.game import result_string
 from go_env.gym_env import LEARNER_COLORS, OBSERVATION_DTYPES, OpponentError
-from go_env.rules import Rules
+from go_env.rules import Rules, default_komi
 
 # Picks the opponent's moves for a batch: (observations int8[K, N, N, 17], masks int8[K, N*N+1])
 # -> int64[K] legal moves (see ``GoVectorEnv``).
@@ -109,8 +109,8 @@ class GoVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]
     Args:
         num_envs: number of sub-envs (games), at least 1.
         board_size: N, the board is N x N (2 to 25).
-        rules: the ruleset (default ``Rules()``: area scoring, komi 7.5, positional superko,
-            a cap of 2 * N * N moves).
+        rules: the ruleset (default ``Rules(komi=default_komi(board_size))``: area scoring,
+            komi 7 on 9x9 and 7.5 on other sizes, positional superko, a cap of 2 * N * N moves).
         komi: replaces ``rules.komi`` if given.
         learner: the learner's colour in every sub-env: ``"black"``, ``"white"``,
             ``"alternate"`` (sub-env ``i`` starts Black if ``i`` is even, White if odd, and
@@ -159,7 +159,7 @@ class GoVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]
             raise ValueError(f"threads must be >= 1, got {threads}")
         if opponent is not None and not callable(opponent):
             raise TypeError(f"opponent must be None or callable(observations, masks), got {opponent!r}")
-        rules = rules if rules is not None else Rules()
+        rules = rules if rules is not None else Rules(komi=default_komi(board_size))
         self.rules = dataclasses.replace(rules, komi=komi) if komi is not None else rules
         self.batch = GameBatch(board_size, num_envs, self.rules)
         self.num_envs = num_envs

@@ -1,2 +1,55 @@
 """Benchmarks that print numbers: environment, search, network and league speed, strength against
-GNU Go, value estimates."""
+GNU Go, value estimates.
+
+Each module is one ``goarena bench`` command: ``add_arguments(parser)`` gives its options and
+``command(args)`` runs it (``benchmarks.cli`` registers them). Their ``--seconds`` means one
+thing, the time of one measurement; a player's search time per move is ``--search-seconds``
+(or its spec's ``seconds=``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_seconds(parser: argparse.ArgumentParser, default: float, what: str = "time per measurement") -> None:
+    """``--seconds``: the time of one measurement."""
+    parser.add_argument("--seconds", type=float, default=default, help=f"{what} (default {default:g})")
+
+
+def add_search_seconds(parser: argparse.ArgumentParser, default: float, what: str) -> None:
+    """``--search-seconds``: a player's search time per move; ``--seconds``, its old spelling
+    here, still works for one release, with a deprecation message."""
+    parser.add_argument("--search-seconds", type=float, default=default, help=f"{what} (default {default:g})")
+    parser.add_argument(
+        "--seconds",
+        dest="search_seconds",
+        type=float,
+        action=_Renamed,
+        new="--search-seconds",
+        help=argparse.SUPPRESS,
+    )
+
+
+class _Renamed(argparse.Action):
+    """An option's old spelling: sets the new one's value and says so on stderr."""
+
+    def __init__(self, *args: Any, new: str, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.new = new
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(
+            f"{parser.prog}: {option_string} is deprecated here, use {self.new} "
+            f"({option_string} goes in a later release; elsewhere it is the time of one measurement)",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, values)

@@ -13,15 +13,18 @@ leagues). The SL policy is the anchor, rated 0. Each league is stored, resumable
 as every league is (``goarena league --help``): its folder holds the database, the SGF, and
 ``ladder.png``, the ratings with their 95% intervals::
 
-    goarena bench ablation --simulations 200 --seconds 0.5 --games-per-pair 10
+    goarena bench ablation --simulations 200 --search-seconds 0.5 --games-per-pair 10
 
 The shipped 9x9 networks are the players' (``--value`` names another value network).
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
 from pathlib import Path
 
+from goarena.benchmarks.bench import add_search_seconds
 from goarena.benchmarks.league.config import LeagueConfig
 from goarena.benchmarks.league.play import run_league
 from goarena.benchmarks.league.standings import Report, build_report, plot_ladder, print_report
@@ -42,7 +45,7 @@ def arms(value: Path, budget: str) -> dict[str, str]:
     }
 
 
-def ablation_league(value: Path, budget: str, games_per_pair: int, komi: float) -> LeagueConfig:
+def ablation_league(value: Path, budget: str, games_per_pair: int, komi: float | None) -> LeagueConfig:
     """One league of the ablation on 9x9 (the shipped networks' size)."""
     name = "equal-" + budget.split("=")[0]
     return LeagueConfig(
@@ -61,7 +64,7 @@ def budgets(simulations: int, seconds: float) -> list[str]:
     chosen = [f"simulations={simulations}"] if simulations > 0 else []
     chosen += [f"seconds={seconds:g}"] if seconds > 0 else []
     if not chosen:
-        raise ValueError("nothing to play: both --simulations and --seconds are 0")
+        raise ValueError("nothing to play: both --simulations and --search-seconds are 0")
     return chosen
 
 
@@ -96,7 +99,13 @@ def verdict(report: Report) -> str:
 
 
 def show(
-    value: Path, simulations: int, seconds: float, games_per_pair: int, komi: float, out: Path, workers: int
+    value: Path,
+    simulations: int,
+    seconds: float,
+    games_per_pair: int,
+    komi: float | None,
+    out: Path,
+    workers: int,
 ) -> None:
     """``goarena bench ablation``: play (or resume) both leagues and print their ladders."""
     verdicts = []
@@ -108,3 +117,41 @@ def show(
         print(f"Games (SGF) and results in {directory}; ladder plot {directory / 'ladder.png'}\n")
         verdicts.append(f"{config.name}: {verdict(report)}")
     print("\n".join(verdicts))
+
+
+# -- the command: ``goarena bench ablation`` ----------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench ablation``."""
+    parser.add_argument("--value", type=Path, default=None, help="value.pt (default: the shipped 9x9)")
+    parser.add_argument(
+        "--simulations", type=int, default=200, help="per move in the equal-simulations league (0: skip)"
+    )
+    add_search_seconds(parser, 0.5, "each player's search time per move in the equal-time league (0: skip)")
+    parser.add_argument("--games-per-pair", type=int, default=10, help="games per pairing (default 10)")
+    parser.add_argument("--komi", type=float, default=None, help="komi (default: 9x9's, 7)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("runs/ablation"), help="folder of the leagues (resumable)"
+    )
+    parser.add_argument("--workers", type=int, default=1, help="games at once (default 1: a core a move)")
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench ablation``: play (or resume) both leagues and print their ladders."""
+    from goarena.agents.weights import VALUE_9X9
+    from goarena.benchmarks.league.runner import LeagueRunError
+    from goarena.benchmarks.league.store import LeagueStoreError
+
+    try:
+        show(
+            args.value or VALUE_9X9,
+            args.simulations,
+            args.search_seconds,
+            args.games_per_pair,
+            args.komi,
+            args.out,
+            args.workers,
+        )
+    except (ValueError, LeagueStoreError, LeagueRunError) as error:
+        sys.exit(f"goarena bench ablation: {error}")

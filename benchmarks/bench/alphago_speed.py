@@ -22,6 +22,7 @@ only on batches far larger than a search's, so the two should be within noise of
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -34,6 +35,7 @@ from go_env import Game, Rules
 from goarena.agents.alphago_agent import AlphaGoAgent
 from goarena.agents.base import make_agent
 from goarena.agents.inference import set_inference_threads
+from goarena.benchmarks.bench import add_search_seconds
 
 CONFIGURATIONS: dict[str, dict[str, object]] = {
     "default (expansion_threshold=0, float32)": {},
@@ -141,3 +143,23 @@ def show_threads(seconds: float, positions: int, spacing: int, rounds: int = 2) 
     print(f"  {f'NUMBA_NUM_THREADS unset ({threads[None]} threads)':44s} {default:8,.0f} simulations/s")
     print(f"  {'NUMBA_NUM_THREADS=1':44s} {one:8,.0f} simulations/s")
     print(f"  {'unset / one thread':44s} {_ratio(default, one)}")
+
+
+# -- the command: ``goarena bench alphago`` ----------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench alphago``."""
+    add_search_seconds(parser, 1.0, "search time per position")
+    parser.add_argument("--positions", type=int, default=6, help="positions searched (default 6)")
+    parser.add_argument("--spacing", type=int, default=10, help="moves between positions (default 10)")
+    parser.add_argument(
+        "--compare-threads",
+        action="store_true",
+        help="also the default configuration with numba's default threads and with NUMBA_NUM_THREADS=1",
+    )
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench alphago``: measure and print."""
+    show(args.search_seconds, args.positions, args.spacing, args.compare_threads)

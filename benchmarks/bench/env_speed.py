@@ -17,6 +17,7 @@ The peers are optional (``pip install goarena[bench]``); a missing one is report
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
@@ -32,6 +33,7 @@ from go_env import Game, Rules
 from go_env import core as K
 from go_env.aec import env as aec_env
 from go_env.batch import GameBatch
+from goarena.benchmarks.bench import add_seconds
 
 
 @dataclass
@@ -261,3 +263,18 @@ def show(sizes: list[int], seconds: float, as_json: bool) -> None:
         print(json.dumps([asdict(m) for m in results], indent=2))
     else:
         print(report(results))
+
+
+# -- the command: ``goarena bench env`` ----------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench env``."""
+    parser.add_argument("--sizes", type=int, nargs="+", default=[9, 19], help="board sizes (default 9 19)")
+    add_seconds(parser, 3.0)
+    parser.add_argument("--json", action="store_true", help="print the measurements as JSON")
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench env``: measure and print."""
+    show(args.sizes, args.seconds, args.json)

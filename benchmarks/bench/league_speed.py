@@ -9,6 +9,7 @@ Times include starting the workers (and Ray), as a user running the league would
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import tempfile
 import time
@@ -18,7 +19,7 @@ from goarena.benchmarks.league.config import LeagueConfig
 from goarena.benchmarks.league.play import run_league
 from goarena.benchmarks.league.schedule import schedule
 
-FAST_PLAYERS = {"random": "random", "uct-20": "uct:playouts=20", "uct-100": "uct:playouts=100"}
+FAST_PLAYERS = {"random": "random", "uct-20": "uct:simulations=20", "uct-100": "uct:simulations=100"}
 
 
 def games_per_minute(config: LeagueConfig, workers: int, use_ray: bool) -> float:
@@ -49,3 +50,18 @@ def show(games_per_pair: int, worker_counts: list[int], with_ray: bool) -> None:
             workers = max(worker_counts)
             rate = games_per_minute(config, workers, use_ray=True)
             print(f"  Ray (local), {workers} CPUs:   {rate:7.1f} games/min ({rate / baseline:.2f}x)")
+
+
+# -- the command: ``goarena bench league`` ----------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench league``."""
+    parser.add_argument("--games-per-pair", type=int, default=40, help="games per pairing (default 40)")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (default 1 2)")
+    parser.add_argument("--no-ray", action="store_true", help="leave out the Ray run")
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench league``: measure and print."""
+    show(args.games_per_pair, args.workers, not args.no_ray)

@@ -11,6 +11,7 @@ Positions are mid-game positions of random games on the board of the networks' s
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ from go_env.features.speed import random_batch
 from goarena.agents.inference import load_policy_net
 from goarena.agents.nets.predict import policy_logits, set_torch_threads
 from goarena.agents.weights import ROLLOUT_9X9, SL_POLICY_9X9
+from goarena.benchmarks.bench import add_seconds
 from goarena.search.rollout import playout_speed
 
 BATCHES = (1, 64)
@@ -90,3 +92,20 @@ def show(
         f"  a pattern move costs {uniform / pattern:.1f} random moves; one batch-1 network call "
         f"with its planes, {pattern / rates[1][1]:,.0f} pattern moves"
     )
+
+
+# -- the command: ``goarena bench networks`` ----------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench networks``."""
+    parser.add_argument("--policy", type=Path, default=None, help="policy.pt (default: the shipped 9x9)")
+    parser.add_argument("--rollout", type=Path, default=None, help="rollout.npz (default: the shipped 9x9)")
+    add_seconds(parser, 3.0)
+    parser.add_argument("--threads", type=int, default=1, help="torch's CPU threads (default 1)")
+    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench networks``: measure and print."""
+    show(args.policy, args.rollout, args.seconds, args.threads, args.device)

@@ -12,6 +12,7 @@ searches ``--batched-simulations`` in each of B games, one evaluator call per st
 
 from __future__ import annotations
 
+import argparse
 import gc
 import time
 import tracemalloc
@@ -111,3 +112,21 @@ def show(size: int, simulations: int, repeat: int, batched_simulations: int) -> 
     for count in (simulations // 10, simulations):
         objects, traced = allocations(game, count)
         print(f"  {count:>11,d}  {objects:>+10d}  {traced:>+12,d}")
+
+
+# -- the command: ``goarena bench search`` ----------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench search``."""
+    parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    parser.add_argument("--simulations", type=int, default=20000, help="per timed search (default 20000)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed searches per row (default 3)")
+    parser.add_argument(
+        "--batched-simulations", type=int, default=400, help="per game in batched PUCT (default 400)"
+    )
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench search``: measure and print."""
+    show(args.size, args.simulations, args.repeat, args.batched_simulations)

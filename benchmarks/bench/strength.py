@@ -14,6 +14,7 @@ the end it prints the win rate with a 95% Wilson interval and our seconds per mo
 
 from __future__ import annotations
 
+import argparse
 import math
 import shlex
 from pathlib import Path
@@ -36,7 +37,9 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def strength_league(agent_spec: str, opponent_spec: str, games: int, size: int, komi: float) -> LeagueConfig:
+def strength_league(
+    agent_spec: str, opponent_spec: str, games: int, size: int, komi: float | None
+) -> LeagueConfig:
     """The match as a league: a gauntlet of ``agent`` against ``opponent``, ``games`` games."""
     return LeagueConfig(
         name="strength",
@@ -52,7 +55,7 @@ def strength_league(agent_spec: str, opponent_spec: str, games: int, size: int, 
 
 
 def run(
-    agent_spec: str, opponent_spec: str, games: int, size: int, komi: float, out: Path, workers: int
+    agent_spec: str, opponent_spec: str, games: int, size: int, komi: float | None, out: Path, workers: int
 ) -> list[StoredGame]:
     """Play the match's games not yet stored in ``out``; return all of them, in order."""
     config = strength_league(agent_spec, opponent_spec, games, size, komi)
@@ -106,7 +109,7 @@ def show(
     level: int,
     games: int,
     size: int,
-    komi: float,
+    komi: float | None,
     out: Path | None,
     workers: int,
 ) -> None:
@@ -117,3 +120,23 @@ def show(
     played = run(agent, opponent, games, size, komi, out, workers)
     print(report(played, agent, opponent))
     print(f"SGF and results in {out}")
+
+
+# -- the command: ``goarena bench strength`` ----------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench strength``."""
+    parser.add_argument("--agent", required=True, help="our player's spec, e.g. 'uct:seconds=1.5'")
+    parser.add_argument("--opponent", default=None, help="opponent spec (default: GNU Go at --level)")
+    parser.add_argument("--level", type=int, default=1, help="GNU Go's level without --opponent (default 1)")
+    parser.add_argument("--games", type=int, default=20, help="games, colours alternating (default 20)")
+    parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    parser.add_argument("--komi", type=float, default=None, help="komi (default: the board size's, 7 on 9x9)")
+    parser.add_argument("--out", type=Path, default=None, help="folder for the league (resumable)")
+    parser.add_argument("--workers", type=int, default=1, help="games at once (default 1: a core a move)")
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench strength``: play and print the win rate."""
+    show(args.agent, args.opponent, args.level, args.games, args.size, args.komi, args.out, args.workers)

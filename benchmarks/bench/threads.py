@@ -20,6 +20,7 @@ load average before and after).
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import time
@@ -35,6 +36,7 @@ from go_env.core import GoState
 from go_env.core.parallel import BatchKernel
 from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
 from go_env.features.history import batch_history_planes, new_history_planes
+from goarena.benchmarks.bench import add_seconds
 
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
@@ -232,3 +234,20 @@ def show(size: int = 9, batches: list[int] | None = None, seconds: float = 0.2) 
         print()
         print(report(kernel.name, kernel.kernel, size, measure(kernel, size, batches, seconds)))
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+
+
+# -- the command: ``goarena bench threads`` ----------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench threads``."""
+    parser.add_argument("--size", type=int, default=9, help="board size (default 9)")
+    parser.add_argument(
+        "--batches", type=int, nargs="+", default=None, help="batch sizes (default 1 2 4 ... 256)"
+    )
+    add_seconds(parser, 0.2, "time per measurement: a variant at a batch size")
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench threads``: measure and print."""
+    show(args.size, args.batches, args.seconds)

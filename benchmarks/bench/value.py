@@ -15,6 +15,7 @@ of ``z``) is printed as the floor::
 
 from __future__ import annotations
 
+import argparse
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,3 +118,31 @@ def show(
     print(f"  {'estimator':<28s} {'MSE':>7s} {'ms/position':>12s}")
     for estimate in estimates:
         print(f"  {estimate.name:<28s} {estimate.mse:7.4f} {estimate.seconds_per_position * 1e3:12.3f}")
+
+
+# -- the command: ``goarena bench value`` ----------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench value``."""
+    parser.add_argument("--data", type=Path, required=True, help="value positions (goarena data value)")
+    parser.add_argument("--weights", type=Path, required=True, help="the value net (value.pt)")
+    parser.add_argument("--positions", type=int, default=256, help="held-out positions scored (default 256)")
+    parser.add_argument(
+        "--rollouts", type=int, default=100, help="pattern rollouts per position (default 100)"
+    )
+    parser.add_argument(
+        "--rollout-weights", type=Path, default=None, help="rollout policy (default: the shipped 9x9 one)"
+    )
+    parser.add_argument(
+        "--held-out", type=float, default=0.05, help="fraction held out in training (default 0.05)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the training run's seed, for its split (default 0)"
+    )
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench value``: measure and print."""
+    rollout_weights = args.rollout_weights or ROLLOUT_9X9
+    show(args.data, args.weights, args.positions, args.rollouts, rollout_weights, args.held_out, args.seed)

@@ -19,6 +19,7 @@ single env's with Python's ``random``, so that drawing costs little next to step
 
 from __future__ import annotations
 
+import argparse
 import random
 import time
 from collections.abc import Callable
@@ -30,6 +31,7 @@ import numba
 import numpy as np
 
 from go_env import GoEnv, GoVectorEnv
+from goarena.benchmarks.bench import add_seconds
 
 SINGLE = "GoEnv, Python loop"
 
@@ -133,3 +135,18 @@ def report(results: list[Measurement]) -> str:
 def show(sizes: list[int], num_envs: int, seconds: float) -> None:
     """``goarena bench vector``: measure and print the table."""
     print(report(run(sizes, num_envs, seconds)))
+
+
+# -- the command: ``goarena bench vector`` ----------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench vector``."""
+    parser.add_argument("--sizes", type=int, nargs="+", default=[9, 19], help="board sizes (default 9 19)")
+    parser.add_argument("--num-envs", type=int, default=64, help="sub-envs of the vector envs (default 64)")
+    add_seconds(parser, 2.0)
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench vector``: measure and print."""
+    show(args.sizes, args.num_envs, args.seconds)

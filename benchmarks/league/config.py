@@ -8,7 +8,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from go_env import Rules
+from go_env import Rules, default_komi
 from go_env.game import MAX_SIZE, MIN_SIZE
 from goarena.benchmarks.match.settle import check_settle
 
@@ -30,7 +30,7 @@ class LeagueConfig:
     name: str = "league"
     size: int = 9
     rules: str = "goarena"
-    komi: float | None = 7.0  # 9x9 CGOS's, and the shipped networks' (the envs': 7.5); None: the preset's
+    komi: float | None = None  # None: go_env.rules.default_komi(size) (7 on 9x9, as CGOS and the networks)
     games_per_pair: int = 4
     schedule: str = "round-robin"
     challenger: str | None = None
@@ -42,6 +42,8 @@ class LeagueConfig:
     arbiter: str | None = None  # with settle = "status": an engine spec that names disputed dead stones
 
     def __post_init__(self) -> None:
+        if self.komi is None and isinstance(self.size, int):  # stored as the number it stands for
+            object.__setattr__(self, "komi", default_komi(self.size))
         if not isinstance(self.name, str) or not self.name.strip():
             raise LeagueConfigError(f"the league's name must be a non-empty string, got {self.name!r}")
         if len(self.players) < 2:
@@ -92,8 +94,6 @@ class LeagueConfig:
 
     def game_rules(self) -> Rules:
         try:
-            if self.komi is None:
-                return Rules.preset(self.rules)
             return Rules.preset(self.rules, komi=self.komi)
         except (ValueError, TypeError) as error:
             raise LeagueConfigError(str(error)) from None

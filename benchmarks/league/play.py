@@ -18,7 +18,7 @@ board size, games per pairing and a schedule, as a TOML file::
 
     [players]
     random = "random"
-    uct-1000 = "uct:playouts=1000"
+    uct-1000 = "uct:simulations=1000"
     gnugo-10 = "gtp:gnugo --mode gtp --level 10 --chinese-rules --positional-superko"
 
 Every option can be given on the command line too (``goarena league --help``); without a
@@ -91,9 +91,9 @@ def default_config() -> LeagueConfig:
     (level 10 is then the anchor, rated 1000)."""
     players = {
         "random": "random",
-        "uct-30": "uct:playouts=30",
-        "uct-300": "uct:playouts=300",
-        "uct-3000": "uct:playouts=3000",
+        "uct-30": "uct:simulations=30",
+        "uct-300": "uct:simulations=300",
+        "uct-3000": "uct:simulations=3000",
         "sl-policy": "sl-policy",
         "rl-policy": "rl-policy",
         "rollout-policy": "rollout-policy",

@@ -20,7 +20,7 @@ def test_positions_are_spaced_along_one_game():
 
 
 def test_prints_each_configuration_against_the_default(capsys):
-    main(["bench", "alphago", "--seconds", "0.05", "--positions", "2", "--spacing", "3"])
+    main(["bench", "alphago", "--search-seconds", "0.05", "--positions", "2", "--spacing", "3"])
     out = capsys.readouterr().out
     assert out.startswith(
         "alphago on 9x9: 2 positions (every 3 moves), 0.05 s each, one torch thread, "

@@ -22,7 +22,8 @@ from go_env import Game, Rules
 from go_env.sgf import read_sgf
 from goarena.agents.base import AgentSpecError, GameContext, check_spec
 from goarena.agents.gtp import find_engine
-from goarena.benchmarks.cli import league_config, league_parser
+from goarena.benchmarks.commands.league import league_config
+from goarena.benchmarks.commands.league import parser as league_parser
 from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
 from goarena.benchmarks.league.play import check_players, default_config, load_config, run_league
 from goarena.benchmarks.league.schedule import schedule
@@ -546,7 +547,7 @@ def test_the_same_seed_replays_the_same_league(tmp_path):
 
 
 def test_command_line_json_and_the_table_of_a_finished_league(tmp_path, capsys):
-    from goarena.benchmarks.cli import league as main
+    from goarena.benchmarks.commands.league import league as main
 
     league_dir = tmp_path / "league"
     options = ["--player", "random", "--player", "uct-20=uct:simulations=20", "--games-per-pair", "2"]
@@ -590,7 +591,7 @@ TWO_RANDOM = ["--player", "random", "--player", "random-2=random", "--size", "5"
     ],
 )
 def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path, options, message):
-    from goarena.benchmarks.cli import league as main
+    from goarena.benchmarks.commands.league import league as main
 
     league_dir = tmp_path / "league"
     with pytest.raises(SystemExit) as exit:
@@ -602,7 +603,7 @@ def test_bad_options_are_refused_in_one_line_before_anything_is_written(tmp_path
 
 
 def test_a_device_the_players_cannot_run_on_is_refused_before_anything_is_written(tmp_path, capsys):
-    from goarena.benchmarks.cli import league as main
+    from goarena.benchmarks.commands.league import league as main
 
     with pytest.raises(SystemExit) as exit:
         main([*TWO_RANDOM, "--device", "mps", "--dir", str(tmp_path / "mps")])
@@ -617,7 +618,7 @@ def test_a_device_the_players_cannot_run_on_is_refused_before_anything_is_writte
 
 
 def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_path, capsys):
-    from goarena.benchmarks.cli import league as main
+    from goarena.benchmarks.commands.league import league as main
 
     with pytest.raises(SystemExit) as exit:
         main([*TWO_RANDOM, "--games-per-pair", "1e8", "--dir", str(tmp_path / "league")])
@@ -628,19 +629,19 @@ def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_pat
 @pytest.mark.parametrize("spec", ["puct:evaluator=net", "minimax:depth=None", "uct:simulations=-5"])
 def test_a_bad_option_value_reads_the_same_in_the_league_and_the_gtp_engine(tmp_path, spec):
     from goarena.benchmarks import cli
-    from goarena.benchmarks.cli import league as main
+    from goarena.benchmarks.commands.league import league as main
 
     with pytest.raises(SystemExit) as engine:
         cli.main(["gtp", "--agent", spec])
     with pytest.raises(SystemExit) as league:
         main(["--player", spec, "--player", "random", "--dir", str(tmp_path / "league")])
-    said_by_engine = str(engine.value.code).removeprefix("goarena: ")
+    said_by_engine = str(engine.value.code).removeprefix("goarena gtp: ")
     assert said_by_engine == str(league.value.code).removeprefix("goarena league: ")
     assert said_by_engine.startswith(f"bad options for {spec!r}: ")
 
 
 def test_a_second_league_on_a_directory_stops_with_one_line_while_the_first_plays(tmp_path):
-    from goarena.benchmarks.cli import league as main
+    from goarena.benchmarks.commands.league import league as main
 
     config = LeagueConfig(players={"random": "random", "random-2": "random"}, size=5, games_per_pair=1)
     store = LeagueStore(tmp_path)  # as a league playing there now holds it
@@ -654,7 +655,7 @@ def test_a_second_league_on_a_directory_stops_with_one_line_while_the_first_play
 
 
 def test_an_unwritable_directory_or_a_full_disk_stops_the_league_with_one_line(tmp_path, monkeypatch):
-    from goarena.benchmarks.cli import league as main
+    from goarena.benchmarks.commands.league import league as main
 
     (tmp_path / "file").write_text("")
     with pytest.raises(SystemExit, match="goarena league: cannot create the league's directory"):
@@ -710,8 +711,8 @@ def test_a_resumed_league_shows_every_game_it_played_and_says_when_it_compiles(t
     monkeypatch.setattr(standings, "LiveProgress", Progress)
     monkeypatch.setattr(play, "warmup", warmup)
     options = [*TWO_RANDOM, "--json", "--dir", str(tmp_path)]
-    cli.league([*options, "--games-per-pair", "1"])
+    cli.main(["league", *options, "--games-per-pair", "1"])
     assert "goarena league: compiling the kernels" in capsys.readouterr().err
     assert warmed == [(5, [])]  # random runs the game's kernels alone
-    cli.league([*options, "--games-per-pair", "3"])
+    cli.main(["league", *options, "--games-per-pair", "3"])
     assert shown[-1] == {"total": 3, "finished": [0], "updates": [2, 3]}

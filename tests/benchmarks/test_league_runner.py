@@ -275,7 +275,7 @@ def test_a_player_whose_setup_fails_leaves_its_games_unplayed_and_a_rerun_plays_
 
 
 def test_the_league_command_says_how_many_games_crashed_and_where(counted, tmp_path, capsys):
-    from goarena.benchmarks.cli import league as main
+    from goarena.benchmarks.commands.league import league as main
 
     spec, _ = counted
     directory = tmp_path / "league"

@@ -1,0 +1,52 @@
+"""``goarena gtp``: serve a player as a GTP engine on stdin and stdout."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from go_env import Rules
+from go_env.rules import RULES_PRESETS
+from goarena.benchmarks.commands import device_name, log
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--agent", default="random", help="player spec, e.g. random or uct:simulations=800")
+    parser.add_argument("--size", type=int, default=19, help="initial board size (default 19)")
+    parser.add_argument("--rules", choices=sorted(RULES_PRESETS), default="goarena", help="rules preset")
+    parser.add_argument("--komi", type=float, default=None, help="komi (default: the preset's)")
+    parser.add_argument(
+        "--device", type=device_name, default="cpu", help="where a network player runs: cpu (default), cuda"
+    )
+    parser.add_argument("--threads", type=int, default=1, help="torch's CPU threads (default 1)")
+
+
+def command(args: argparse.Namespace) -> None:
+    """Build the player, warm its kernels up in the background, and answer GTP until ``quit``."""
+    from goarena.agents.base import AgentSpecError, Closeable, make_agent
+    from goarena.agents.gtp.engine import GTPEngine, warm_up_in_background
+
+    rules = Rules.preset(args.rules, komi=args.komi) if args.komi is not None else Rules.preset(args.rules)
+    set_threads(args.threads)  # this process serves one game: its threads are the command's to set
+    try:
+        agent = make_agent(args.agent)
+    except AgentSpecError as error:  # a bad spec or a bad network file: a message, not a traceback
+        sys.exit(f"goarena gtp: {error}")
+    # Compiling in the background: protocol commands answer at once, moves wait for it.
+    ready = warm_up_in_background(agent, args.size, log)
+    try:
+        engine = GTPEngine(agent, size=args.size, rules=rules, ready=ready, device=args.device)
+        engine.run(sys.stdin, sys.stdout)
+    finally:
+        if isinstance(agent, Closeable):
+            agent.close()
+
+
+def set_threads(threads: int) -> None:
+    """torch's CPU threads for this process, when torch is installed (a player that loads a
+    network runs on them); numba's are left to their kernels."""
+    try:
+        from goarena.agents.nets.predict import set_torch_threads
+    except ImportError:  # goarena without its agents extra: no network player to run
+        return
+    set_torch_threads(threads)
