@@ -12,7 +12,8 @@ positions, the position before each expert move (passes included)::
     last_moves  int16[n]                   the move before, -1 none, N*N pass
     moves       int16[n]                   the expert move (the target), N*N pass
     outcomes    int8[n]                    +1 the side to move won, -1 it lost, 0 a draw
-    game_ids    int32[n]                   the record's index among the sorted files
+    game_ids    int32[n]                   the record's index among the sorted files (the games
+                                           of a collection, one file, share it)
     game_keys   uint64[games]              a digest of each game's moves (``game_key``)
 
 A record whose game (its moves and random opening) was read before is skipped as a duplicate:
@@ -25,13 +26,21 @@ chunk, and a shard folder is complete before it is renamed into place, so a reru
 the chunks that are missing or whose files changed. ``report.json`` totals the counts: files
 read, games kept, positions, and games skipped by reason (``reader.SKIP_REASONS``,
 ``DUPLICATE``, and ``NOT_A_FILE`` for entries named ``*.sgf`` that are no regular file: FIFOs,
-devices, broken or looping links, folders; those are all named in ``not_files``).
+devices, broken or looping links, folders; those are all named in ``not_files``). A file that
+holds a collection of games gives every one of them; a skipped game of a collection is named
+``FILE#K``, its K-th game.
+
+Workers are spawned processes. The encoder goes to them by its module and name where it is a
+module's function, so that a numba kernel is loaded there from numba's on-disk cache (a
+pickled dispatcher would carry its Python code and be compiled again in every worker, on every
+run); the parent compiles it first, so that the cache holds it.
 """
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import importlib
 import json
 import multiprocessing
 import os
@@ -48,7 +57,7 @@ from rich.progress import MofNCompleteColumn, Progress
 
 from go_env.features.alphago import NUM_ALPHAGO_PLANES, alphago_planes
 from go_env.game import EMPTY, MAX_SIZE, MIN_SIZE, Game
-from goarena.agents.data.reader import SKIP_REASONS, ExpertGame, SkippedGame, read_expert_game
+from goarena.agents.data.reader import SKIP_REASONS, ExpertGame, SkippedGame, read_expert_games
 
 NUM_PLANES = NUM_ALPHAGO_PLANES
 ARRAYS = ("planes", "boards", "to_play", "last_moves", "moves", "outcomes", "game_ids")
@@ -165,7 +174,7 @@ def build_shards(
         workers: processes reading and encoding records.
         chunk_size: files per chunk (the unit of work and of resuming).
         encoder: the planes (AlphaGo's, ``go_env.features.alphago``, by default); another
-            function passed here must be picklable for ``workers > 1``.
+            function passed here must be a module's function, or picklable, for ``workers > 1``.
         on_chunk: called with (chunks done, chunks in all) as chunks finish, and once at the start.
 
     Returns:
@@ -244,25 +253,59 @@ def _read_chunks(
     sgf_dir: Path, size: int, todo: list[_Chunk], encoder: Encoder, workers: int
 ) -> Iterator[_ChunkRead]:
     """The chunks ``todo`` read, in order (so that the first of duplicate games is the one kept)."""
-    jobs = [(sgf_dir, size, chunk, encoder) for chunk in todo]
-    if workers == 1 or len(jobs) <= 1:
-        yield from map(_read_chunk, jobs)
+    if workers == 1 or len(todo) <= 1:
+        yield from (_read_chunk((sgf_dir, size, chunk, encoder)) for chunk in todo)
         return
+    _warm_up(encoder, size)  # compiled (and cached on disk) once here, not in each worker
+    sent = encoder_reference(encoder)
+    jobs = [(sgf_dir, size, chunk, sent) for chunk in todo]
     context = multiprocessing.get_context("spawn")
     with context.Pool(min(workers, len(jobs))) as pool:
         yield from pool.imap(_read_chunk, jobs)
 
 
-def _read_chunk(job: tuple[Path, int, _Chunk, Encoder]) -> _ChunkRead:
-    sgf_dir, size, chunk, encoder = job
+EncoderReference = tuple[str, str]  # (module, qualified name)
+
+
+def encoder_reference(encoder: Encoder) -> Encoder | EncoderReference:
+    """How ``encoder`` travels to a worker: its module and name where importing them gives it
+    back (a numba kernel is then loaded from numba's cache there), else the object itself."""
+    module, name = getattr(encoder, "__module__", None), getattr(encoder, "__qualname__", None)
+    if isinstance(module, str) and isinstance(name, str) and "<" not in name:
+        try:
+            if resolve_encoder((module, name)) is encoder:
+                return (module, name)
+        except (ImportError, AttributeError):
+            pass
+    return encoder
+
+
+def resolve_encoder(sent: Encoder | EncoderReference) -> Encoder:
+    """The encoder that ``encoder_reference`` sent: imported by name, or as it came."""
+    if not isinstance(sent, tuple):
+        return sent
+    module, name = sent
+    found: Any = importlib.import_module(module)
+    for part in name.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def _warm_up(encoder: Encoder, size: int) -> None:
+    game = Game(size)
+    encoder(game.state, game.geometry, np.zeros((NUM_PLANES, size, size), np.uint8))
+
+
+def _read_chunk(job: tuple[Path, int, _Chunk, Encoder | EncoderReference]) -> _ChunkRead:
+    sgf_dir, size, chunk, sent = job
+    encoder = resolve_encoder(sent)
     read = _ChunkRead(chunk, [], Counter(), {})
     for offset, name in enumerate(chunk.files):
-        try:
-            game = read_expert_game(sgf_dir / name, size)
-        except SkippedGame as skip:
-            read.skip(skip.reason, f"{name}: {skip}")
-            continue
-        read.games.append((name, game, encode_game(game, chunk.first_id + offset, encoder)))
+        for tag, game in read_expert_games(sgf_dir / name, size):
+            if isinstance(game, SkippedGame):
+                read.skip(game.reason, f"{name}{tag}: {game}")
+            else:
+                read.games.append((name + tag, game, encode_game(game, chunk.first_id + offset, encoder)))
     return read
 
 

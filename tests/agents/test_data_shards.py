@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from go_env import BLACK, WHITE, Game, Rules
 from go_env.core import INFO_TO_PLAY
 from go_env.features.alphago import game_planes
 from go_env.sgf import write_sgf
+from goarena.agents.data import shards
 from goarena.agents.data.dataset import ShardDataset
 from goarena.agents.data.reader import RANDOM_OPENING, SkippedGame, read_expert_game
 from goarena.agents.data.shards import ARRAYS, MANIFEST, REPORT, build_shards, encode_game, sgf_files
@@ -241,6 +244,72 @@ def test_worker_processes_build_the_same_shards(tmp_path: Path) -> None:
     assert one == two
     for path in (tmp_path / "one").glob("chunk-*/*.npy"):
         assert np.array_equal(np.load(path), np.load(tmp_path / "two" / path.parent.name / path.name))
+
+
+class _PicklingPool:
+    """A stand-in for a spawned pool: each job is pickled as it would be sent to a worker."""
+
+    sent: list[bytes] = []
+
+    def __init__(self, processes: int):
+        pass
+
+    def __enter__(self) -> _PicklingPool:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        pass
+
+    def imap(self, function, jobs):
+        for job in jobs:
+            data = pickle.dumps(job)
+            self.sent.append(data)
+            yield function(pickle.loads(data))
+
+
+def test_workers_are_sent_the_kernel_by_name_not_a_pickled_dispatcher(tmp_path, monkeypatch) -> None:
+    # A pickled numba dispatcher carries its Python code, and each spawned worker compiled it
+    # again on every run, ignoring numba's on-disk cache: two workers ran six times slower.
+    context = SimpleNamespace(Pool=_PicklingPool)
+    monkeypatch.setattr(shards.multiprocessing, "get_context", lambda method: context)
+    _PicklingPool.sent = []
+    write_folder(tmp_path / "sgf")
+    build_shards(tmp_path / "sgf", tmp_path / "out", size=5, chunk_size=3, workers=2)  # alphago_planes
+    assert len(_PicklingPool.sent) == 3
+    for data in _PicklingPool.sent:
+        assert b"numba" not in data and b"go_env.features.alphago" in data
+    one = build_shards(tmp_path / "sgf", tmp_path / "one", size=5, chunk_size=3, workers=1)
+    assert one == json.loads((tmp_path / "out" / REPORT).read_text())
+    assert shards.encoder_reference(stone_planes) == (__name__, "stone_planes")
+    assert shards.encoder_reference(lambda *_: None) is not None  # no name to send: sent as it is
+
+
+def test_every_game_of_a_collection_is_read(tmp_path: Path) -> None:
+    sgf = tmp_path / "sgf"
+    sgf.mkdir()
+    games = [record(), record("dd cc", root="RE[W+R]"), record(size=13), record("bb dd - -", root="RE[0]")]
+    (sgf / "collection.sgf").write_bytes(b"\n".join(games))
+    (sgf / "single.sgf").write_bytes(record("cc", root="RE[B+1]"))
+
+    report = build_shards(sgf, tmp_path / "out", size=5, encoder=stone_planes)
+
+    assert (report["files_read"], report["games_kept"]) == (2, 4)  # the first game alone before
+    assert report["positions"] == 9 + 2 + 4 + 1
+    assert report["skipped"]["board size"] == 1
+    assert report["skipped_examples"]["board size"] == ["collection.sgf#3: board size: a 13x13 game, not 5x5"]
+    assert sorted(set(ShardDataset(tmp_path / "out").game_ids.tolist())) == [0, 1]  # by file
+
+
+def test_a_collection_broken_after_its_first_game_names_what_is_lost(tmp_path: Path) -> None:
+    sgf = tmp_path / "sgf"
+    sgf.mkdir()
+    (sgf / "broken.sgf").write_bytes(record() + record("dd cc", root="RE[W+R]") + b"(;GM[1]SZ[5];B[cc")
+
+    report = build_shards(sgf, tmp_path / "out", size=5, encoder=stone_planes)
+
+    assert (report["games_kept"], report["skipped"]["unreadable"]) == (1, 1)
+    (example,) = report["skipped_examples"]["unreadable"]
+    assert example.startswith("broken.sgf#3: unreadable: the collection's games from game 3 on")
 
 
 def test_bad_arguments_are_refused(tmp_path: Path) -> None:
