@@ -206,8 +206,11 @@ class PassCheck:
 
     A pass is unsafe when stones of the player's own are dead and the count without them is
     worse for it (a loss or a draw where the raw count said a win, a loss where it said a
-    draw): the player then plays on. Both counts are area counts (under territory rules they
-    differ from the rules' own by the prisoners, alike for both).
+    draw): the player then plays on. The other side's dead stones are left on the board for
+    that count: a clean-up phase takes off only the stones that are captured in it, and the
+    other side captures none of its own, so the player must (KataGo's conservative pass).
+    Both counts are area counts (under territory rules they differ from the rules' own by
+    the prisoners, alike for both).
 
     Args:
         playouts: playouts per ownership map.
@@ -237,9 +240,10 @@ class PassCheck:
         settlement = self.settle(game)
         color = game.to_play
         board = game.board.ravel()
-        if not any(board[point] == color for point in settlement.dead):
+        own = [point for point in settlement.dead if board[point] == color]
+        if not own:
             return True
-        return _result(settlement.settled, color) >= _result(settlement.raw, color)
+        return _result(settled_score(game, own), color) >= _result(settlement.raw, color)
 
     def move(self, game: Game, search: TreeSearch) -> int:
         """Pass if that is safe, else the best move but pass of ``search`` (which has just

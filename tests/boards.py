@@ -86,6 +86,19 @@ X X X X X O O O O
 X X X X X O O O O
 . X . X X O . O .
 """
+# The same with Black's H2 dead in White's walled corner: at komi 10.5, White wins counted as
+# it stands and with both dead stones off (by 1.5 either way), loses with its own off (by 8.5).
+DEAD_IN_BOTH_AREAS = """
+. . . X X O . O .
+. O . X X O O O O
+. . . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . . .
+X X X X X O . X .
+. X . X X O . . .
+"""
 # White's C9-C8-C7-D7 and Black's E9-E8-E7 share D9 and D8, their only liberties: a seki
 # (whoever fills one is captured). White wins by 3.5; were White's four dead, Black by 6.5.
 SEKI = """
@@ -112,7 +125,6 @@ X X X X X O . O .
 . X . X X O O O O
 X X X X X O . O .
 """
-
 
 
 def load_board(diagram: str) -> tuple[int, list[int], list[int]]:

@@ -16,7 +16,7 @@ from goarena.search.ownership import (
     estimate_ownership,
     settled_score,
 )
-from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, position
+from tests.boards import DEAD_IN_AREA, DEAD_IN_BOTH_AREAS, LIVE_IN_AREA, SEKI, position
 
 KOMI_7 = Rules(komi=7.5)
 HALF = Rules(komi=0.5)
@@ -81,6 +81,14 @@ def test_a_pass_is_unsafe_only_while_own_dead_stones_turn_the_result():
     assert check.pass_is_safe(black_to_play)
     assert check.pass_is_safe(after_black_passed(SEKI))
     assert check.pass_is_safe(after_black_passed(LIVE_IN_AREA))
+
+
+def test_the_other_sides_dead_stones_do_not_make_up_for_own():
+    """A clean-up phase takes off only what is captured in it: White must capture H2 itself."""
+    game = after_black_passed(DEAD_IN_BOTH_AREAS, Rules(komi=10.5))
+    check = PassCheck(seed=0)
+    assert check.settle(game) == (-1.5, -1.5, tuple(points("B8", "H2")))
+    assert not check.pass_is_safe(game)
 
 
 def test_own_dead_stones_that_do_not_turn_the_result_allow_a_pass():
