@@ -4,7 +4,8 @@ batched PUCT over many games at once (one evaluator call per step for all of the
 Searches keep their tree in preallocated numba arrays (``Tree``), run their simulation
 loops in numba, reuse the tree between moves, and stop on a simulation budget, a time
 budget or a callback. Evaluators are plain objects or callables (``Evaluator``); this
-package imports nothing of ``agents`` and never imports torch.
+package imports nothing of ``agents`` and never imports torch. ``ownership`` estimates who
+owns each point at the end, by playouts, for players that judge a pass by the settled score.
 """
 
 from goarena.search.batched_puct import BatchedPUCT
