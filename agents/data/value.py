@@ -48,7 +48,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -424,15 +424,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> None:
     """``goarena data value ...``: generate (or finish) the positions and print what was written."""
     args = parser().parse_args(argv)
-    config = ValueDataConfig(
-        out=args.out,
-        sl_policy=args.sl_policy,
-        rl_policy=args.rl_policy,
-        games=args.games,
-        chunk_size=args.chunk_size,
-        u_max=args.u_max,
-        seed=args.seed,
-    )
+    config = ValueDataConfig(**{each.name: getattr(args, each.name) for each in fields(ValueDataConfig)})
     try:
         run(config, workers=args.workers, device=args.device)
     except ValueError as error:

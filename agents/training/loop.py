@@ -40,6 +40,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
+from goarena.agents.training.config import config_from_args, config_parser
 
 
 class RunConfigError(ValueError):
@@ -200,24 +201,6 @@ def cosine_lr(base: float, step: int, steps: int, floor: float = 0.02) -> float:
 def set_lr(optimizer: torch.optim.Optimizer, lr: float) -> None:
     for group in optimizer.param_groups:
         group["lr"] = lr
-
-
-LR_SCHEDULES = ("cosine", "constant")
-
-
-def check_config(config: Any, positive: Sequence[str]) -> None:
-    """Refuse a supervised job's config with a field of ``positive`` below 1, a rate that is not
-    positive, an unknown ``lr_schedule`` (where it has one) or a held-out fraction out of (0, 1)."""
-    for name in positive:
-        if getattr(config, name) < 1:
-            raise ValueError(f"{name} must be positive, got {getattr(config, name)}")
-    if not config.lr > 0:
-        raise ValueError(f"lr must be positive, got {config.lr}")
-    schedule = getattr(config, "lr_schedule", LR_SCHEDULES[0])
-    if schedule not in LR_SCHEDULES:
-        raise ValueError(f"lr_schedule is one of {', '.join(LR_SCHEDULES)}, got {schedule!r}")
-    if not 0 < config.held_out < 1:
-        raise ValueError(f"held_out is a fraction of the games in (0, 1), got {config.held_out}")
 
 
 def step_rng(seed: int, step: int) -> np.random.Generator:
@@ -435,22 +418,22 @@ def run_training(
     config: Any,
     run_dir: Path | str,
     build: Callable[[torch.device], Job],
-    schedule: Schedule,
+    best_metric: str,
     *,
     device: str = "cpu",
     threads: int = 1,
     progress: bool = True,
     data: Path | str | None = None,
 ) -> dict[str, Any]:
-    """Train (or resume) the run of ``config`` (a dataclass with a ``seed``) in ``run_dir``:
-    the skeleton every job shares.
+    """Train (or resume) the run of ``config`` (a ``RunConfig`` with ``steps`` and
+    ``log_every``) in ``run_dir``: the skeleton every job shares.
 
     The device and the threads are set, the generators seeded, then ``build(device)`` makes
     the job and checks everything about it (data, options); only then is the run directory
     locked and its config.json written (or compared), so a refused option leaves nothing
-    behind. The job trains to ``schedule``; the best checkpoint's weights are loaded into the
-    model, the job exports them, and metrics.json gets the job's entries, the best step and the
-    weights' digest (the one a player of the file reports).
+    behind. The job trains for ``config.steps`` steps; the checkpoint with the highest held-out
+    ``best_metric`` is loaded into the model, the job exports it, and metrics.json gets the
+    job's entries, the best step and the weights' digest (the one a player of the file reports).
 
     Args:
         data: the shard folder the job reads; the digest of its manifest joins config.json,
@@ -463,6 +446,7 @@ def run_training(
     """
     from goarena.agents.nets.load import file_digest
 
+    schedule = Schedule(config.steps, config.checkpoint_every, config.log_every, best_metric)
     torch_device = resolve_device(device)
     with process_threads(threads):
         seed_everything(config.seed, torch_device)
@@ -486,46 +470,63 @@ def write_json(path: Path, data: Mapping[str, Any]) -> None:
     temporary.replace(path)
 
 
-# The options of every job's command that are not part of its config.
-RUN_OPTIONS = ("run", "device", "threads", "no_progress")
+@dataclass(frozen=True)
+class Command:
+    """A job as ``goarena train NAME`` runs it (``main``).
 
+    Attributes:
+        name: the job's name on the command line.
+        description: the command's description.
+        config: the job's config class (its fields are the command's options: ``config_parser``).
+        train: trains (or resumes) the run of a config in a run directory, with the keywords
+            ``device``, ``threads`` and ``progress``; returns the metrics (metrics.json).
+        summary: the lines printed after training, from the metrics and the run directory;
+            the weights file (with its digest) and metrics.json are named after them.
+    """
 
-def add_config_options(
-    parser: argparse.ArgumentParser,
-    defaults: Any,
-    options: Sequence[tuple[str, str]],
-    threads_help: str = "torch's CPU threads (default 1)",
-) -> None:
-    """Add ``--NAME`` for each (name, help) of ``options`` (a field of the config dataclass
-    ``defaults``, typed and defaulted from it), then ``--device``, ``--threads`` and
-    ``--no-progress``."""
-    for name, help_text in options:
-        default = getattr(defaults, name.replace("-", "_"))
+    name: str
+    description: str
+    config: type
+    train: Callable[..., dict[str, Any]]
+    summary: Callable[[dict[str, Any], Path], list[str]]
+
+    def parser(self) -> argparse.ArgumentParser:
+        """The config's options, then the run's: ``--run``, ``--device``, ``--threads``, ``--no-progress``."""
+        parser = config_parser(self.config, f"goarena train {self.name}", self.description)
         parser.add_argument(
-            f"--{name}", type=type(default), default=default, help=f"{help_text} (default {default})"
+            "--run", required=True, type=Path, help="the run directory (the same one resumes)"
         )
-    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
-    parser.add_argument("--threads", type=int, default=1, help=threads_help)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+        parser.add_argument(
+            "--threads", type=int, default=1, help="torch's and numba's CPU threads (default 1)"
+        )
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        return parser
+
+    def main(self, argv: Sequence[str]) -> None:
+        """``goarena train NAME ...`` (``loop.main``)."""
+        main(self, argv)
 
 
-def run_job(
-    job: str,
-    args: argparse.Namespace,
-    make_config: Callable[..., Any],
-    train_run: Callable[..., dict[str, Any]],
-) -> dict[str, Any]:
-    """Build the config from the parsed ``args`` and train (or resume) the run. A directory in
-    use, another run's directory or a full disk is a message; Ctrl-C says how to resume and
-    exits 130, as the league does."""
-    config = make_config(**{key: value for key, value in vars(args).items() if key not in RUN_OPTIONS})
+def main(command: Command, argv: Sequence[str]) -> None:
+    """``goarena train NAME ...``: parse the job's options, train (or resume) the run, print the
+    job's summary and the files written. A bad option, a directory in use, another run's
+    directory or a full disk is a message (exit 1); Ctrl-C says how to resume and exits 130, as
+    the league does."""
+    args = command.parser().parse_args(list(argv))
     try:
-        return train_run(
+        config = config_from_args(command.config, args)
+        metrics = command.train(
             config, args.run, device=args.device, threads=args.threads, progress=not args.no_progress
         )
-    except (RunLockedError, RunConfigError, RunStorageError) as error:
-        sys.exit(f"goarena train {job}: {error}")
+    except (ValueError, RunStorageError) as error:  # RunLockedError and RunConfigError among them
+        sys.exit(f"goarena train {command.name}: {error}")
     except KeyboardInterrupt:
         resume = f"the same command resumes from the last checkpoint in {args.run}"
-        print(f"\ngoarena train {job}: stopped; {resume}", file=sys.stderr)
+        print(f"\ngoarena train {command.name}: stopped; {resume}", file=sys.stderr)
         sys.exit(130)
+    for line in command.summary(metrics, args.run):
+        print(line)
+    if "sha256" in metrics:
+        print(f"weights {args.run / metrics['weights']} (sha256 {metrics['sha256'][:16]}...)")
+    print(f"metrics {args.run / 'metrics.json'}")

@@ -34,7 +34,6 @@ metrics in ``metrics.json``.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 from dataclasses import dataclass
@@ -52,7 +51,17 @@ from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.load import load_network
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax, policy_logits
-from goarena.agents.training.loop import Schedule, add_config_options, run_job, run_training, step_rng
+from goarena.agents.training import loop
+from goarena.agents.training.config import (
+    RunConfig,
+    even,
+    one_of,
+    option,
+    positive,
+    positive_finite,
+    redefault,
+)
+from goarena.agents.training.loop import run_training, step_rng
 from goarena.agents.weights import SL_POLICY_9X9
 
 BASELINES = ("mean", "none")
@@ -62,54 +71,45 @@ GRADIENT_CHUNK = 1024  # positions per forward pass with gradients
 EVALUATION_STREAM = 2**32
 
 
-@dataclass(frozen=True)
-class RLConfig:
-    """A run of the RL job (the run's config.json).
+@dataclass(frozen=True, kw_only=True)
+class RLConfig(RunConfig):
+    """A run of the RL job (the run's config.json): ``RunConfig``'s fields (``lr`` plain SGD's,
+    the seed every draw's: opponents and moves) and these.
 
     Attributes:
         initial: the starting policy network's weights (a ``policy.pt``); the pool's first member.
         games: games per iteration, an even number: half with the learner Black, half White.
-        iterations: iterations (one optimizer step each).
-        lr: the SGD learning rate.
+        iterations: iterations (one optimizer step each): the loop's steps.
         snapshot_every: iterations between the learner's snapshots joining the opponent pool.
         temperature: moves are drawn from ``softmax(logits / temperature)`` over the legal moves.
         baseline: "mean" (the iteration's mean outcome) or "none", subtracted from each outcome.
         komi: White's komi (area scoring).
-        seed: of every draw: opponents and moves.
         eval_games: games against the initial network at each checkpoint, an even number.
-        checkpoint_every: iterations between checkpoints (each plays the evaluation games).
         log_every: iterations between TensorBoard points of the training metrics.
     """
 
-    initial: str
-    games: int = 64
-    iterations: int = 500
-    lr: float = 0.01
-    snapshot_every: int = 50
-    temperature: float = 1.0
-    baseline: str = "mean"
-    komi: float = 7.0
-    seed: int = 0
-    eval_games: int = 64
-    checkpoint_every: int = 50
-    log_every: int = 5
+    initial: str = option(
+        str(SL_POLICY_9X9),
+        "the starting policy network (default: the shipped 9x9 SL policy, sl-policy-9x9.pt)",
+    )
+    games: int = option(64, "games per iteration (even: half with each colour)", check=even)
+    iterations: int = option(500, "iterations, one SGD step each", check=positive)
+    lr: float = redefault(RunConfig, "lr", 0.01)
+    snapshot_every: int = option(50, "iterations between snapshots joining the opponent pool", check=positive)
+    temperature: float = option(1.0, "of the softmax moves are drawn from", check=positive_finite)
+    baseline: str = option("mean", "mean (the iteration's mean outcome) or none", check=one_of(*BASELINES))
+    komi: float = option(7.0, "White's komi, area scoring")
+    eval_games: int = option(64, "games against the initial network at each checkpoint (even)", check=even)
+    checkpoint_every: int = redefault(RunConfig, "checkpoint_every", 50)
+    log_every: int = option(5, "iterations between TensorBoard points", check=positive)
 
-    def __post_init__(self) -> None:
-        for name in ("games", "iterations", "snapshot_every", "eval_games", "checkpoint_every", "log_every"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        for name in ("games", "eval_games"):
-            if getattr(self, name) % 2:
-                raise ValueError(
-                    f"{name} must be even (half the games with each colour), got {getattr(self, name)}"
-                )
-        if not self.lr > 0:
-            raise ValueError(f"lr must be positive, got {self.lr}")
-        if not 0 < self.temperature < float("inf"):
-            raise ValueError(f"temperature must be positive and finite, got {self.temperature}")
-        if self.baseline not in BASELINES:
-            raise ValueError(f"baseline is one of {', '.join(BASELINES)}, got {self.baseline!r}")
+    def check(self) -> None:
         self.rules()  # refuses a bad komi
+
+    @property
+    def steps(self) -> int:
+        """The loop's steps: one an iteration."""
+        return self.iterations
 
     def rules(self) -> Rules:
         return Rules(komi=self.komi, scoring="area")
@@ -306,17 +306,10 @@ class RLJob:
         return {"win_rate": play.win_rate, "game_length": float(play.lengths.mean())}
 
 
-def train_rl(
-    config: RLConfig,
-    run_dir: Path | str,
-    *,
-    device: str = "cpu",
-    threads: int = 1,
-    progress: bool = True,
-) -> dict[str, Any]:
+def train_rl(config: RLConfig, run_dir: Path | str, **run: Any) -> dict[str, Any]:
     """Train (or resume) the RL run in ``run_dir``, export ``policy.pt`` and return (and save as
-    metrics.json) the exported network's evaluation (``loop.run_training``)."""
-    schedule = Schedule(config.iterations, config.checkpoint_every, config.log_every, best_metric="win_rate")
+    metrics.json) the exported network's evaluation. ``run``: ``loop.run_training``'s keywords
+    (device, threads, progress)."""
     pool_dir = Path(run_dir) / "pool"
 
     def build(where: torch.device) -> RLJob:
@@ -324,49 +317,23 @@ def train_rl(
         initial = load_network(started if started.exists() else config.initial, "policy", str(where))
         return RLJob(initial.model, config, pool_dir)
 
-    return run_training(config, run_dir, build, schedule, device=device, threads=threads, progress=progress)
+    return run_training(config, run_dir, build, "win_rate", **run)
 
 
-def parser() -> argparse.ArgumentParser:
-    defaults = RLConfig(initial="")
-    parser = argparse.ArgumentParser(
-        prog="goarena train rl",
-        description="Improve a policy network by self-play against its earlier versions (resumable).",
-    )
-    parser.add_argument(
-        "--initial",
-        default=str(SL_POLICY_9X9),
-        help="the starting policy network (default: the shipped 9x9 SL policy, sl-policy-9x9.pt)",
-    )
-    parser.add_argument("--run", required=True, type=Path, help="the run directory (the same one resumes)")
-    add_config_options(
-        parser,
-        defaults,
-        (
-            ("games", "games per iteration (even: half with each colour)"),
-            ("iterations", "iterations, one SGD step each"),
-            ("lr", "the SGD learning rate"),
-            ("snapshot-every", "iterations between snapshots joining the opponent pool"),
-            ("temperature", "of the softmax moves are drawn from"),
-            ("baseline", "mean (the iteration's mean outcome) or none"),
-            ("komi", "White's komi, area scoring"),
-            ("seed", "seed of the opponents and the moves"),
-            ("eval-games", "games against the initial network at each checkpoint (even)"),
-            ("checkpoint-every", "iterations between checkpoints"),
-            ("log-every", "iterations between TensorBoard points"),
-        ),
-        threads_help="torch's and numba's CPU threads (default 1)",
-    )
-    return parser
-
-
-def main(argv: list[str]) -> None:
-    """``goarena train rl ...``: train, then print the exported network's win rate."""
-    args = parser().parse_args(argv)
-    metrics = run_job("rl", args, RLConfig, train_rl)
-    print(
+def summary(metrics: dict[str, Any], run: Path) -> list[str]:
+    return [
         f"against the initial network ({metrics['eval_games']} games, best checkpoint at iteration "
-        f"{metrics['step']}): win rate {metrics['held_out']['win_rate']:.1%}"
-    )
-    print(f"weights {args.run / 'policy.pt'} (sha256 {metrics['sha256'][:16]}...)")
-    print(f"metrics {args.run / 'metrics.json'}")
+        f"{metrics['step']}): win rate {metrics['held_out']['win_rate']:.1%}",
+    ]
+
+
+COMMAND = loop.Command(
+    "rl",
+    "Improve a policy network by self-play against its earlier versions (resumable).",
+    RLConfig,
+    train_rl,
+    summary,
+)
+
+main = COMMAND.main  # ``goarena train rl ...``: train, then print the exported network's win rate.
+parser = COMMAND.parser

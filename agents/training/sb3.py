@@ -26,7 +26,6 @@ as one that never stopped).
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import time
@@ -50,22 +49,26 @@ from goarena.agents.base import GameContext, check_spec
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.opponents import OpponentPool
 from goarena.agents.sb3 import GoResNetExtractor, SB3Agent
-from goarena.agents.training.loop import (
-    Run,
-    add_config_options,
-    process_threads,
-    run_job,
-    storage,
-    write_json,
+from goarena.agents.training.config import (
+    RunConfig,
+    at_least_zero,
+    one_of,
+    option,
+    positive,
+    redefault,
+    unit_interval,
 )
+from goarena.agents.training.loop import Command, Run, process_threads, storage, write_json
 
+LEARNERS = ("alternate", "random", "black", "white")
 TB_LOG_NAME = "ppo"  # SB3 logs to tensorboard/ppo_0; a resumed run appends to the same folder
 
 
-@dataclass(frozen=True)
-class SB3Config:
-    """A run of the SB3 job (the run's config.json). The defaults train 5x5 against random:
-    about 7 minutes on one CPU thread, and 96% of 200 games against random after.
+@dataclass(frozen=True, kw_only=True)
+class SB3Config(RunConfig):
+    """A run of the SB3 job (the run's config.json): ``RunConfig``'s fields (``lr`` Adam's, the
+    seed the networks', the envs' and the opponents') and these. The defaults train 5x5
+    against random: about 7 minutes on one CPU thread, and 96% of 200 games against random after.
 
     Attributes:
         size: board size.
@@ -80,50 +83,37 @@ class SB3Config:
         eval_games: games against each evaluation opponent (colours alternating).
         eval_opponents: player specs, separated by commas (``random,uct:playouts=100,c=1``:
             a ``key=value`` part is an option of the spec before it).
-        checkpoint_every: steps between checkpoints.
-        seed: of the networks' initialisation, the envs and the opponents.
         blocks, filters: the extractor's residual blocks and their channels.
-        lr, n_steps, batch_size, n_epochs, gamma, gae_lambda, clip_range, ent_coef: PPO's.
+        n_steps, batch_size, n_epochs, gamma, gae_lambda, clip_range, ent_coef: PPO's.
     """
 
-    size: int = 5
-    opponent: str = "random"
-    learner: str = "alternate"
-    komi: float = Rules().komi
-    steps: int = 400_000
-    n_envs: int = 8
-    self_play: bool = False
-    snapshot_every: int = 20_000
-    eval_every: int = 50_000
-    eval_games: int = 100
-    eval_opponents: str = "random"
-    checkpoint_every: int = 50_000
-    seed: int = 0
-    blocks: int = 4
-    filters: int = 32
-    lr: float = 1e-3
-    n_steps: int = 128
-    batch_size: int = 256
-    n_epochs: int = 4
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
+    size: int = option(5, "board size")
+    opponent: str = option("random", "the opponent's player spec")
+    learner: str = option(
+        "alternate", "the learner's colour: alternate, random, black or white", check=one_of(*LEARNERS)
+    )
+    komi: float = option(Rules().komi, "White's komi, area scoring")
+    steps: int = option(400_000, "environment steps (learner moves) to train for", check=positive)
+    n_envs: int = option(8, "envs stepped together", check=positive)
+    self_play: bool = option(
+        False, "add frozen snapshots of the learner to the opponent pool, with --opponent"
+    )
+    snapshot_every: int = option(20_000, "steps between self-play snapshots", check=positive)
+    eval_every: int = option(50_000, "steps between evaluations", check=positive)
+    eval_games: int = option(100, "games against each evaluation opponent", check=positive)
+    eval_opponents: str = option("random", "evaluation opponents' specs, separated by commas")
+    checkpoint_every: int = redefault(RunConfig, "checkpoint_every", 50_000)
+    blocks: int = option(4, "residual blocks", check=at_least_zero)
+    filters: int = option(32, "channels of the convolutions", check=positive)
+    n_steps: int = option(128, "steps per env per rollout", check=positive)
+    batch_size: int = option(256, "minibatch size", check=positive)
+    n_epochs: int = option(4, "passes over each rollout", check=positive)
+    gamma: float = option(1.0, "discount", check=unit_interval)
+    gae_lambda: float = option(0.95, "GAE's lambda", check=unit_interval)
+    clip_range: float = option(0.2, "PPO's clip range", check=unit_interval)
+    ent_coef: float = option(0.01, "entropy bonus")
 
-    def __post_init__(self) -> None:
-        positive = ("steps", "n_envs", "snapshot_every", "eval_every", "eval_games", "checkpoint_every")
-        for name in (*positive, "filters", "n_steps", "batch_size", "n_epochs"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        if self.blocks < 0:
-            raise ValueError(f"blocks must be >= 0, got {self.blocks}")
-        if self.learner not in ("alternate", "random", "black", "white"):
-            raise ValueError(f"learner is alternate, random, black or white, got {self.learner!r}")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be positive, got {self.lr}")
-        for name in ("gamma", "gae_lambda", "clip_range"):
-            if not 0 < getattr(self, name) <= 1:
-                raise ValueError(f"{name} must be in (0, 1], got {getattr(self, name)}")
+    def check(self) -> None:
         self.rules()  # refuses a bad komi
 
     def rules(self) -> Rules:
@@ -393,56 +383,23 @@ def _train(config: SB3Config, run: Run, device: str, threads: int, progress: boo
     return metrics
 
 
-def parser() -> argparse.ArgumentParser:
-    defaults = SB3Config()
-    parser = argparse.ArgumentParser(
-        prog="goarena train sb3",
-        description="Train MaskablePPO with a residual CNN on goarena/Go-v0 (resumable).",
-    )
-    parser.add_argument("--run", required=True, type=Path, help="the run directory (the same one resumes)")
-    parser.add_argument(
-        "--self-play",
-        action="store_true",
-        help="add frozen snapshots of the learner to the opponent pool, with --opponent",
-    )
-    add_config_options(
-        parser,
-        defaults,
-        (
-            ("size", "board size"),
-            ("opponent", "the opponent's player spec"),
-            ("learner", "the learner's colour: alternate, random, black or white"),
-            ("komi", "White's komi, area scoring"),
-            ("steps", "environment steps (learner moves) to train for"),
-            ("n-envs", "envs stepped together"),
-            ("snapshot-every", "steps between self-play snapshots"),
-            ("eval-every", "steps between evaluations"),
-            ("eval-games", "games against each evaluation opponent"),
-            ("eval-opponents", "evaluation opponents' specs, separated by commas"),
-            ("checkpoint-every", "steps between checkpoints"),
-            ("seed", "seed of the networks, the envs and the opponents"),
-            ("blocks", "residual blocks"),
-            ("filters", "channels of the convolutions"),
-            ("lr", "Adam's learning rate"),
-            ("n-steps", "steps per env per rollout"),
-            ("batch-size", "minibatch size"),
-            ("n-epochs", "passes over each rollout"),
-            ("gamma", "discount"),
-            ("gae-lambda", "GAE's lambda"),
-            ("clip-range", "PPO's clip range"),
-            ("ent-coef", "entropy bonus"),
-        ),
-        threads_help="torch's and numba's CPU threads (default 1)",
-    )
-    return parser
+def summary(metrics: dict[str, Any], run: Path) -> list[str]:
+    rates = metrics["win_rates"].items()
+    lines = [
+        f"against {opponent} ({metrics['eval_games']} games): win rate {rate:.1%}" for opponent, rate in rates
+    ]
+    model = run / metrics["model"]
+    lines.append(f"model {model} (play it as sb3:{model}) after {metrics['steps']:,} steps")
+    return lines
 
 
-def main(argv: list[str]) -> None:
-    """``goarena train sb3 ...``: train, then print the final model's win rates."""
-    args = parser().parse_args(argv)
-    metrics = run_job("sb3", args, SB3Config, train_sb3)
-    for opponent, rate in metrics["win_rates"].items():
-        print(f"against {opponent} ({metrics['eval_games']} games): win rate {rate:.1%}")
-    model = args.run / "model.zip"
-    print(f"model {model} (play it as sb3:{model}) after {metrics['steps']:,} steps")
-    print(f"metrics {args.run / 'metrics.json'}")
+COMMAND = Command(
+    "sb3",
+    "Train MaskablePPO with a residual CNN on goarena/Go-v0 (resumable).",
+    SB3Config,
+    train_sb3,
+    summary,
+)
+
+main = COMMAND.main  # ``goarena train sb3 ...``: train, then print the final model's win rates.
+parser = COMMAND.parser

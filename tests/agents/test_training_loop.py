@@ -117,3 +117,15 @@ def test_sb3_saves_never_share_a_temporary_name(tmp_path):
     sb3_training.save_atomically(Model(), target)  # type: ignore[arg-type]
     assert written[0] != written[1] and all(path.suffix == ".zip" for path in written)
     assert [path.name for path in target.parent.iterdir()] == ["last.zip"]
+
+
+def test_a_command_line_is_made_from_the_config_fields(tmp_path, capsys):
+    parser = sb3_training.COMMAND.parser()
+    args = parser.parse_args(["--run", "r", "--self-play", "--n-envs", "2", "--gae-lambda", "0.9"])
+    assert (args.self_play, args.n_envs, args.gae_lambda, args.blocks) == (True, 2, 0.9, 4)
+    help_text = parser.format_help()
+    assert "--eval-opponents EVAL_OPPONENTS" in help_text and "(default 50000)" in help_text
+    # A value a config refuses is one line naming the option, not a traceback, and nothing is written.
+    with pytest.raises(SystemExit, match="goarena train value: lr_schedule is one of cosine, constant"):
+        value_main(["--data", str(tmp_path), "--run", str(tmp_path / "run"), "--lr-schedule", "step"])
+    assert not (tmp_path / "run").exists()

@@ -1,0 +1,86 @@
+"""What the jobs on expert shards share (``sl``, ``rollout``, ``value``): a split by game,
+minibatches by step, Adam on a learning-rate schedule, held-out scores summed over batches.
+
+A job subclasses ``SupervisedJob`` and gives its model, ``loss`` (one training minibatch's
+loss and metrics) and ``sums`` (a held-out batch's metrics summed over its positions), and its
+export; ``loop.run_training`` does the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from goarena.agents.training.loop import Positions, cosine_lr, held_out_split, set_lr, step_rng
+
+
+class SupervisedJob:
+    """A model trained on ``dataset``'s positions, split by game (``config`` a ``SupervisedConfig``).
+
+    Attributes:
+        sampler: the training positions' minibatches by step.
+        held_out: every held-out position; ``eval_sample`` those scored at each checkpoint.
+    """
+
+    eval_batch = 512  # held-out positions per forward pass
+
+    def __init__(self, dataset: Positions, config: Any, device: torch.device, model: nn.Module):
+        self.dataset = dataset
+        self.config = config
+        self.device = device
+        split = held_out_split(
+            dataset, config.held_out, config.batch_size, config.eval_positions, config.seed
+        )
+        self.sampler, self.held_out, self.eval_sample = split.sampler, split.held_out, split.eval_sample
+        self.model = model.to(device)
+        self.optimizer: torch.optim.Optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
+
+    def loss(self, indices: np.ndarray, step: int) -> tuple[torch.Tensor, dict[str, float]]:
+        """The mean loss of training step ``step``'s minibatch (positions ``indices``; any
+        random draw from ``step_rng(seed, step)``), and the minibatch's metrics."""
+        raise NotImplementedError
+
+    def sums(self, indices: np.ndarray) -> tuple[dict[str, float], int]:
+        """The held-out metrics of positions ``indices`` summed over them, and how many were scored."""
+        raise NotImplementedError
+
+    def planes(self, indices: np.ndarray, step: int | None = None) -> tuple[torch.Tensor, Any]:
+        """The planes of positions ``indices`` as a float tensor, and their batch (with the
+        targets); training step ``step``'s under a random symmetry (``step_rng(seed, step)``)."""
+        augment = {} if step is None else {"rng": step_rng(self.config.seed, step), "augment": True}
+        batch = self.dataset.batch(indices, **augment)
+        return torch.as_tensor(batch.planes, dtype=torch.float32, device=self.device), batch
+
+    def targets(self, values: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
+        return torch.as_tensor(values, dtype=dtype, device=self.device)
+
+    def train_step(self, step: int) -> dict[str, float]:
+        if getattr(self.config, "lr_schedule", "constant") == "cosine":
+            set_lr(self.optimizer, cosine_lr(self.config.lr, step, self.config.steps))
+        loss, metrics = self.loss(self.sampler.batch(step), step)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        return metrics
+
+    def evaluate(self, indices: np.ndarray | None = None) -> dict[str, float]:
+        """The held-out metrics, means over the positions (default: the checkpoints' sample)."""
+        indices = self.eval_sample if indices is None else indices
+        totals: dict[str, float] = {}
+        count = 0
+        with torch.inference_mode():
+            for start in range(0, len(indices), self.eval_batch):
+                sums, scored = self.sums(indices[start : start + self.eval_batch])
+                for name, value in sums.items():
+                    totals[name] = totals.get(name, 0.0) + value
+                count += scored
+        if count == 0:
+            raise ValueError(f"none of the {len(indices)} held-out positions could be scored")
+        return {name: total / count for name, total in totals.items()}
+
+    def held_out_metrics(self) -> dict[str, Any]:
+        """metrics.json's entries of the model as it stands: its metrics on every held-out position."""
+        return {"held_out": self.evaluate(self.held_out), "held_out_positions": len(self.held_out)}
