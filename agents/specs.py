@@ -1,0 +1,254 @@
+"""Spec strings name a player and its options, as leagues and the command line take them:
+
+==========================================  ==============================================
+spec                                        player
+==========================================  ==============================================
+``random``                                  a built-in by name
+``uct:simulations=2000,c=1.4``              a built-in with options (``key=value``, commas)
+``gtp:gnugo --mode gtp --level 10``         an external GTP engine: the rest is its command
+``sb3:runs/ppo/model.zip,simulations=200``  a Stable-Baselines3 model: its path, then options
+``mypackage.players:make_player``           ``module:factory``, called with the options
+``mypackage.players:make_player:depth=3``   ... and options after a second colon
+``myplayer``                                a ``goarena.agents`` entry point's factory
+==========================================  ==============================================
+
+A ``module:factory`` spec imports ``module`` as ``python -m`` would: from the installed
+packages and from the current directory, so ``mybot.py`` beside the command line is
+``mybot:make_player``.
+
+``check_spec`` checks a spec without loading a network's weights: a factory with a
+``check_options(context, *args, **options)`` function (a static or class method; ``args`` the
+spec's command or path, as ``sb3:PATH`` has) is asked through
+it; any other plug-in factory has its options matched against its signature; the cheap
+built-ins are built (and GTP engines started) once.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Any
+
+from goarena.agents.protocols import (
+    Agent,
+    Closeable,
+    GameContext,
+    UnsupportedGame,
+)
+
+ENTRY_POINT_GROUP = "goarena.agents"
+
+
+class AgentSpecError(ValueError):
+    """A spec string that names no player, or options the player does not take."""
+
+
+# An old option's new name, with how its value becomes the new option's (None: as it is).
+Renamed = tuple[str, Callable[[Any], Any] | None]
+
+
+def renamed_options(
+    player: str, old: dict[str, Any], renames: dict[str, Renamed], **new: Any
+) -> dict[str, Any]:
+    """The options ``new`` (name -> value as given, None when not given), with those that
+    ``old`` gives by a deprecated spelling (``renames``: old name -> new name and conversion)
+    put under their new names, each with a DeprecationWarning that names the new spelling.
+
+    Every player's old spellings go through here (``uct:playouts=`` is ``simulations=``), so
+    they keep working for one release and say what to write instead.
+
+    Raises:
+        TypeError: an option ``player`` does not take, or one given by both spellings.
+    """
+    for name, value in old.items():
+        if name not in renames:
+            raise TypeError(f"{player} got an unexpected option {name!r}")
+        renamed, convert = renames[name]
+        if new.get(renamed) is not None:
+            raise TypeError(f"{player}: give {renamed}= alone, not both {renamed}= and {name}=")
+        warnings.warn(
+            f"{player}: the option {name}= is now {renamed}= ({name}= goes in a later release)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        new[renamed] = convert(value) if convert is not None else value
+    return new
+
+
+# Built-in players: spec name -> "module:factory", imported only when asked for.
+BUILTIN_AGENTS: dict[str, str] = {
+    "random": "goarena.agents.random_agent:RandomAgent",
+    "uct": "goarena.agents.mcts_agents:UCTAgent",
+    "puct": "goarena.agents.mcts_agents:PUCTAgent",
+    "minimax": "goarena.agents.minimax_agents:MinimaxAgent",
+    "expectimax": "goarena.agents.minimax_agents:ExpectimaxAgent",
+    "gtp": "goarena.agents.gtp.client:GTPAgent",
+    "sl-policy": "goarena.agents.policy_agents:SLPolicyAgent",
+    "rollout-policy": "goarena.agents.rollout_agent:RolloutPolicyAgent",
+    "rl-policy": "goarena.agents.policy_agents:RLPolicyAgent",
+    "value-greedy": "goarena.agents.value_agent:ValueGreedyAgent",
+    "alphago": "goarena.agents.alphago_agent:AlphaGoAgent",
+    "sb3": "goarena.agents.sb3:SB3Agent",
+}
+
+
+def parse_options(text: str) -> dict[str, Any]:
+    """``"simulations=2000,c=1.4,rave=true"`` -> ``{"simulations": 2000, "c": 1.4, "rave": True}``.
+
+    Values are Python literals where they parse as one (numbers, ``True``/``true``,
+    ``None``, quoted strings) and plain strings otherwise.
+    """
+    options: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise AgentSpecError(f"malformed option {item!r}: expected key=value")
+        raw = raw.strip()
+        lowered = raw.lower()
+        if lowered in ("true", "false"):
+            options[key] = lowered == "true"
+            continue
+        try:
+            options[key] = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            options[key] = raw
+    return options
+
+
+def _load(target: str) -> Callable[..., Agent]:
+    module_name, _, attribute = target.partition(":")
+    _import_from_working_directory()
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise AgentSpecError(f"cannot import {module_name!r} for player {target!r}: {error}") from error
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise AgentSpecError(f"module {module_name!r} has no {attribute!r}") from None
+
+
+def _import_from_working_directory() -> None:
+    """Put the current directory on the import path, first, as ``python -m`` does (a console
+    script such as ``goarena`` has its own folder there instead)."""
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.insert(0, here)
+
+
+def _build(
+    factory: Callable[..., Agent],
+    spec: str,
+    *args: Any,
+    options: dict[str, Any] | None = None,
+    seed: int | None = None,
+) -> Agent:
+    options = dict(options or {})
+    if seed is not None and "seed" not in options and _takes_seed(factory):
+        options["seed"] = seed
+    try:
+        agent = factory(*args, **options)
+    except AgentSpecError:
+        raise
+    except (TypeError, ValueError) as error:  # an unknown option, or a value the player refuses
+        raise AgentSpecError(f"bad options for {spec!r}: {error}") from error
+    if not isinstance(agent, Agent):
+        raise AgentSpecError(f"{spec!r} did not build a player (no name/reset/select_move)")
+    return agent
+
+
+def _takes_seed(factory: Callable[..., Agent]) -> bool:
+    return "seed" in _signature(factory).parameters
+
+
+def _signature(factory: Callable[..., Agent]) -> inspect.Signature:
+    """The factory's signature; one that takes anything when it has none Python can read."""
+    try:
+        return inspect.signature(factory)
+    except (TypeError, ValueError):
+        anything = [
+            inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+            inspect.Parameter("options", inspect.Parameter.VAR_KEYWORD),
+        ]
+        return inspect.Signature(anything)
+
+
+def _resolve(spec: str) -> tuple[Callable[..., Agent], tuple[Any, ...], dict[str, Any]]:
+    """A spec's factory, with its positional arguments and its options."""
+    name, _, rest = spec.partition(":")
+    if name == "gtp":
+        if not rest.strip():
+            raise AgentSpecError("gtp needs the engine's command: gtp:gnugo --mode gtp")
+        return _load(BUILTIN_AGENTS["gtp"]), (rest.strip(),), {}
+    if name == "sb3":
+        path, _, options = rest.partition(",")
+        if not path.strip():
+            raise AgentSpecError("sb3 needs the model's path: sb3:runs/ppo/model.zip")
+        return _load(BUILTIN_AGENTS["sb3"]), (path.strip(),), parse_options(options)
+    if name in BUILTIN_AGENTS:
+        return _load(BUILTIN_AGENTS[name]), (), parse_options(rest)
+    plugins = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    if name in plugins:
+        return plugins[name].load(), (), parse_options(rest)
+    if rest:
+        attribute, _, options = rest.partition(":")
+        return _load(f"{name}:{attribute}"), (), parse_options(options)
+    known = sorted(BUILTIN_AGENTS) + sorted(plugins)
+    raise AgentSpecError(f"unknown player {spec!r}; built-in and plugged-in players: {', '.join(known)}")
+
+
+def make_agent(spec: str, *, seed: int | None = None) -> Agent:
+    """Build a player from a spec string (see the module documentation).
+
+    ``seed`` is passed to players whose factory takes a ``seed`` and whose spec names none,
+    so that a league can make its games reproducible.
+    """
+    spec = spec.strip()
+    factory, args, options = _resolve(spec)
+    return _build(factory, spec, *args, options=options, seed=seed)
+
+
+def player_warmup(spec: str) -> Callable[[int], None] | None:
+    """The ``warmup(size)`` that ``spec``'s factory declares (see ``Warmable``), None when it
+    declares none; the factory is looked up, not called."""
+    factory, _, _ = _resolve(spec.strip())
+    warm = getattr(factory, "warmup", None)
+    return warm if callable(warm) else None
+
+
+def check_spec(spec: str, context: GameContext | None = None) -> None:
+    """Check that ``spec`` names a player with options it takes (and, given a ``context``,
+    that it plays that game) without loading a network's weights: see the module
+    documentation. Raises AgentSpecError saying what is wrong."""
+    spec = spec.strip()
+    factory, args, options = _resolve(spec)
+    check = getattr(factory, "check_options", None)
+    try:
+        if callable(check):
+            check(context, *args, **options)
+            return
+        if spec.partition(":")[0] not in BUILTIN_AGENTS:  # a plug-in: its signature alone
+            _signature(factory).bind(*args, **options)
+            return
+    except AgentSpecError:
+        raise
+    except UnsupportedGame as error:
+        raise AgentSpecError(f"{spec!r} cannot play this game: {error}") from error
+    except (TypeError, ValueError) as error:
+        raise AgentSpecError(f"bad options for {spec!r}: {error}") from error
+    agent = _build(factory, spec, *args, options=options)
+    try:
+        if context is not None:
+            agent.reset(context)
+    except UnsupportedGame as error:
+        raise AgentSpecError(f"{spec!r} cannot play this game: {error}") from error
+    finally:
+        if isinstance(agent, Closeable):
+            agent.close()
