@@ -65,6 +65,9 @@ from goarena.agents.training.loop import run_training, step_rng
 from goarena.agents.weights import SL_POLICY_9X9
 
 BASELINES = ("mean", "none")
+DESCRIPTION = (
+    "Improve a policy network by self-play against its earlier versions (resumable)."  # goarena train rl -h
+)
 WEIGHTS = "policy.pt"
 GRADIENT_CHUNK = 1024  # positions per forward pass with gradients
 # The evaluation games' generator: [seed, 2**32] is a stream no iteration's [seed, step] reaches.
@@ -327,13 +330,7 @@ def summary(metrics: dict[str, Any], run: Path) -> list[str]:
     ]
 
 
-COMMAND = loop.Command(
-    "rl",
-    "Improve a policy network by self-play against its earlier versions (resumable).",
-    RLConfig,
-    train_rl,
-    summary,
-)
+COMMAND = loop.Command("rl", DESCRIPTION, RLConfig, train_rl, summary)
 
 main = COMMAND.main  # ``goarena train rl ...``: train, then print the exported network's win rate.
 parser = COMMAND.parser

@@ -25,8 +25,9 @@ from goarena.agents.nets.rollout import RolloutPolicy
 from goarena.agents.training import loop
 from goarena.agents.training.config import SupervisedConfig, redefault
 from goarena.agents.training.loop import run_training
-from goarena.agents.training.supervised import SupervisedJob
+from goarena.agents.training.supervised import SupervisedJob, summary
 
+DESCRIPTION = "Train AlphaGo's fast rollout policy (pattern features, linear softmax) on expert moves."
 WEIGHTS = "rollout.npz"
 
 
@@ -131,21 +132,7 @@ def train_rollout(
     return run_training(config, run_dir, build, "top1", data=data, **run)
 
 
-def summary(metrics: dict[str, Any], run: Path) -> list[str]:
-    held_out = metrics["held_out"]
-    return [
-        f"held-out ({metrics['held_out_positions']} positions, best checkpoint at step {metrics['step']}): "
-        f"loss {held_out['loss']:.4f}  top-1 {held_out['top1']:.2%}",
-    ]
-
-
-COMMAND = loop.Command(
-    "rollout",
-    "Train AlphaGo's fast rollout policy (pattern features, linear softmax) on expert moves.",
-    RolloutConfig,
-    train_rollout,
-    summary,
-)
+COMMAND = loop.Command("rollout", DESCRIPTION, RolloutConfig, train_rollout, summary)
 
 main = COMMAND.main  # ``goarena train rollout ...``: train, then print the held-out metrics.
 parser = COMMAND.parser

@@ -60,6 +60,7 @@ from goarena.agents.training.config import (
 )
 from goarena.agents.training.loop import Command, Run, process_threads, storage, write_json
 
+DESCRIPTION = "Train MaskablePPO with a residual CNN on goarena/Go-v0 (resumable)."
 LEARNERS = ("alternate", "random", "black", "white")
 TB_LOG_NAME = "ppo"  # SB3 logs to tensorboard/ppo_0; a resumed run appends to the same folder
 
@@ -393,13 +394,7 @@ def summary(metrics: dict[str, Any], run: Path) -> list[str]:
     return lines
 
 
-COMMAND = Command(
-    "sb3",
-    "Train MaskablePPO with a residual CNN on goarena/Go-v0 (resumable).",
-    SB3Config,
-    train_sb3,
-    summary,
-)
+COMMAND = Command("sb3", DESCRIPTION, SB3Config, train_sb3, summary)
 
 main = COMMAND.main  # ``goarena train sb3 ...``: train, then print the final model's win rates.
 parser = COMMAND.parser

@@ -30,8 +30,9 @@ from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.training import loop
 from goarena.agents.training.config import NetworkConfig
 from goarena.agents.training.loop import run_training
-from goarena.agents.training.supervised import SupervisedJob
+from goarena.agents.training.supervised import SupervisedJob, summary
 
+DESCRIPTION = "Train AlphaGo's SL policy network on expert moves (resumable)."
 WEIGHTS = "policy.pt"
 
 
@@ -90,17 +91,7 @@ def train_sl(config: SLConfig, run_dir: Path | str, **run: Any) -> dict[str, Any
     return run_training(config, run_dir, build, "top1", data=config.data, **run)
 
 
-def summary(metrics: dict[str, Any], run: Path) -> list[str]:
-    held_out = metrics["held_out"]
-    return [
-        f"held-out ({metrics['held_out_positions']} positions, best checkpoint at step {metrics['step']}): "
-        f"loss {held_out['loss']:.4f}  top-1 {held_out['top1']:.2%}  top-5 {held_out['top5']:.2%}",
-    ]
-
-
-COMMAND = loop.Command(
-    "sl", "Train AlphaGo's SL policy network on expert moves (resumable).", SLConfig, train_sl, summary
-)
+COMMAND = loop.Command("sl", DESCRIPTION, SLConfig, train_sl, summary)
 
 main = COMMAND.main  # ``goarena train sl ...``: train, then print the held-out metrics.
 parser = COMMAND.parser

@@ -8,6 +8,7 @@ export; ``loop.run_training`` does the rest.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -84,3 +85,14 @@ class SupervisedJob:
     def held_out_metrics(self) -> dict[str, Any]:
         """metrics.json's entries of the model as it stands: its metrics on every held-out position."""
         return {"held_out": self.evaluate(self.held_out), "held_out_positions": len(self.held_out)}
+
+
+_SHOWN = {"loss": "loss {:.4f}", "top1": "top-1 {:.2%}", "top5": "top-5 {:.2%}"}
+
+
+def summary(metrics: dict[str, Any], run: Path) -> list[str]:
+    """The line a job of ``held_out_metrics`` prints: its loss and accuracies on every held-out position."""
+    held_out = metrics["held_out"]
+    scores = "  ".join(shown.format(held_out[name]) for name, shown in _SHOWN.items() if name in held_out)
+    where = f"{metrics['held_out_positions']} positions, best checkpoint at step {metrics['step']}"
+    return [f"held-out ({where}): {scores}"]

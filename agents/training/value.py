@@ -30,6 +30,7 @@ from goarena.agents.training.config import NetworkConfig, option, positive
 from goarena.agents.training.loop import run_training
 from goarena.agents.training.supervised import SupervisedJob
 
+DESCRIPTION = "Train AlphaGo's value network on self-play outcomes (resumable)."
 WEIGHTS = "value.pt"
 
 
@@ -115,13 +116,7 @@ def summary(metrics: dict[str, Any], run: Path) -> list[str]:
     ]
 
 
-COMMAND = loop.Command(
-    "value",
-    "Train AlphaGo's value network on self-play outcomes (resumable).",
-    ValueConfig,
-    train_value,
-    summary,
-)
+COMMAND = loop.Command("value", DESCRIPTION, ValueConfig, train_value, summary)
 
 main = COMMAND.main  # ``goarena train value ...``: train, then print the held-out MSE.
 parser = COMMAND.parser
