@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from goarena.agents.nets.load import NetworkFileError
+from goarena.agents.nets.errors import NetworkFileError
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.rollout import RolloutPolicy
 from goarena.agents.nets.value import ValueNet

@@ -24,21 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from goarena.agents.base import UnsupportedGame, weights_digest
+from goarena.agents.nets.errors import NetworkFileError as NetworkFileError  # raised here
+from goarena.agents.nets.errors import refuse
 
 # What a player asks for, and the architecture (``arch``) of a checkpoint that is one.
 KINDS = {"policy": "policy", "value": "value", "rollout": None}
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = b"PK"
-
-
-class NetworkFileError(ValueError):
-    """A network file that cannot be used: missing, corrupt, cut short, or not what was asked for.
-    Its message is ``"PATH: what is wrong"`` (``refuse``)."""
-
-
-def refuse(path: Path | str, problem: str) -> NetworkFileError:
-    """The error for the file at ``path`` with ``problem``, in the one shape of message."""
-    return NetworkFileError(f"{path}: {problem}")
 
 
 @dataclass(frozen=True)
