@@ -83,18 +83,18 @@ def renamed_options(
 
 # Built-in players: spec name -> "module:factory", imported only when asked for.
 BUILTIN_AGENTS: dict[str, str] = {
-    "random": "goarena.agents.random_agent:RandomAgent",
-    "uct": "goarena.agents.mcts_agents:UCTAgent",
-    "puct": "goarena.agents.mcts_agents:PUCTAgent",
-    "minimax": "goarena.agents.minimax_agents:MinimaxAgent",
-    "expectimax": "goarena.agents.minimax_agents:ExpectimaxAgent",
+    "random": "goarena.agents.players.random:RandomAgent",
+    "uct": "goarena.agents.players.search:UCTAgent",
+    "puct": "goarena.agents.players.search:PUCTAgent",
+    "minimax": "goarena.agents.players.minimax:MinimaxAgent",
+    "expectimax": "goarena.agents.players.minimax:ExpectimaxAgent",
     "gtp": "goarena.agents.gtp.client:GTPAgent",
-    "sl-policy": "goarena.agents.policy_agents:SLPolicyAgent",
-    "rollout-policy": "goarena.agents.rollout_agent:RolloutPolicyAgent",
-    "rl-policy": "goarena.agents.policy_agents:RLPolicyAgent",
-    "value-greedy": "goarena.agents.value_agent:ValueGreedyAgent",
-    "alphago": "goarena.agents.alphago_agent:AlphaGoAgent",
-    "sb3": "goarena.agents.sb3:SB3Agent",
+    "sl-policy": "goarena.agents.players.policy:SLPolicyAgent",
+    "rollout-policy": "goarena.agents.players.rollout:RolloutPolicyAgent",
+    "rl-policy": "goarena.agents.players.policy:RLPolicyAgent",
+    "value-greedy": "goarena.agents.players.value:ValueGreedyAgent",
+    "alphago": "goarena.agents.players.alphago:AlphaGoAgent",
+    "sb3": "goarena.agents.players.sb3:SB3Agent",
 }
 
 

@@ -5,7 +5,7 @@ cache, the first move of a search or network player compiles for tens of seconds
 for a GTP controller to give up on ``genmove``, or for a league to lose the game on time.
 ``warmup()`` calls every kernel the ``Game`` (and so the envs) uses on a tiny position, then
 each warm-up it is given: the ``warmup(size)`` that players declare on their factories
-(``agents.base.Warmable``, found by ``agents.base.player_warmup``), so that compiling happens
+(``agents.protocols.Warmable``, found by ``agents.specs.player_warmup``), so that compiling happens
 at start-up, announced; with a warm cache it only loads the kernels, in a second or two, and
 says nothing.
 

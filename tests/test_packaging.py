@@ -28,7 +28,7 @@ CHECK = textwrap.dedent(
     for name in sys.argv[2:]:
         module = importlib.import_module(name)
         assert site in Path(module.__file__).resolve().parents, (name, module.__file__)
-    from goarena.agents.base import make_agent
+    from goarena.agents.specs import make_agent
     import go_env
     game = go_env.Game(5)
     game.play(make_agent("random:seed=1").select_move(game))

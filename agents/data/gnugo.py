@@ -29,9 +29,9 @@ from rich.progress import MofNCompleteColumn, Progress
 from go_env.game import BLACK, Game, result_string
 from go_env.rules import Rules
 from go_env.sgf import write_sgf
-from goarena.agents.base import RESIGN, GameContext
 from goarena.agents.data.reader import RANDOM_OPENING
 from goarena.agents.gtp.client import GTPAgent, find_engine
+from goarena.agents.protocols import RESIGN, GameContext
 
 # How many random moves a game opens with: the share of games (percent) for 0, 1, 2, ...
 # GNU Go varies its play little given a seed, so short openings repeat whole games (measured on

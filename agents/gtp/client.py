@@ -38,8 +38,8 @@ from typing import IO
 from go_env import coords
 from go_env.game import BLACK, WHITE, Game
 from go_env.rules import Rules
-from goarena.agents.base import RESIGN, GameContext, game_context
 from goarena.agents.gtp.protocol import COLOR_LETTERS, LINE_LIMIT, kata_rules, shorten
+from goarena.agents.protocols import RESIGN, GameContext, game_context
 
 _STDERR_LINES = 20  # kept for error messages
 ANSWER_LIMIT = 1 << 20  # characters: a longer answer is an error

@@ -3,7 +3,7 @@
 ``goarena gtp --agent SPEC`` serves ``make_agent(SPEC)`` on stdin and stdout; in Python,
 ``GTPEngine(agent).run(sys.stdin, sys.stdout)``. ``GTPEngine.handle(line)`` answers one
 command line as text, for tests and embedding. ``goarena gtp`` compiles the kernels the player
-declares (its ``warmup``, see ``agents.base.Warmable``) in the background as it starts
+declares (its ``warmup``, see ``agents.protocols.Warmable``) in the background as it starts
 (``warm_up_in_background``, announced on stderr when the cache is cold): commands answer at
 once, and those that need the player wait for it.
 
@@ -77,7 +77,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, Protocol, TextIO, runtime_checkable
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -85,16 +85,17 @@ from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError
 from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
 from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, write_sgf
-from goarena.agents.base import (
+from goarena.agents.gtp.protocol import COLORS, KATA_FIXED, KATA_KO, LINE_LIMIT, kata_rules, shorten
+from goarena.agents.protocols import (
     RESIGN,
     Agent,
     AnalysisAgent,
     GameContext,
     MoveInfo,
     MoveObserver,
+    TimedAgent,
     Warmable,
 )
-from goarena.agents.gtp.protocol import COLORS, KATA_FIXED, KATA_KO, LINE_LIMIT, kata_rules, shorten
 
 try:
     _VERSION = version("goarena")
@@ -122,15 +123,6 @@ def _never() -> bool:
 
 class GTPError(Exception):
     """A command that fails: it is answered ``? message`` and the engine goes on."""
-
-
-@runtime_checkable
-class TimedAgent(Protocol):
-    """A player that budgets its time from GTP's clock commands (seconds; colour BLACK/WHITE)."""
-
-    def time_settings(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None: ...
-
-    def time_left(self, color: int, seconds: float, stones: int) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,8 @@ from go_env.features.alphago import (
     batch_alphago_planes,
     new_alphago_planes,
 )
-from goarena.agents.base import UnsupportedGame
 from goarena.agents.nets.predict import forward
+from goarena.agents.protocols import UnsupportedGame
 from goarena.search import LeafValues, Leaves
 from goarena.search.evaluator import uniform_priors
 

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from goarena.agents.base import UnsupportedGame, weights_digest
 from goarena.agents.nets.errors import NetworkFileError as NetworkFileError  # raised here
 from goarena.agents.nets.errors import refuse
+from goarena.agents.protocols import UnsupportedGame, weights_digest
 
 # What a player asks for, and the architecture (``arch``) of a checkpoint that is one.
 KINDS = {"policy": "policy", "value": "value", "rollout": None}

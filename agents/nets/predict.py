@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from goarena.agents.base import GameContext
+from goarena.agents.protocols import GameContext
 
 
 def set_torch_threads(threads: int) -> None:

@@ -45,10 +45,12 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 import go_env  # noqa: F401 - registers goarena/Go-v0
 from go_env import Rules
 from go_env.gym_env import ENV_ID
-from goarena.agents.base import GameContext, check_spec
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
-from goarena.agents.opponents import OpponentPool
-from goarena.agents.sb3 import GoResNetExtractor, SB3Agent
+from goarena.agents.nets.sb3_extractor import GoResNetExtractor
+from goarena.agents.players.pool import OpponentPool
+from goarena.agents.players.sb3 import SB3Agent
+from goarena.agents.protocols import GameContext
+from goarena.agents.specs import check_spec
 from goarena.agents.training.config import (
     RunConfig,
     at_least_zero,

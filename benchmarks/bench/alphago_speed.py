@@ -32,9 +32,9 @@ import time
 import numba
 
 from go_env import Game, Rules
-from goarena.agents.alphago_agent import AlphaGoAgent
-from goarena.agents.base import make_agent
 from goarena.agents.inference import set_inference_threads
+from goarena.agents.players.alphago import AlphaGoAgent
+from goarena.agents.specs import make_agent
 from goarena.benchmarks.bench import add_search_seconds
 
 CONFIGURATIONS: dict[str, dict[str, object]] = {

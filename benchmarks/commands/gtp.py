@@ -23,8 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def command(args: argparse.Namespace) -> None:
     """Build the player, warm its kernels up in the background, and answer GTP until ``quit``."""
-    from goarena.agents.base import AgentSpecError, Closeable, make_agent
     from goarena.agents.gtp.engine import GTPEngine, warm_up_in_background
+    from goarena.agents.protocols import Closeable
+    from goarena.agents.specs import AgentSpecError, make_agent
 
     rules = Rules.preset(args.rules, komi=args.komi) if args.komi is not None else Rules.preset(args.rules)
     set_threads(args.threads)  # this process serves one game: its threads are the command's to set

@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def command(args: argparse.Namespace) -> None:
     """The kernels of ``--player`` SPECs, else of every built-in player."""
-    from goarena.agents.base import BUILTIN_AGENTS, AgentSpecError, player_warmup
+    from goarena.agents.specs import BUILTIN_AGENTS, AgentSpecError, player_warmup
     from goarena.search.warmup import warmup as warm_up
 
     warmups = []

@@ -54,16 +54,9 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
 from go_env.game import COLOR_NAMES
-from goarena.agents.base import (
-    AgentSpecError,
-    Closeable,
-    GameContext,
-    StatusReporter,
-    check_spec,
-    make_agent,
-    player_warmup,
-)
 from goarena.agents.gtp import GTPEngineError, find_engine
+from goarena.agents.protocols import Closeable, GameContext, StatusReporter
+from goarena.agents.specs import AgentSpecError, check_spec, make_agent, player_warmup
 from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
 from goarena.benchmarks.league.runner import (
     LeagueRunError,
@@ -422,7 +415,7 @@ def run_league(
 
 def warm_up(config: LeagueConfig) -> None:
     """Compile the kernels of the rules and of every player here, once (the ``warmup`` each
-    player's factory declares, see ``agents.base.Warmable``), so that the workers load them
+    player's factory declares, see ``agents.protocols.Warmable``), so that the workers load them
     from numba's cache rather than compile them inside a timed move; a compile (about a
     minute, on the first run only) is announced on stderr."""
     warmups = {}

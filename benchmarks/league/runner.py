@@ -39,8 +39,9 @@ from pathlib import Path
 
 from go_env import Rules
 from go_env.game import BLACK, WHITE
-from goarena.agents.base import Agent, Closeable, StatusReporter, WeightedAgent, make_agent
 from goarena.agents.gtp import GTPAgent
+from goarena.agents.protocols import Agent, Closeable, StatusReporter, WeightedAgent
+from goarena.agents.specs import make_agent
 from goarena.benchmarks.match.referee import (
     GameRecord,
     Turn,

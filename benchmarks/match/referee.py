@@ -33,7 +33,7 @@ from typing import TypeVar
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, WHITE, Game, IllegalMoveError, as_move, result_string
 from go_env.rules import Rules
 from go_env.sgf import write_sgf
-from goarena.agents.base import (
+from goarena.agents.protocols import (
     RESIGN,
     Agent,
     CleanupPlayer,

@@ -20,8 +20,9 @@ import pytest
 
 from go_env import Game, Rules
 from go_env.sgf import read_sgf
-from goarena.agents.base import AgentSpecError, GameContext, check_spec
 from goarena.agents.gtp import find_engine
+from goarena.agents.protocols import GameContext
+from goarena.agents.specs import AgentSpecError, check_spec
 from goarena.benchmarks.commands.league import league_config
 from goarena.benchmarks.commands.league import parser as league_parser
 from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
@@ -420,7 +421,7 @@ def test_crashing_engines_and_illegal_moves_lose_the_game_and_the_league_goes_on
 
 
 NET_PLAYER = """
-from goarena.agents.base import UnsupportedGame, weights_digest
+from goarena.agents.protocols import UnsupportedGame, weights_digest
 
 
 class NinePlayer:  # stands for a network trained on 9x9: building it loads its weights

@@ -11,9 +11,9 @@ import pytest
 from go_env import BLACK, EMPTY, WHITE, Game, Rules
 from go_env.coords import from_gtp
 from go_env.sgf import read_sgf
-from goarena.agents.base import RESIGN, GameContext, UnsupportedGame
 from goarena.agents.gtp import GTPAgent, find_engine
-from goarena.agents.random_agent import RandomAgent
+from goarena.agents.players.random import RandomAgent
+from goarena.agents.protocols import RESIGN, GameContext, UnsupportedGame
 from goarena.benchmarks.match.referee import Turn, forfeit_record, play_game
 
 RULES = Rules(komi=7.5)

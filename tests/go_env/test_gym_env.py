@@ -367,7 +367,7 @@ def test_a_spec_string_opponent_is_a_goarena_player_driven_through_its_lifecycle
 
 
 def test_a_player_object_is_an_opponent_and_a_non_player_is_refused():
-    from goarena.agents.random_agent import RandomAgent
+    from goarena.agents.players.random import RandomAgent
 
     game_env = GoEnv(board_size=5, opponent=RandomAgent(), learner="white")
     game_env.reset(seed=0)

@@ -13,9 +13,9 @@ import threading
 import numba
 import pytest
 
-from goarena.agents.base import BUILTIN_AGENTS, make_agent, player_warmup
 from goarena.agents.gtp.engine import GTPEngine, warm_up_in_background
-from goarena.agents.random_agent import RandomAgent
+from goarena.agents.players.random import RandomAgent
+from goarena.agents.specs import BUILTIN_AGENTS, make_agent, player_warmup
 from goarena.benchmarks import cli
 from goarena.benchmarks.league import play
 from goarena.benchmarks.league.config import LeagueConfig
@@ -117,7 +117,7 @@ if sys.argv[1] == "league":
 
     warm_up(LeagueConfig(players={"sl": "sl-policy", "random": "random"}))
 else:
-    from goarena.agents.base import make_agent
+    from goarena.agents.specs import make_agent
     from goarena.agents.gtp.engine import warm_up_in_background
 
     warm_up_in_background(make_agent("sl-policy"), 9, print).wait()

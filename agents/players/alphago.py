@@ -1,0 +1,61 @@
+"""``alphago``: AlphaGo's search, PUCT with the seeds' choices as its defaults.
+
+Each simulation selects ``a = argmax Q + u`` with ``u = c·P(s, a) / (1 + N(s, a))``
+(``selection="alphazero"`` takes the paper's ``c·P·sqrt(ΣN) / (1 + N)`` instead), with the SL
+policy network's priors ``P``; a leaf's value is ``V = (1 - λ)·v + λ·z``, ``v`` the value
+network's and ``z`` the outcome of a rollout-policy playout; ``Q`` is the mean of ``V`` over the
+simulations through the move, and the most visited move is played. Leaves are evaluated in
+batches (``batch``) under virtual loss, and the tree is kept between moves.
+
+    alphago:simulations=800                           # λ = 0.5
+    alphago:mixing=0,seconds=2                        # the value network alone
+    alphago:mixing=1                                  # rollouts alone
+    alphago:prior=uniform                             # no policy prior
+    alphago:value=my-value.pt,prior=my-policy.pt      # other networks
+    alphago:expansion_threshold=1,precision=bfloat16  # AlphaGo's n_thr; bf16 networks
+    alphago:selection=alphazero,c_puct=1.5            # the paper's c·P·sqrt(ΣN) / (1 + N)
+
+The shipped 9x9 SL policy, value network and rollout policy are the defaults.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goarena.agents.players.search import PUCTAgent
+from goarena.agents.protocols import GameContext
+from goarena.agents.weights import ROLLOUT_9X9, SL_POLICY_9X9, VALUE_9X9
+
+# The AlphaGo paper's exploration constant, with Q in [-1, 1] and u = c·P/(1 + N).
+ALPHAGO_C = 5.0
+
+
+def _alphago_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` over AlphaGo's defaults, refusing the choices that are not the player's."""
+    fixed = {"evaluator"} & options.keys()
+    if fixed:
+        raise TypeError("alphago's leaves are its networks' and rollout policy's: it takes no evaluator")
+    defaults: dict[str, Any] = {
+        "prior": str(SL_POLICY_9X9),
+        "value": str(VALUE_9X9),
+        "rollout_weights": str(ROLLOUT_9X9),
+        "mixing": 0.5,
+        "selection": "alphago",
+        "c_puct": ALPHAGO_C,
+    }
+    return {**defaults, **options, "evaluator": "pattern"}
+
+
+class AlphaGoAgent(PUCTAgent):
+    """AlphaGo's mixed search (see the module documentation); options as ``PUCTAgent``'s, with
+    AlphaGo's defaults: ``prior`` the shipped SL policy, ``value`` the shipped value network,
+    ``rollout_weights`` the shipped rollout policy, ``mixing`` (λ) 0.5, ``selection="alphago"``,
+    ``c_puct`` 5."""
+
+    def __init__(self, **options: Any):
+        super().__init__(**_alphago_options(options))
+        self.name = "alphago"
+
+    @classmethod
+    def check_options(cls, context: GameContext | None, **options: object) -> None:
+        PUCTAgent.check_options(context, **_alphago_options(dict(options)))

@@ -1,0 +1,117 @@
+"""Brute-force players: alpha-beta minimax and expectimax against an opponent model.
+
+Both are built by spec strings (``minimax:depth=4``, ``minimax:seconds=2``,
+``expectimax:depth=2,opponent=random``); a heuristic is then named ``module:function``
+(a numba-compiled function, see ``search.minimax.Heuristic``).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from go_env import Game
+from goarena.agents.protocols import GameContext, PolicyAgent, game_context
+from goarena.agents.specs import AgentSpecError, make_agent
+from goarena.search.expectimax import OpponentModel, expectimax
+from goarena.search.minimax import Heuristic, Minimax, area_heuristic
+from goarena.search.warmup import warmup_game as _warmup_game
+
+
+def _heuristic(heuristic: Heuristic | str | None) -> Heuristic:
+    """A heuristic given as itself, as ``"module:function"``, or ``None`` for the default."""
+    if heuristic is None:
+        return area_heuristic
+    if not isinstance(heuristic, str):
+        return heuristic
+    module, _, attribute = heuristic.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError, ValueError) as error:
+        raise AgentSpecError(f"cannot load heuristic {heuristic!r}: {error}") from error
+
+
+def _opponent(opponent: OpponentModel | PolicyAgent | str | None) -> OpponentModel | None:
+    """An opponent model given as a callable, a player with a policy, or its spec string."""
+    model = make_agent(opponent) if isinstance(opponent, str) else opponent
+    if isinstance(model, PolicyAgent):
+        return model.policy
+    if model is None or callable(model):
+        return model
+    raise AgentSpecError(f"an opponent model must be a callable or a player with a policy, got {model!r}")
+
+
+class MinimaxAgent:
+    """Plays the best move of an alpha-beta search with iterative deepening.
+
+    The search's transposition table is kept from move to move (its keys include the game's
+    history, so entries stay valid) and cleared by ``reset``.
+
+    Args:
+        depth: the deepest iteration in plies; ``None`` deepens until ``seconds`` run out or
+            the game is solved.
+        seconds: time per move; ``None`` searches to ``depth``.
+        heuristic: the leaf estimate: a numba function or ``"module:function"``
+            (default: the area count).
+        tt_size: transposition-table entries.
+    """
+
+    def __init__(
+        self,
+        depth: int | None = 4,
+        seconds: float | None = None,
+        heuristic: Heuristic | str | None = None,
+        tt_size: int = 1 << 20,
+    ):
+        if depth is None and seconds is None:
+            raise ValueError("give a depth, a time budget in seconds, or both")
+        self.name = "minimax"
+        self.depth = depth
+        self.seconds = seconds
+        self.searcher = Minimax(_heuristic(heuristic), tt_size=tt_size)
+
+    def reset(self, context: GameContext) -> None:
+        game_context(context)
+        self.searcher.clear()
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the alpha-beta search's kernels (see ``Warmable``)."""
+        Minimax(tt_size=64).search(_warmup_game(size), depth=2)
+
+    def select_move(self, game: Game) -> int:
+        return self.searcher.search(game, depth=self.depth, seconds=self.seconds).move
+
+
+class ExpectimaxAgent:
+    """Plays the move of best expected value against a model of its opponent (EM recurrence).
+
+    Args:
+        depth: plies searched.
+        opponent: the model: a callable ``game -> float[N*N+1]``, a player with a ``policy``,
+            or such a player's spec string (``"random"``); ``None`` is uniform over legal moves.
+        heuristic: the leaf estimate, as for ``MinimaxAgent``.
+    """
+
+    def __init__(
+        self,
+        depth: int = 2,
+        opponent: OpponentModel | PolicyAgent | str | None = None,
+        heuristic: Heuristic | str | None = None,
+    ):
+        if depth < 1:
+            raise ValueError(f"depth must be at least 1, got {depth}")
+        self.name = "expectimax"
+        self.depth = depth
+        self.opponent = _opponent(opponent)
+        self.heuristic = _heuristic(heuristic)
+
+    def reset(self, context: GameContext) -> None:
+        game_context(context)
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the expectimax search's kernels (see ``Warmable``)."""
+        expectimax(_warmup_game(size), 1, None, area_heuristic)
+
+    def select_move(self, game: Game) -> int:
+        return expectimax(game, self.depth, self.opponent, self.heuristic).move

@@ -1,0 +1,45 @@
+"""The uniformly random player: the floor of every ladder."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from go_env import Game
+from goarena.agents.protocols import Action, GameContext, restart_seed
+
+
+class RandomAgent:
+    """Plays a uniformly random legal move.
+
+    Args:
+        seed: seed of its random generator.
+        pass_only_when_forced: if True, never passes while another legal move exists
+            (games then end by the move cap or when the board fills with eyes).
+    """
+
+    def __init__(self, seed: int | None = None, pass_only_when_forced: bool = False):
+        self.name = "random"
+        self.seed = seed
+        self.pass_only_when_forced = pass_only_when_forced
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, context: GameContext) -> None:
+        seed = restart_seed(self.seed, context)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def policy(self, game: Game) -> np.ndarray:
+        mask = game.legal_mask().astype(np.float64)
+        if self.pass_only_when_forced and mask[:-1].any():
+            mask[-1] = 0.0
+        return mask / mask.sum()
+
+    def select_move(self, game: Game) -> int:
+        legal = game.legal_moves()
+        if self.pass_only_when_forced and len(legal) > 1:
+            legal = legal[:-1]  # pass is the last move index
+        return int(legal[self.rng.integers(len(legal))])
+
+    def act(self, game: Game) -> Action:
+        """The move, with the uniform policy it was drawn from (and no value)."""
+        return Action(self.select_move(game), self.policy(game))

@@ -1,0 +1,518 @@
+"""Stable-Baselines3 models as Go players.
+
+``SB3Agent`` plays a saved ``MaskablePPO`` or ``PPO`` model (spec ``sb3:PATH[,key=value]``):
+the policy's most likely legal move (``temperature=0``, the default), a move drawn from it
+(``temperature=1``; ``deterministic=false``, the old spelling, is deprecated), or, with
+``simulations`` or ``seconds``, PUCT over the model (``SB3Evaluator``: the policy's
+probabilities over the legal moves as priors, the critic's value as the leaf value)::
+
+    sb3:runs/ppo5/model.zip
+    sb3:runs/ppo5/model.zip,temperature=1,seed=3
+    sb3:runs/ppo5/model.zip,simulations=200,c_puct=1.5
+
+The critic estimates the learner's return against the opponent it trained with, so as a
+search value it is the win expectation against that opponent, clipped to [-1, 1].
+
+The features extractor these models are trained with is ``goarena.agents.nets.sb3_extractor``.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import pickle
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from go_env import Game
+from go_env import core as K
+from go_env.features import NUM_HISTORY_PLANES, batch_history_planes, planes_in_layout
+from goarena.agents.nets.predict import masked_softmax, player_device, resolve_device
+from goarena.agents.nets.sb3_extractor import GoResNetExtractor, board_size_of, channels_first_of
+from goarena.agents.players.search import PUCTAgent
+from goarena.agents.protocols import (
+    Action,
+    GameContext,
+    MoveInfo,
+    analyze_policy,
+    check_board_size,
+    game_context,
+    restart_seed,
+    weights_digest,
+)
+from goarena.agents.specs import Renamed, renamed_options
+from goarena.search import Leaves
+from goarena.search.warmup import warmup_game
+
+
+class SB3ModelError(ValueError):
+    """A file that is no Stable-Baselines3 model this package can play, or a corrupt one."""
+
+
+# -- observations ------------------------------------------------------------------------
+
+
+def planes_for_space(
+    planes: np.ndarray, space: spaces.Space, channels_first: bool | None = None
+) -> np.ndarray:
+    """History planes int8 ``[..., N, N, 17]`` (as ``Game.observation`` and ``go_env.features``
+    give them) in the layout and dtype of ``space``."""
+    return planes_in_layout(planes, channels_first_of(space, channels_first), space.dtype)
+
+
+def observation_for_model(model: BaseAlgorithm | SB3Model | spaces.Space, game: Game) -> np.ndarray:
+    """The observation a model (or an observation space) expects of ``game``, from the side to
+    move's view: ``game.observation()`` transposed and cast to the model's observation space."""
+    space = model if isinstance(model, spaces.Space) else model.observation_space
+    return planes_for_space(game.observation(), space, _layout_of(model))
+
+
+def _layout_of(model: BaseAlgorithm | SB3Model | spaces.Space) -> bool | None:
+    """The layout a model's ``GoResNetExtractor`` was built with (None for other extractors)."""
+    extractor = getattr(getattr(model, "policy", None), "features_extractor", None)
+    return extractor.channels_first if isinstance(extractor, GoResNetExtractor) else None
+
+
+# -- loading -------------------------------------------------------------------------------
+
+# A model file is data: of its ``data`` entry, only the JSON values and the four pickled
+# entries a player needs are read, the latter with an unpickler that builds nothing but the
+# classes below (no function is called, no other module is imported). Every other pickled
+# entry (schedules, buffers, ...) is left unread.
+_NEEDED = ("policy_class", "observation_space", "action_space", "policy_kwargs")
+_SAFE_CALLS = {
+    ("numpy", "dtype"),
+    ("numpy", "ndarray"),
+    ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.multiarray", "scalar"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy._core.numeric", "_frombuffer"),
+    ("numpy._core.multiarray", "scalar"),
+    ("numpy.random._pickle", "__generator_ctor"),
+    ("numpy.random._pickle", "__bit_generator_ctor"),
+    ("numpy.random._pickle", "__randomstate_ctor"),
+    ("numpy.random.bit_generator", "__pyx_unpickle_SeedSequence"),
+    ("builtins", "slice"),
+}
+
+
+def _safe_classes() -> dict[str, type]:
+    """Module (prefix) -> the base class every class taken from it must derive from."""
+    from stable_baselines3.common.policies import BasePolicy
+
+    return {
+        "gymnasium.spaces.": spaces.Space,
+        "numpy.dtypes": np.dtype,
+        "numpy.random.": object,  # bit generators and generators, for the spaces' seeds
+        "stable_baselines3.common.policies": BasePolicy,
+        "sb3_contrib.common.maskable.policies": BasePolicy,
+        "stable_baselines3.common.torch_layers": BaseFeaturesExtractor,
+        "goarena.agents.nets.sb3_extractor": BaseFeaturesExtractor,
+        "torch.nn.modules.activation": nn.Module,
+        "torch.optim.": torch.optim.Optimizer,
+    }
+
+
+# Models saved by earlier releases name the extractor by the module it lived in then.
+_MOVED = {"goarena.agents.sb3": "goarena.agents.nets.sb3_extractor"}
+
+
+class _DataUnpickler(pickle.Unpickler):
+    """Builds the allowed classes of a model's data and refuses anything else by name."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        module = _MOVED.get(module, module)
+        if (module, name) in _SAFE_CALLS:
+            return super().find_class(module, name)
+        for prefix, base in _safe_classes().items():
+            if module == prefix.rstrip(".") or (prefix.endswith(".") and module.startswith(prefix)):
+                found = super().find_class(module, name)
+                if isinstance(found, type) and (
+                    base is object and module.startswith("numpy.random.") or issubclass(found, base)
+                ):
+                    return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a model's data")
+
+
+def read_model_data(path: Path | str) -> dict[str, Any]:
+    """The saved attributes of the SB3 model at ``path`` that a player needs (spaces, policy
+    class and its arguments, ``use_sde``), read as data: nothing in the file is run.
+
+    Raises:
+        SB3ModelError: no such file, not an SB3 model's zip, a corrupt one, or one whose data
+            asks for anything but the spaces, policies and layers a model is made of.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise SB3ModelError(f"{path}: no Stable-Baselines3 model at that path")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            text = archive.read("data").decode()
+    except zipfile.BadZipFile:
+        raise SB3ModelError(
+            f"{path}: not a Stable-Baselines3 model (not a zip file, or a truncated one)"
+        ) from None
+    except KeyError:
+        raise SB3ModelError(
+            f"{path}: a zip file but no Stable-Baselines3 model (it has no 'data' entry)"
+        ) from None
+    except (OSError, UnicodeDecodeError, zipfile.LargeZipFile) as error:
+        raise SB3ModelError(
+            f"{path}: cannot be read as a Stable-Baselines3 model (corrupt?): {error}"
+        ) from None
+    try:
+        saved = json.loads(text)
+    except ValueError as error:
+        raise SB3ModelError(f"{path}: the model's saved data is not JSON (corrupt?): {error}") from None
+    if not isinstance(saved, dict):
+        raise SB3ModelError(f"{path}: the model's saved data is not a JSON object")
+    data: dict[str, Any] = {"use_sde": bool(saved.get("use_sde", False))}
+    for key in _NEEDED:
+        entry = saved.get(key)
+        if not isinstance(entry, dict) or ":serialized:" not in entry:
+            raise SB3ModelError(f"{path}: the model's saved data has no readable {key!r}")
+        try:
+            data[key] = _DataUnpickler(io.BytesIO(base64.b64decode(entry[":serialized:"]))).load()
+        except pickle.UnpicklingError as error:
+            raise SB3ModelError(
+                f"{path}: refused, as a model is data and runs no code: {key!r}: {error}"
+            ) from None
+        except Exception as error:  # a corrupt entry fails in many ways
+            raise SB3ModelError(f"{path}: the model's {key!r} is not readable (corrupt?): {error}") from None
+    if not isinstance(data["policy_kwargs"], dict):
+        raise SB3ModelError(f"{path}: the model's 'policy_kwargs' is not a dict")
+    return data
+
+
+@dataclass(frozen=True)
+class SB3Model:
+    """A saved PPO or MaskablePPO model as a player reads it: its spaces and its policy network
+    (in eval mode), without the algorithm around them."""
+
+    policy: Any  # an ActorCriticPolicy or MaskableActorCriticPolicy
+    observation_space: spaces.Space
+    action_space: spaces.Space
+
+
+def _policy_class(path: Path | str, data: dict[str, Any]) -> type:
+    """The model's actor-critic policy class (MaskablePPO's or PPO's)."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.policies import ActorCriticPolicy
+
+    policy_class = data.get("policy_class")
+    if isinstance(policy_class, type) and issubclass(
+        policy_class, (ActorCriticPolicy, MaskableActorCriticPolicy)
+    ):
+        return policy_class
+    raise SB3ModelError(f"{path}: policy {policy_class!r} is not an actor-critic (MaskablePPO or PPO) policy")
+
+
+def load_sb3_model(path: Path | str, device: str = "cpu") -> SB3Model:
+    """The policy of the MaskablePPO or PPO model saved at ``path``, for play: its data read by
+    ``read_model_data`` and its weights by ``torch.load(weights_only=True)``, so that nothing
+    in the file runs.
+
+    Raises:
+        SB3ModelError: not an SB3 model, not an actor-critic one, not over Go planes, corrupt,
+            or one whose data asks for code.
+    """
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    data = read_model_data(path)
+    policy_class = _policy_class(path, data)
+    where = resolve_device(device)
+    options = dict(data["policy_kwargs"])
+    if not issubclass(policy_class, MaskableActorCriticPolicy):
+        options["use_sde"] = data["use_sde"]
+    try:
+        policy = policy_class(data["observation_space"], data["action_space"], lambda _: 0.0, **options)
+    except (TypeError, ValueError) as error:
+        raise SB3ModelError(f"{path}: the model's policy cannot be rebuilt from its data: {error}") from None
+    try:
+        with zipfile.ZipFile(path) as archive:
+            weights = archive.read("policy.pth")
+        state = torch.load(io.BytesIO(weights), map_location=where, weights_only=True)
+        policy.load_state_dict(state)
+    except Exception as error:  # zipfile, torch and the state dict raise many kinds
+        raise SB3ModelError(f"{path}: the model's weights are not readable (corrupt?): {error}") from None
+    policy.to(where)
+    policy.set_training_mode(False)
+    model = SB3Model(policy, data["observation_space"], data["action_space"])
+    _check_spaces(path, model.observation_space, model.action_space, _layout_of(model))
+    return model
+
+
+def _check_spaces(
+    path: Path | str, observation: spaces.Space, action: spaces.Space, layout: bool | None
+) -> int:
+    """The board size of a model's spaces, refusing spaces that are not Go's."""
+    try:
+        size = board_size_of(observation, layout)
+    except ValueError as error:
+        raise SB3ModelError(f"{path}: the model does not observe Go planes: {error}") from None
+    if not isinstance(action, spaces.Discrete) or int(action.n) != size * size + 1:
+        raise SB3ModelError(
+            f"{path}: the model's actions are {action}, not Discrete({size * size + 1}) for {size}x{size}"
+        )
+    return size
+
+
+# -- playing -------------------------------------------------------------------------------
+
+
+def model_outputs(
+    model: BaseAlgorithm | SB3Model, observations: np.ndarray, legal: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """One forward pass of an actor-critic model.
+
+    Args:
+        model: a PPO or MaskablePPO model.
+        observations: ``[B, ...]`` in the model's observation space.
+        legal: ``[B, A]`` legal-move masks (nonzero: legal); every row has one (pass is).
+
+    Returns:
+        (float64[B, A]: the policy's probabilities over the legal moves, 0 elsewhere;
+        float64[B]: the critic's values, clipped to [-1, 1]).
+    """
+    policy: Any = model.policy  # Maskable or not: no common base class declares the parts used
+    policy.set_training_mode(False)
+    with torch.inference_mode():
+        obs = torch.as_tensor(observations, device=policy.device)
+        # ActorCriticPolicy.forward's path, stopping at the logits and the value
+        features = policy.extract_features(obs)
+        if policy.share_features_extractor:
+            latent_pi, latent_vf = policy.mlp_extractor(features)
+        else:
+            latent_pi = policy.mlp_extractor.forward_actor(features[0])
+            latent_vf = policy.mlp_extractor.forward_critic(features[1])
+        logits = policy.action_net(latent_pi).float().cpu().numpy()
+        values = policy.value_net(latent_vf)[:, 0].double().cpu().numpy()
+    return masked_softmax(logits, legal), np.clip(values, -1.0, 1.0)
+
+
+class SB3Evaluator:
+    """A PPO or MaskablePPO model as a search evaluator: each leaf's history planes (from the
+    leaf's side to move), one forward pass for the batch; the policy's probabilities over the
+    legal moves as priors, the critic's value as the leaf's value.
+
+    Args:
+        model: a PPO or MaskablePPO model over Go planes.
+    """
+
+    def __init__(self, model: BaseAlgorithm | SB3Model):
+        self.model = model
+        self.layout = _layout_of(model)
+        self.board_size = _check_spaces("the model", model.observation_space, model.action_space, self.layout)
+        self._planes = np.empty((1, self.board_size, self.board_size, NUM_HISTORY_PLANES), np.int8)
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        size = leaves.geometry.size
+        check_board_size(self.board_size, size, "the model was")
+        count = len(leaves)
+        if self._planes.shape[0] < count:
+            self._planes = np.empty((count, size, size, NUM_HISTORY_PLANES), np.int8)
+        planes = self._planes[:count]
+        batch_history_planes(leaves.states, leaves.geometry, planes)
+        observations = planes_for_space(planes, self.model.observation_space, self.layout)
+        return model_outputs(self.model, observations, leaves.legal)
+
+
+class SB3Agent:
+    """A saved MaskablePPO or PPO model as a player (see the module docs).
+
+    Args:
+        path: the model's zip file (``model.save``; ``goarena train sb3`` writes ``model.zip``).
+        temperature: 0 plays the most likely legal move (the search's most visited one);
+            above 0, moves are drawn in proportion to ``p ** (1 / temperature)`` (the
+            search's visits, likewise). ``deterministic``, its old spelling, is deprecated:
+            ``deterministic=True`` is ``temperature=0``, ``False`` is ``temperature=1``.
+        simulations: search with PUCT over the model, this many simulations per move.
+        seconds: search with PUCT over the model, this long per move.
+        c_puct: PUCT's exploration constant.
+        batch: leaves per forward pass in the search.
+        device: where the model runs (cpu, cuda, cuda:N); None runs it where the game's
+            context says (``GameContext.device``). Resolved, and the model moved there, at
+            ``reset``; on the CPU until then.
+        seed: seed of the move draws and of the search.
+        search_options: more ``PUCTAgent`` options for the search (``fpu``, ``noise``,
+            ``temperature_moves``, ``reuse``, ``resign_threshold``, ...).
+
+    Raises:
+        SB3ModelError: the file is no playable SB3 model (missing, corrupt, not over Go planes).
+        ValueError: bad options.
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        temperature: float | None = None,
+        simulations: int | None = None,
+        seconds: float | None = None,
+        c_puct: float = 1.5,
+        batch: int = 8,
+        device: str | None = None,
+        seed: int | None = None,
+        **search_options: Any,
+    ):
+        temperature = _check_options(temperature, simulations, seconds, search_options)
+        self.path = Path(path)
+        self.device = device
+        self.model = load_sb3_model(self.path, device or "cpu")
+        self.layout = _layout_of(self.model)
+        self.board_size = board_size_of(self.model.observation_space, self.layout)
+        self.name = "sb3"
+        self.temperature = temperature
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.search: PUCTAgent | None = None
+        if simulations is not None or seconds is not None:
+            self.search = PUCTAgent(
+                simulations=simulations,
+                seconds=seconds,
+                evaluator=SB3Evaluator(self.model),
+                c_puct=c_puct,
+                batch=batch,
+                temperature=temperature,
+                seed=seed,
+                **search_options,
+            )
+        self._digest = weights_digest([self.path])
+
+    @staticmethod
+    def check_options(
+        context: GameContext | None,
+        path: Path | str | None = None,
+        temperature: float | None = None,
+        simulations: int | None = None,
+        seconds: float | None = None,
+        c_puct: float = 1.5,
+        batch: int = 8,
+        device: str | None = None,
+        seed: int | None = None,
+        **search_options: Any,
+    ) -> None:
+        """Check the options and, given the path, the model's file as the player reads it
+        (and, given a context, its board size)."""
+        temperature = _check_options(temperature, simulations, seconds, search_options)
+        player_device(device, context)
+        if simulations is not None or seconds is not None:
+            PUCTAgent(
+                simulations=simulations,
+                seconds=seconds,
+                c_puct=c_puct,
+                batch=batch,
+                temperature=temperature,
+                **search_options,
+            )
+        if path is not None:
+            model = load_sb3_model(path)
+            size = board_size_of(model.observation_space, _layout_of(model))
+            if context is not None:
+                check_board_size(size, context.size, "the model was")
+
+    def reset(self, context: GameContext) -> None:
+        """A new game: refuses a board size the model was not trained for; moves the model to
+        the player's device (its own, else the context's)."""
+        check_board_size(self.board_size, game_context(context).size, "the model was")
+        device = player_device(self.device, context)
+        if self.model.policy.device != device:
+            self.model.policy.to(device)
+            self.model.device = device
+        seed = restart_seed(self.seed, context)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        if self.search is not None:
+            self.search.reset(context)
+
+    def weights_digest(self) -> str:
+        return self._digest
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the search's kernels and the history planes of its leaves (see
+        ``agents.protocols.Warmable``)."""
+        PUCTAgent.warmup(size)
+        game = warmup_game(size)
+        leaves = K.GoState(*(field[None] for field in game.state))
+        batch_history_planes(leaves, game.geometry, np.empty((1, size, size, NUM_HISTORY_PLANES), np.int8))
+
+    def evaluate(self, game: Game) -> tuple[np.ndarray, float]:
+        """(float64[N*N+1]: the policy over the legal moves, the critic's value in [-1, 1])
+        of ``game`` for its side to move, without search."""
+        check_board_size(self.board_size, game.size, "the model was")
+        observation = planes_for_space(game.observation(), self.model.observation_space, self.layout)
+        probabilities, values = model_outputs(self.model, observation[None], game.legal_mask()[None])
+        return probabilities[0], float(values[0])
+
+    def act(self, game: Game) -> Action:
+        """The move ``select_move`` plays, with the policy behind it (the search's visit
+        distribution when searching) and the value."""
+        if self.search is not None:
+            return self.search.act(game)
+        probabilities, value = self.evaluate(game)
+        if self.temperature == 0:
+            move = int(probabilities.argmax())
+        else:
+            weights = probabilities if self.temperature == 1 else probabilities ** (1 / self.temperature)
+            move = int(self.rng.choice(len(weights), p=weights / weights.sum()))
+        return Action(move, probabilities, value)
+
+    def select_move(self, game: Game) -> int:
+        return self.act(game).move
+
+    def policy(self, game: Game) -> np.ndarray:
+        """float64[N*N+1]: the model's move distribution (the search's visits when searching)."""
+        if self.search is not None:
+            return self.search.policy(game)
+        return self.evaluate(game)[0]
+
+    def observe_move(self, game: Game, move: int) -> None:
+        if self.search is not None:
+            self.search.observe_move(game, move)
+
+    def analyze(
+        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
+    ) -> int:
+        """GTP ``lz-analyze``: the search's candidates, or the policy's without search."""
+        if self.search is not None:
+            return self.search.analyze(game, stop, report, interval)
+        return analyze_policy(self.policy(game), report)
+
+
+def _deterministic(value: object) -> float:
+    """``deterministic``'s value as the temperature it meant."""
+    if not isinstance(value, bool):
+        raise ValueError(f"deterministic must be true or false, got {value!r}")
+    return 0.0 if value else 1.0
+
+
+RENAMES: dict[str, Renamed] = {"deterministic": ("temperature", _deterministic)}  # deprecated spellings
+
+
+def _check_options(
+    temperature: float | None, simulations: int | None, seconds: float | None, search_options: dict[str, Any]
+) -> float:
+    """The temperature (from ``deterministic`` where it is given so, taken out of
+    ``search_options``), once the options are checked."""
+    old = {name: search_options.pop(name) for name in RENAMES.keys() & search_options.keys()}
+    temperature = renamed_options("sb3", old, RENAMES, temperature=temperature)["temperature"]
+    temperature = 0.0 if temperature is None else temperature
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
+        raise ValueError(f"temperature must be a number, got {temperature!r}")
+    if not 0 <= temperature < np.inf:
+        raise ValueError(f"temperature must be finite and >= 0, got {temperature!r}")
+    if search_options and simulations is None and seconds is None:
+        raise ValueError(f"{', '.join(sorted(search_options))}: search options need simulations= or seconds=")
+    return float(temperature)

@@ -1,0 +1,525 @@
+"""Tree-search players: ``UCTAgent`` (random or pattern playouts) and ``PUCTAgent`` (an evaluator's priors).
+
+Both are ``Agent``, ``PolicyAgent`` (the root's visit distribution), ``Actor`` (the move
+with that distribution and the root's value), ``MoveObserver`` (the search tree follows the
+moves played, for reuse) and ``AnalysisAgent`` (live candidates for GTP ``lz-analyze``).
+Their options are plain keywords, so spec strings reach them all::
+
+    uct:simulations=2000,c=1.4,rave=true
+    uct:seconds=1.5,reuse=false
+    uct:simulations=1000,rollout_weights=rollout.npz          # the rollout policy's playouts
+    uct:simulations=3000,resign_threshold=None                # plays every game out
+    uct:pass_check=false                                      # passes by the raw count
+    puct:simulations=800,evaluator=rollout,batch=16
+    puct:prior=policy.pt,evaluator=pattern,rollout_weights=rollout.npz   # networks' priors
+    puct:noise=0.25,temperature=1.0,temperature_moves=30,seed=7     # self-play
+
+A player searches each position once: ``policy`` and then ``select_move`` on the same
+position share one search. It resigns once its best move's win rate has stayed below
+``resign_threshold`` (5%) for ``resign_moves`` (3) of its moves in a row; callers that need
+games played out (self-play targets, scoring studies) pass ``resign_threshold=None``.
+
+Where a game ended by two passes has its dead stones taken off before the count (the
+context's ``dead_stones_removed``: a league with an engine, GTP under Chinese or Japanese
+rules), a search that values two passes by the raw count would pass while its own dead stones
+stand in the other side's area; before passing, the player judges the settled score from
+ownership playouts (``search.ownership``) and plays on while its count rests on dead stones.
+Under Tromp-Taylor rules it passes as its search says.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+
+from go_env import Game
+from go_env.features.patterns import PatternPolicy
+from goarena.agents.nets.load import Network, check_sizes, load_network
+from goarena.agents.protocols import RESIGN, Action, GameContext, MoveInfo, game_context, restart_seed
+from goarena.agents.specs import Renamed, renamed_options
+from goarena.search import (
+    PUCT,
+    UCT,
+    Candidate,
+    Evaluator,
+    LeafValues,
+    Leaves,
+    MixedEvaluator,
+    RolloutEvaluator,
+    TreeSearch,
+    UniformEvaluator,
+)
+from goarena.search.ownership import PassCheck
+from goarena.search.rollout import PatternRolloutEvaluator
+from goarena.search.warmup import warmup_game
+
+if TYPE_CHECKING:  # torch is imported only by players that load a network
+    from goarena.agents.nets.policy import PolicyNet
+    from goarena.agents.nets.value import ValueNet
+
+EvaluatorSpec = str | Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarray]]
+EVALUATORS = ("uniform", "rollout", "pattern")
+UNIFORM = "uniform"  # prior=uniform: uniform priors in place of a policy network's
+UCT_RENAMES: dict[str, Renamed] = {"playouts": ("simulations", None)}  # deprecated spellings
+
+
+def _check_evaluator(evaluator: EvaluatorSpec, rollout_weights: str | None) -> None:
+    if isinstance(evaluator, str) and evaluator not in EVALUATORS:
+        raise ValueError(f"unknown evaluator {evaluator!r}: {', '.join(EVALUATORS)}, or an Evaluator")
+    if evaluator == "pattern" and rollout_weights is None:
+        raise ValueError("evaluator=pattern needs rollout_weights=PATH (a rollout.npz)")
+
+
+def _check_value(prior: str | None, value: str | None, mixing: float) -> None:
+    if not 0.0 <= mixing <= 1.0:
+        raise ValueError(f"mixing is AlphaGo's λ, in [0, 1], got {mixing}")
+    if value is not None and prior is None:
+        raise ValueError("value=PATH needs prior=PATH (a policy network) or prior=uniform")
+
+
+def _with_networks(
+    leaves: EvaluatorSpec,
+    evaluator: EvaluatorSpec,
+    policy: PolicyNet | None,
+    value: ValueNet | None,
+    mixing: float,
+) -> Evaluator:
+    """Priors from the policy network (uniform without one); values from the value network,
+    the evaluator's playouts, or AlphaGo's blend of both (``mixing`` = λ). Both networks are
+    one ``NetworkEvaluator``: each leaf batch's planes are made once for the two."""
+    from goarena.agents.inference import NetworkEvaluator
+
+    playouts = None if evaluator == "uniform" else cast(LeafValues, leaves)
+    if playouts is not None and mixing == 1.0:
+        value = None  # the playouts alone
+    if policy is None and value is None:
+        return UniformEvaluator(playouts)
+    network = NetworkEvaluator(policy, value, values=None if value is not None else playouts)
+    if value is not None and playouts is not None and mixing > 0.0:
+        return MixedEvaluator(network, playouts, mixing)
+    return network
+
+
+def _rollout_policy(path: str | None, networks: list[Network]) -> PatternPolicy | None:
+    """The rollout policy at ``path`` (None without one), added to ``networks``."""
+    if path is None:
+        return None
+    networks.append(load_network(path, "rollout"))
+    return networks[-1].model
+
+
+def _check_pass_check(pass_check: object) -> bool:
+    if not isinstance(pass_check, bool):
+        raise ValueError(f"pass_check is true or false, got {pass_check!r}")
+    return pass_check
+
+
+def move_info(candidate: Candidate) -> MoveInfo:
+    """A search candidate as analysis reports it: win rate in [0, 1] for the side to move,
+    and the lower bound of its 95% Wilson score interval as ``lcb``."""
+    winrate = (candidate.value + 1.0) / 2.0
+    n, z2 = candidate.visits, 1.96**2
+    centre = winrate + z2 / (2 * n)
+    spread = math.sqrt(z2 * (winrate * (1.0 - winrate) / n + z2 / (4 * n * n)))
+    return MoveInfo(
+        move=candidate.move,
+        visits=n,
+        winrate=winrate,
+        prior=candidate.prior,
+        lcb=max(0.0, (centre - spread) / (1.0 + z2 / n)),
+        pv=candidate.pv,
+    )
+
+
+class _SearchAgent:
+    """What the search players share: budgets, one search per position, analysis, resigning.
+
+    The searcher is made by ``make_searcher(seed)``, again at each ``reset`` that restarts
+    the random generators (see ``agents.protocols.restart_seed``).
+    """
+
+    name: str
+    device: str | None = None  # a network player's own device; None: the game context's
+    pass_check = True  # judge a pass by the settled score where dead stones are taken off
+    _dead_stones_removed = False  # the game's, from its context
+    _passes: PassCheck | None = None
+    _modules: tuple = ()  # its torch networks, moved to its device at each reset
+
+    def __init__(
+        self,
+        make_searcher: Callable[[int | None], TreeSearch],
+        seed: int | None,
+        simulations: int | None,
+        seconds: float | None,
+        resign_threshold: float | None,
+        resign_moves: int,
+        networks: list[Network] | None = None,
+    ):
+        if simulations is not None and simulations < 1:
+            raise ValueError(f"the simulation budget must be positive, got {simulations}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be positive, got {seconds}")
+        if resign_threshold is not None and not 0.0 < resign_threshold < 1.0:
+            raise ValueError(f"resign_threshold is a win rate in (0, 1), got {resign_threshold}")
+        if resign_moves < 1:
+            raise ValueError(f"resign_moves must be at least 1, got {resign_moves}")
+        self._make_searcher = make_searcher
+        self.seed = seed
+        self.searcher = make_searcher(seed)
+        self.simulations = simulations
+        self.seconds = seconds
+        self.resign_threshold = resign_threshold
+        self.resign_moves = resign_moves
+        self._losing = 0  # consecutive moves whose best win rate was below the threshold
+        self._searched: tuple | None = None  # the position of the last search
+        self._networks = networks or []  # each network the player uses (sizes checked at reset)
+        self._digests = [network.digest for network in self._networks]
+
+    @staticmethod
+    def _position(game: Game) -> tuple:
+        return (game.size, game.rules, tuple(game.setup_black), tuple(game.setup_white), tuple(game.moves))
+
+    def _search(self, game: Game) -> None:
+        position = self._position(game)
+        if position != self._searched:
+            self.searcher.search(game, simulations=self.simulations, seconds=self.seconds)
+            self._searched = position
+
+    def _temperature(self, game: Game) -> float:
+        return 0.0
+
+    def weights_digest(self) -> str | None:
+        """The digest of the networks' weights (None without any)."""
+        return "+".join(self._digests) or None
+
+    def reset(self, context: GameContext) -> None:
+        """A new game; the search restarts from the context's seed (or its own), if any, and
+        the networks move to the player's device (its own, else the context's).
+
+        Raises:
+            UnsupportedGame: the player's networks were trained for another board size.
+            ValueError: the device is unsupported or absent.
+        """
+        check_sizes(self._networks, game_context(context).size)
+        if self._modules:
+            from goarena.agents.nets.predict import move_networks
+
+            move_networks(self._modules, self.device, context)
+        seed = restart_seed(self.seed, context)
+        if seed is None:
+            self.searcher.reset()
+        else:
+            self.searcher = self._make_searcher(seed)
+        self._dead_stones_removed = game_context(context).dead_stones_removed
+        if seed is not None or self._passes is None:
+            self._passes = PassCheck(seed=seed)
+        self._searched = None
+        self._losing = 0
+
+    def select_move(self, game: Game) -> int:
+        self._search(game)
+        if self.resign_threshold is not None:
+            best = self.searcher.best_move()
+            losing = (self.searcher.values()[best] + 1.0) / 2.0 < self.resign_threshold
+            self._losing = self._losing + 1 if losing else 0
+            if self._losing >= self.resign_moves:
+                return RESIGN
+        move = self.searcher.choose_move(self._temperature(game))
+        if move == game.pass_move and self.pass_check and self._dead_stones_removed and self._passes:
+            move = self._passes.move(game, self.searcher)  # not while its own dead stones count
+        return move
+
+    def act(self, game: Game) -> Action:
+        """The move, the root's visit distribution, and the root's value for the side to
+        move (its moves' values weighted by their visits)."""
+        move = self.select_move(game)
+        visits = self.searcher.visit_counts()
+        value = float(visits @ self.searcher.values() / max(int(visits.sum()), 1))
+        return Action(move, self.searcher.visit_distribution(), value)
+
+    def policy(self, game: Game) -> np.ndarray:
+        """float64[N*N+1]: the root's visit distribution (the training target of self-play)."""
+        self._search(game)
+        return self.searcher.visit_distribution()
+
+    def observe_move(self, game: Game, move: int) -> None:
+        self._searched = None  # the tree's root moves on: the last search's answer is stale
+        if self.searcher.reuse and not game.is_over:
+            self.searcher.sync(game)
+
+    def analyze(
+        self,
+        game: Game,
+        stop: Callable[[], bool],
+        report: Callable[[list[MoveInfo]], None],
+        interval: float,
+    ) -> int:
+        """Search until ``stop()`` or the player's budget, reporting the candidates as it goes."""
+        move = self.searcher.search(
+            game,
+            simulations=self.simulations,
+            seconds=self.seconds,
+            stop=stop,
+            report=lambda candidates: report([move_info(c) for c in candidates]),
+            interval=interval,
+        )
+        self._searched = self._position(game)
+        return move
+
+
+class UCTAgent(_SearchAgent):
+    """UCT with random or pattern playouts (see ``search.uct``).
+
+    Args:
+        simulations: playouts per move (default 1000 when ``seconds`` is not given);
+            ``playouts``, its old name, is deprecated.
+        seconds: time per move; with ``simulations`` too, the first limit reached ends the search.
+        c: exploration constant (values in [-1, 1]).
+        rave: blend in all-moves-as-first values (MC-RAVE).
+        rave_equivalence: RAVE's ``k``, the visits at which a move's own and AMAF values weigh the same.
+        rollout_weights: the rollout policy's weights (``rollout.npz``): playouts draw their
+            moves from it instead of uniformly at random.
+        reuse: keep the search tree of the moves played between searches.
+        resign_threshold: resign when the best move's win rate stays below it (None: never).
+        resign_moves: ... for this many of the player's moves in a row.
+        pass_check: where the game's dead stones are taken off before the count
+            (``GameContext.dead_stones_removed``), pass only if the count without the
+            stones that ownership playouts judge dead does not make the result worse
+            (``search.ownership.PassCheck``); else play the search's best other move.
+        seed: seed of the search's random generator.
+    """
+
+    def __init__(
+        self,
+        simulations: int | None = None,
+        seconds: float | None = None,
+        c: float = 0.5,
+        rave: bool = False,
+        rave_equivalence: float = 1000.0,
+        rollout_weights: str | None = None,
+        reuse: bool = True,
+        resign_threshold: float | None = 0.05,
+        resign_moves: int = 3,
+        pass_check: bool = True,
+        seed: int | None = None,
+        **renamed: int,
+    ):
+        simulations = renamed_options("uct", renamed, UCT_RENAMES, simulations=simulations)["simulations"]
+        if simulations is None and seconds is None:
+            simulations = 1000
+        networks: list[Network] = []
+        rollout_policy = _rollout_policy(rollout_weights, networks)
+
+        def make_searcher(seed: int | None) -> TreeSearch:
+            return UCT(
+                c=c,
+                rave=rave,
+                rave_equivalence=rave_equivalence,
+                rollout_policy=rollout_policy,
+                reuse=reuse,
+                seed=seed,
+            )
+
+        super().__init__(make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks)
+        self.pass_check = _check_pass_check(pass_check)
+        self.name = "uct"
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile UCT's kernels, random and pattern playouts (see ``agents.protocols.Warmable``)."""
+        from go_env.features.patterns import load_weights
+        from goarena.agents.weights import ROLLOUT_9X9
+
+        pattern_policy, pattern_size = load_weights(ROLLOUT_9X9)
+        for board, rollout_policy in ((size, None), (pattern_size, pattern_policy)):
+            game = warmup_game(board)
+            search = UCT(rollout_policy=rollout_policy, seed=0)
+            game.play(search.search(game, simulations=8))
+            search.search(game, simulations=8)  # the tree follows the move: rerooting
+        PassCheck(playouts=1, seed=0).settle(game)  # the ownership playouts of a pass check
+
+
+class PUCTAgent(_SearchAgent):
+    """PUCT over an evaluator (see ``search.puct``).
+
+    Args:
+        simulations: simulations per move (default 800 when ``seconds`` is not given).
+        seconds: time per move; with ``simulations`` too, the first limit reached ends the search.
+        evaluator: ``"uniform"`` (uniform priors, value 0), ``"rollout"`` (uniform priors,
+            value from ``rollouts`` random playouts), ``"pattern"`` (the rollout policy's
+            priors, value from ``rollouts`` playouts of it; needs ``rollout_weights``), an
+            ``Evaluator``, or a callable ``f(leaves) -> (priors, values)``.
+        rollouts: playouts per leaf for ``evaluator="rollout"`` or ``"pattern"``.
+        prior: a policy network's weights (``policy.pt``): its priors replace the evaluator's,
+            which then gives the values only (one batched forward pass per evaluator call);
+            ``"uniform"``: uniform priors over the legal moves, likewise.
+        rollout_weights: the rollout policy's weights (``rollout.npz``) for ``"pattern"``.
+        value: a value network's weights (``value.pt``): its value ``v`` of each leaf (needs
+            ``prior``). With playouts too (``evaluator="rollout"`` or ``"pattern"``), the leaf
+            value is AlphaGo's ``(1 - mixing)·v + mixing·z``, ``z`` the playouts' outcome.
+        mixing: λ of that blend, in [0, 1] (0: the value network alone; 1: the playouts alone).
+        device: where the networks run (cpu, cuda, cuda:N); None: where the game's context
+            says (``GameContext.device``). Resolved, and the networks moved there, at ``reset``.
+        precision: the networks' arithmetic, ``"float32"`` or ``"bfloat16"`` (about 1.5 times
+            faster on CPUs with AVX512-BF16, slower on CPUs without).
+        c_puct: exploration constant.
+        batch: leaves per evaluator call.
+        selection: the selection rule: ``"alphazero"`` (Q + c·P·sqrt(ΣN)/(1+N)), ``"alphago"``
+            (Q + c·P/(1+N), as the AlphaGo seeds give it) or ``"ucb1"`` (see ``search.selection``).
+        fpu: the value of a move not tried yet (first-play urgency).
+        fpu_reduction: if given, a move not tried yet is valued at its position's mean value
+            less this, in place of ``fpu`` (Leela Zero's first-play reduction).
+        virtual_loss: the visits, valued as losses, that a pending leaf puts on its path.
+        expansion_threshold: AlphaGo's ``n_thr``: a new leaf is valued alone, without the
+            policy network, until it has been evaluated this many times; then its priors are
+            asked for and it is expanded (0: at once).
+        noise: weight ε of Dirichlet noise in the root's priors (0: none; 0.25 for self-play).
+        dirichlet_alpha: the noise's α (None: 10 / number of legal moves).
+        temperature: moves are drawn in proportion to ``visits^(1/temperature)``; 0 plays
+            the most visited move.
+        temperature_moves: play with ``temperature`` for this many moves of the game, then
+            the most visited move (None: the whole game).
+        reuse: keep the search tree of the moves played between searches.
+        resign_threshold: resign when the best move's win rate stays below it (None: never).
+        resign_moves: ... for this many of the player's moves in a row.
+        pass_check: where the game's dead stones are taken off before the count
+            (``GameContext.dead_stones_removed``), pass only if the count without the
+            stones that ownership playouts judge dead does not make the result worse
+            (``search.ownership.PassCheck``); else play the search's best other move.
+        seed: seed of the noise, the move choice and the rollouts.
+    """
+
+    def __init__(
+        self,
+        simulations: int | None = None,
+        seconds: float | None = None,
+        evaluator: EvaluatorSpec = "uniform",
+        rollouts: int = 1,
+        prior: str | None = None,
+        rollout_weights: str | None = None,
+        value: str | None = None,
+        mixing: float = 0.5,
+        device: str | None = None,
+        precision: str = "float32",
+        c_puct: float = 1.5,
+        batch: int = 8,
+        selection: str = "alphazero",
+        fpu: float = 0.0,
+        fpu_reduction: float | None = None,
+        virtual_loss: float = 1.0,
+        expansion_threshold: int = 0,
+        noise: float = 0.0,
+        dirichlet_alpha: float | None = None,
+        temperature: float = 0.0,
+        temperature_moves: int | None = None,
+        reuse: bool = True,
+        resign_threshold: float | None = 0.05,
+        resign_moves: int = 3,
+        pass_check: bool = True,
+        seed: int | None = None,
+    ):
+        if simulations is None and seconds is None:
+            simulations = 800
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        _check_evaluator(evaluator, rollout_weights)
+        _check_value(prior, value, mixing)
+        networks: list[Network] = []
+        network = value_network = None
+        if prior not in (None, UNIFORM) or value is not None:
+            if prior not in (None, UNIFORM):
+                networks.append(load_network(str(prior), "policy", device or "cpu", precision))
+                network = networks[-1].model
+            if value is not None:
+                networks.append(load_network(value, "value", device or "cpu", precision))
+                value_network = networks[-1].model
+        pattern_policy = _rollout_policy(rollout_weights, networks)
+
+        def make_searcher(seed: int | None) -> TreeSearch:
+            leaves: EvaluatorSpec = evaluator
+            if evaluator == "uniform":
+                leaves = UniformEvaluator()
+            elif evaluator == "rollout":
+                leaves = RolloutEvaluator(rollouts, seed=seed)
+            elif evaluator == "pattern":
+                leaves = PatternRolloutEvaluator(pattern_policy, rollouts, seed=seed)  # type: ignore[arg-type]
+            if prior is not None:
+                leaves = _with_networks(leaves, evaluator, network, value_network, mixing)
+            return PUCT(
+                leaves,  # type: ignore[arg-type]  # an Evaluator or a callable, as PUCT takes
+                c_puct=c_puct,
+                batch=batch,
+                selection=selection,
+                fpu=fpu,
+                fpu_reduction=fpu_reduction,
+                virtual_loss=virtual_loss,
+                expansion_threshold=expansion_threshold,
+                noise=noise,
+                dirichlet_alpha=dirichlet_alpha,
+                reuse=reuse,
+                seed=seed,
+            )
+
+        super().__init__(make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks)
+        self.pass_check = _check_pass_check(pass_check)
+        self.temperature = temperature
+        self.temperature_moves = temperature_moves
+        self.name = "puct"
+        self.device = device
+        self._modules = tuple(module for module in (network, value_network) if module is not None)
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile PUCT's kernels with every evaluator it may run: random and pattern
+        playouts, and the networks' feature planes (see ``agents.protocols.Warmable``)."""
+        from go_env import core as K
+        from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
+        from go_env.features.patterns import load_weights
+        from goarena.agents.weights import ROLLOUT_9X9
+
+        game = warmup_game(size)
+        search = PUCT(RolloutEvaluator(seed=0), batch=2, seed=0)
+        game.play(search.search(game, simulations=8))
+        search.search(game, simulations=8)
+        PassCheck(playouts=1, seed=0).settle(game)  # the ownership playouts of a pass check
+        leaves = K.GoState(*(field[None] for field in game.state))
+        for colour in (False, True):  # the policy network's planes, the value network's
+            batch_alphago_planes(leaves, game.geometry, new_alphago_planes(size, colour, batch=1))
+        pattern_policy, pattern_size = load_weights(ROLLOUT_9X9)
+        game = warmup_game(pattern_size)
+        PUCT(PatternRolloutEvaluator(pattern_policy, 1, seed=0), batch=2, seed=0).search(game, simulations=8)
+
+    @classmethod
+    def check_options(cls, context: GameContext | None, **options: object) -> None:
+        """Check the options, and the networks' files as the player reads them (and their
+        board size, given a context)."""
+        prior, rollout_weights = options.pop("prior", None), options.pop("rollout_weights", None)
+        value = options.pop("value", None)
+        evaluator = options.get("evaluator", "uniform")
+        _check_evaluator(evaluator, rollout_weights)  # type: ignore[arg-type]
+        _check_value(prior, value, options.get("mixing", 0.5))  # type: ignore[arg-type]
+        networks = []
+        if prior not in (None, UNIFORM) or value is not None:
+            from goarena.agents.nets.predict import resolve_device, resolve_precision
+
+            resolve_device(str(options.get("device") or (context.device if context is not None else "cpu")))
+            precision = str(options.get("precision", "float32"))
+            resolve_precision(precision)
+            if prior not in (None, UNIFORM):
+                networks.append(load_network(str(prior), "policy", precision=precision))
+            if value is not None:
+                networks.append(load_network(str(value), "value", precision=precision))
+        if rollout_weights is not None:
+            networks.append(load_network(str(rollout_weights), "rollout"))
+        check_sizes(networks, context.size if context is not None else None)
+        if evaluator == "pattern":
+            options["evaluator"] = "uniform"
+        PUCTAgent(**options)  # type: ignore[arg-type]  # the other options, checked without networks
+
+    def _temperature(self, game: Game) -> float:
+        if self.temperature_moves is None or len(game.moves) < self.temperature_moves:
+            return self.temperature
+        return 0.0

@@ -1,0 +1,693 @@
+"""The GTP engine: ``GTPEngine.handle`` command by command, live analysis, and a scripted
+session with ``goarena gtp`` through a pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+
+import pytest
+
+from go_env import BLACK, WHITE, Game, Rules
+from go_env.coords import from_gtp, to_gtp
+from go_env.sgf import read_sgf, write_sgf
+from goarena.agents.gtp.engine import GTPEngine
+from goarena.agents.players.random import RandomAgent
+from goarena.agents.protocols import RESIGN, GameContext, MoveInfo
+
+REQUIRED = (
+    "protocol_version name version known_command list_commands quit boardsize clear_board komi play genmove"
+)
+
+
+class ScriptedAgent:
+    """Plays the given vertices in order (``"pass"``, ``"resign"`` too), then passes; remembers
+    what it was told."""
+
+    def __init__(self, *vertices: str):
+        self.name = "scripted"
+        self.vertices = list(vertices)
+        self.resets: list[GameContext] = []
+        self.observed: list[int] = []
+        self.clock: list[tuple] = []
+
+    def reset(self, context: GameContext) -> None:
+        self.resets.append(context)
+
+    def select_move(self, game: Game) -> int:
+        vertex = self.vertices.pop(0) if self.vertices else "pass"
+        return RESIGN if vertex == "resign" else from_gtp(vertex, game.size)
+
+    def observe_move(self, game: Game, move: int) -> None:
+        self.observed.append(move)
+
+    def time_settings(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None:
+        self.clock.append(("settings", main_time, byo_yomi_time, byo_yomi_stones))
+
+    def time_left(self, color: int, seconds: float, stones: int) -> None:
+        self.clock.append(("left", color, seconds, stones))
+
+
+class FakeAnalyst:
+    """An ``AnalysisAgent`` with canned candidates: D4 then E5 (9x9).
+
+    ``reports`` bounds its own budget; ``None`` searches until ``stop()``.
+    """
+
+    def __init__(self, reports: int | None = 3):
+        self.name = "analyst"
+        self.reports = reports
+        self.intervals: list[float] = []
+
+    def reset(self, rules: Rules) -> None:
+        pass
+
+    def candidates(self, game: Game, visits: int) -> list[MoveInfo]:
+        d4, e5, c3 = (from_gtp(vertex, game.size) for vertex in ("D4", "E5", "C3"))
+        return [
+            MoveInfo(d4, visits, 0.55, 0.125, 0.5, (d4, e5)),
+            MoveInfo(e5, visits // 2, 0.4321, 0.25, 0.31, (e5, c3, d4)),
+        ]
+
+    def select_move(self, game: Game) -> int:
+        return from_gtp("D4", game.size)
+
+    def analyze(
+        self,
+        game: Game,
+        stop: Callable[[], bool],
+        report: Callable[[list[MoveInfo]], None],
+        interval: float,
+    ) -> int:
+        self.intervals.append(interval)
+        done = 0
+        while not stop() and (self.reports is None or done < self.reports):
+            done += 1
+            report(self.candidates(game, 10 * done))
+            if self.reports is None:
+                threading.Event().wait(0.01)
+        return from_gtp("D4", game.size)
+
+
+@pytest.fixture
+def engine() -> GTPEngine:
+    return GTPEngine(RandomAgent(seed=1), size=9, rules=Rules(komi=6.5))
+
+
+def ok(text: str = "") -> str:
+    return f"= {text}\n\n" if text else "=\n\n"
+
+
+def answer_of(engine: GTPEngine, *commands: str) -> str:
+    """The answer to the last of ``commands``, the others having to succeed."""
+    for command in commands[:-1]:
+        answer = engine.handle(command)
+        assert answer.startswith("="), f"{command!r} failed: {answer!r}"
+    return engine.handle(commands[-1])
+
+
+def stones(engine: GTPEngine, color: int) -> set[str]:
+    board = engine.game.board.ravel()
+    return {to_gtp(p, engine.size) for p in range(engine.size**2) if board[p] == color}
+
+
+# -- administration ---------------------------------------------------------------------
+
+
+def test_administrative_commands(engine):
+    assert engine.handle("protocol_version") == ok("2")
+    assert engine.handle("name") == ok("random")
+    assert re.fullmatch(r"= \S+\n\n", engine.handle("version"))
+    listed = engine.handle("list_commands")[2:].split()
+    assert set(REQUIRED.split()) <= set(listed)
+    assert {"fixed_handicap", "final_score", "kgs-genmove_cleanup", "loadsgf", "printsgf"} <= set(listed)
+    assert "lz-analyze" not in listed  # a random player cannot analyse
+    assert engine.handle("known_command genmove") == ok("true")
+    assert engine.handle("known_command lz-analyze") == ok("false")
+    assert engine.handle("known_command frobnicate") == ok("false")
+    assert engine.handle("quit") == ok() and not engine.running
+
+
+def test_ids_are_echoed_on_success_and_failure(engine):
+    assert engine.handle("12 name") == "=12 random\n\n"
+    assert engine.handle("13 frobnicate") == "?13 unknown command\n\n"
+    assert engine.handle("14 play b E5") == "=14\n\n"
+    assert engine.handle("15 play b E5").startswith("?15 illegal move")
+
+
+def test_comments_blank_lines_and_control_characters(engine):
+    assert engine.handle("") == ""
+    assert engine.handle("   \n") == ""
+    assert engine.handle("# just a comment") == ""
+    assert engine.handle("name # with a comment\r\n") == ok("random")
+    assert engine.handle("play\tb\x01 E5") == ok()
+    assert engine.handle("5") == "?5 unknown command\n\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "error"),
+    [
+        ("frobnicate", "unknown command"),
+        ("lz-analyze", "unknown command"),
+        ("boardsize 1", "unacceptable size"),
+        ("boardsize 26", "unacceptable size"),
+        ("boardsize nine", "syntax error"),
+        ("play b Z9", "invalid vertex"),
+        ("play b E10", "invalid vertex"),
+        ("play b 5E", "invalid vertex"),
+        ("play x E5", "syntax error: invalid color"),
+        ("play b", "wrong number of arguments: play takes 2 arguments"),
+        ("play b E5 E6", "wrong number of arguments"),
+        ("genmove", "wrong number of arguments"),
+        ("name please", "wrong number of arguments"),
+        ("komi lots", "syntax error"),
+        ("komi 6.4", "komi must be a"),
+        ("undo", "cannot undo"),
+        ("fixed_handicap 1", "invalid number of stones"),
+        ("fixed_handicap 10", "invalid number of stones"),
+        ("set_free_handicap E5", "bad vertex list"),
+        ("set_free_handicap E5 E5", "bad vertex list"),
+        ("set_free_handicap E5 Z1", "bad vertex list"),
+        ("final_status_list maybe", "syntax error"),
+        ("loadsgf /nonexistent/game.sgf", "cannot load file"),
+        ("kgs-rules chess", "unknown rules"),
+        ('kata-set-rules {"hasButton": true}', "unsupported rules"),
+        ("time_settings 300 30", "wrong number of arguments"),
+        ("time_left b soon 0", "syntax error"),
+        ("lz-genmove_analyze b", "unknown command"),
+    ],
+)
+def test_bad_commands_fail_and_the_engine_stays_up(engine, command, error):
+    answer = engine.handle(command)
+    assert answer.startswith(f"? {error}") and answer.endswith("\n\n") and "\n\n" not in answer[:-2]
+    assert engine.handle("play b E5") == ok()
+    assert engine.handle("name") == ok("random")
+
+
+# -- playing ----------------------------------------------------------------------------
+
+
+def test_play_genmove_undo(engine):
+    assert answer_of(engine, "boardsize 9", "clear_board", "play b E5") == ok()
+    vertex = engine.handle("genmove w")[2:].strip()
+    assert vertex != "E5" and engine.game.moves[-1] == from_gtp(vertex, 9)
+    assert engine.game.to_play == BLACK
+    assert engine.handle("undo") == ok()
+    assert engine.game.moves == [from_gtp("E5", 9)]
+    assert engine.handle("play W E5") == "? illegal move\n\n"  # occupied
+    assert engine.handle("play white pass") == ok()
+
+
+def test_suicide_and_ko_are_illegal_moves(engine):
+    # Black A2 and B1 take the corner A1's liberties: White A1 is suicide.
+    assert answer_of(engine, "play b A2", "play w E5", "play b B1", "play w A1") == "? illegal move\n\n"
+    # A ko: White E5 takes D5, and Black may not take back at D5 at once.
+    ko = ["b E6", "w D6", "b D5", "w C5", "b E4", "w D4", "b F5", "w E5"]
+    answer_of(engine, "clear_board", *(f"play {move}" for move in ko))
+    assert engine.handle("play b D5") == "? illegal move\n\n"
+
+
+def test_genmove_reports_the_players_resignation_and_illegal_choices():
+    engine = GTPEngine(ScriptedAgent("resign", "E5", "E5"), size=9)
+    assert engine.handle("genmove b") == ok("resign")
+    assert engine.game.moves == []  # resigning plays nothing
+    assert engine.handle("genmove b") == ok("E5")
+    answer = engine.handle("genmove w")
+    assert answer.startswith("? the player chose an illegal move") and "occupied" in answer
+
+
+def test_a_crashing_player_is_an_error_not_a_dead_engine(capsys):
+    class Crashing(ScriptedAgent):
+        def select_move(self, game: Game) -> int:
+            raise RuntimeError("out of cheese")
+
+    engine = GTPEngine(Crashing(), size=9)
+    assert engine.handle("genmove b") == "? internal error: RuntimeError: out of cheese\n\n"
+    assert "Traceback" in capsys.readouterr().err
+    assert engine.handle("play b E5") == ok()
+
+
+def test_the_player_is_reset_and_told_every_move():
+    agent = ScriptedAgent("E5", "C3")
+    engine = GTPEngine(agent, size=9, rules=Rules(komi=5.5))
+    assert answer_of(engine, "komi 7", "genmove b") == ok("E5")
+    assert [context.rules.komi for context in agent.resets] == [7]
+    assert answer_of(engine, "play w D4", "genmove b") == ok("C3")
+    assert agent.observed == [from_gtp(v, 9) for v in ("E5", "D4", "C3")]
+    answer_of(engine, "undo", "genmove b")
+    assert len(agent.resets) == 2  # the history changed under it
+
+
+def test_the_player_learns_the_engines_device():
+    agent = ScriptedAgent("E5")
+    engine = GTPEngine(agent, size=9, device="cuda:1")  # goarena gtp --device cuda:1
+    assert engine.handle("genmove b") == ok("E5")
+    assert [context.device for context in agent.resets] == ["cuda:1"]
+
+
+def test_moves_out_of_turn(engine):
+    assert engine.handle("play w E5") == ok()  # White may move first
+    assert engine.game.first_to_play == WHITE and engine.game.to_play == BLACK
+    assert engine.handle("play w D4") == ok()  # ... and again: Black is recorded passing between
+    assert engine.game.moves == [from_gtp("E5", 9), engine.game.pass_move, from_gtp("D4", 9)]
+    assert engine.handle("genmove w").startswith("= ")
+    assert engine.game.moves[3] == engine.game.pass_move
+
+
+def test_play_resumes_a_game_ended_by_two_passes(engine):
+    answer_of(engine, "play b E5", "play w pass", "play b pass")
+    assert engine.game.is_over
+    assert engine.handle("play w D4") == ok()
+    assert engine.game.moves == [from_gtp("E5", 9), from_gtp("D4", 9)] and not engine.game.is_over
+
+
+def test_play_after_a_pass_as_gnu_go_takes_it(engine):
+    """White passes, then plays again: Black's pass in between ends no game."""
+    assert [engine.handle(c) for c in ("play b D4", "play w pass", "play w E5")] == [ok()] * 3
+    assert engine.game.moves == [from_gtp("D4", 9), from_gtp("E5", 9)]
+    assert engine.game.to_play == BLACK and not engine.game.is_over
+
+
+def test_play_and_genmove_go_on_beyond_the_move_cap():
+    """The controller ends the game, not the rules' move cap (2 * 3 * 3 = 18 moves)."""
+    engine = GTPEngine(RandomAgent(seed=3, pass_only_when_forced=True), size=3, rules=Rules(komi=0))
+    chooser = RandomAgent(seed=4, pass_only_when_forced=True)
+    for _ in range(30):
+        black = "pass" if engine.game.is_over else to_gtp(chooser.select_move(engine.game), 3)
+        assert engine.handle(f"play b {black}") == ok()
+        assert re.fullmatch(r"= ([A-C][1-3]|pass)\n\n", engine.handle("genmove w"))
+    assert len(engine.game.moves) > 2 * 18
+    assert '"max_moves": null' in engine.handle("printsgf")  # the engine's own cap is not recorded
+
+
+def test_a_game_past_the_longest_a_game_holds_is_an_error(monkeypatch):
+    monkeypatch.setattr("goarena.agents.gtp.engine.MAX_MOVES", 60)
+    engine = GTPEngine(RandomAgent(seed=3, pass_only_when_forced=True), size=3, rules=Rules(komi=0))
+    answers = [engine.handle(f"genmove {'bw'[i % 2]}") for i in range(70)]
+    assert len(engine.game.moves) == 60
+    assert answers[-1] == "? the game is too long: a game holds at most 60 moves\n\n"
+    assert engine.handle("undo") == ok() and engine.handle("genmove w").startswith("= ")  # the 60th again
+    assert engine.handle("genmove w").startswith("? the game is too long")  # no room for Black's pass
+
+
+def test_minimax_plays_2x2_perfectly_through_gtp():
+    """2x2 under positional superko, komi 0, is B+1; its ko fight runs past 2 * N * N moves."""
+    from goarena.agents.players.minimax import MinimaxAgent
+
+    engine = GTPEngine(MinimaxAgent(depth=40), size=2, rules=Rules(komi=0))
+    moves: list[str] = []
+    while moves[-2:] != ["pass", "pass"] and len(moves) < 40:
+        moves.append(engine.handle(f"genmove {'bw'[len(moves) % 2]}")[2:].strip())
+    assert moves == ["B1", "A2", "B2", "A1", "B2", "pass", "B1", "A1", "pass", "pass"]
+    assert engine.handle("final_score") == ok("B+1")
+
+
+def test_reg_genmove_does_not_play(engine):
+    engine.handle("play b E5")
+    vertex = engine.handle("reg_genmove w")[2:].strip()
+    assert from_gtp(vertex, 9) in engine.game.legal_moves()
+    assert engine.game.moves == [from_gtp("E5", 9)]
+
+
+def test_cleanup_does_not_pass_while_useful_moves_remain():
+    engine = GTPEngine(ScriptedAgent(), size=3)  # a player that always passes
+    assert engine.handle("genmove b") == ok("pass")
+    answer_of(engine, "clear_board", "play w C3")
+    # The only points next to White's stone come first: B3 or C2.
+    assert engine.handle("kgs-genmove_cleanup b") in (ok("B3"), ok("C2"))
+    # Black's wall with four one-point eyes: nothing is left to play but its own eyes.
+    walls = ["play b B1", "play b A2", "play b B2", "play b C2", "play b B3"]
+    answer_of(engine, "clear_board", *walls)
+    assert engine.handle("kgs-genmove_cleanup b") == ok("pass")
+
+
+def test_timed_players_are_told_the_clock():
+    agent = ScriptedAgent()
+    engine = GTPEngine(agent, size=9)
+    assert answer_of(engine, "time_settings 300 30 5", "time_left white 290.5 0") == ok()
+    assert agent.clock == [("settings", 300, 30, 5), ("left", WHITE, 290.5, 0)]
+    assert engine.clock == (300, 30, 5) and engine.time_remaining == {WHITE: (290.5, 0)}
+
+
+def test_time_commands_are_accepted_by_any_player(engine):
+    assert answer_of(engine, "time_settings 0 10 1", "time_left b 10 1") == ok()
+
+
+# -- handicap ---------------------------------------------------------------------------
+
+
+def test_fixed_and_free_handicap(engine):
+    assert engine.handle("fixed_handicap 4") == ok("C3 G7 C7 G3")
+    assert stones(engine, BLACK) == {"C3", "G7", "C7", "G3"} and engine.game.to_play == WHITE
+    assert engine.game.handicap == 4
+    assert engine.handle("place_free_handicap 2") == "? board not empty\n\n"
+    assert answer_of(engine, "clear_board", "place_free_handicap 2") == ok("C3 G7")
+    assert answer_of(engine, "clear_board", "set_free_handicap A1 J9 E5") == ok()
+    assert stones(engine, BLACK) == {"A1", "J9", "E5"} and engine.game.to_play == WHITE
+    assert engine.handle("genmove w").startswith("= ")
+    assert engine.handle("fixed_handicap 2") == "? board not empty\n\n"
+
+
+# -- scoring ----------------------------------------------------------------------------
+
+
+def test_final_score_and_status(engine):
+    assert engine.handle("final_score") == ok("W+6.5")
+    answer_of(engine, "play b E5", "play w C3")
+    assert engine.handle("final_score") == ok(engine.game.result()) == ok("W+6.5")
+    assert engine.handle("final_status_list alive") == "= E5\nC3\n\n"  # row by row from the top
+    assert engine.handle("final_status_list dead") == ok()
+    assert engine.handle("final_status_list seki") == ok()
+    answer_of(engine, "clear_board", "komi 0", "play b E5", "play w pass")
+    assert engine.handle("final_score") == ok("B+81")
+    answer_of(engine, "clear_board", "komi 0")
+    assert engine.handle("final_score") == ok("0")
+
+
+def test_showboard(engine):
+    answer_of(engine, "play b E5", "play w D4")
+    answer = engine.handle("showboard")
+    assert answer.startswith("= \n") and answer.endswith("\n\n")
+    lines = answer.splitlines()
+    assert lines[5].startswith(" 5 . . . . X") and "O" in lines[6]
+    assert "captured: Black (X) 0, White (O) 0" in answer
+
+
+# -- records and rules ------------------------------------------------------------------
+
+
+def test_printsgf_and_loadsgf_round_trip(engine, tmp_path):
+    answer_of(engine, "play b E5", "play w C3", "play b G7")
+    printed = engine.handle("printsgf")
+    assert printed.startswith("= (;FF[4]")
+    record = read_sgf(printed[2:])
+    assert list(record.moves) == engine.game.moves and record.komi == 6.5
+
+    path = tmp_path / "game.sgf"
+    assert engine.handle(f"printsgf {path}") == ok()
+    assert answer_of(engine, "clear_board", "boardsize 5", f"loadsgf {path}") == ok()
+    assert engine.size == 9 and stones(engine, BLACK) == {"E5", "G7"} and stones(engine, WHITE) == {"C3"}
+    assert engine.handle(f"loadsgf {path} 3") == ok()  # the position before move 3
+    assert stones(engine, BLACK) == {"E5"} and engine.game.to_play == BLACK
+
+
+def test_loadsgf_keeps_setup_stones_and_komi(engine, tmp_path):
+    game = Game(9, Rules(komi=0.5), handicap=2)
+    game.replay([from_gtp("E5", 9), from_gtp("D4", 9)])
+    path = tmp_path / "handicap.sgf"
+    path.write_bytes(write_sgf(game))
+    assert engine.handle(f"loadsgf {path} 2") == ok()
+    assert stones(engine, BLACK) == {"C3", "G7"} and stones(engine, WHITE) == {"E5"}
+    assert engine.game.handicap == 2 and engine.rules.komi == 0.5
+    path.write_text("(;GM[1]SZ[9];B[zz])")
+    assert engine.handle(f"loadsgf {path}").startswith("? cannot load file")
+
+
+def test_loadsgf_reads_only_regular_files_of_bounded_size(engine, tmp_path):
+    directory = engine.handle(f"loadsgf {tmp_path}")
+    assert directory == f"? cannot load file: not a regular file: {tmp_path}\n\n"
+    big = tmp_path / "big.sgf"
+    big.write_bytes(b"(;GM[1]SZ[9]C[" + b"x" * (1 << 20) + b"])")
+    assert engine.handle(f"loadsgf {big}").startswith("? cannot load file: larger than 1048576 bytes")
+    assert engine.handle(f"loadsgf {tmp_path / 'missing.sgf'}").startswith("? cannot load file: No such file")
+
+
+def test_printsgf_writes_only_regular_files(engine, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    answers: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: answers.put(engine.handle(f"printsgf {fifo}")), daemon=True).start()
+    assert answers.get(timeout=10).startswith("? cannot write file")  # a FIFO with no reader blocks no one
+    assert engine.handle("printsgf /dev/null") == "? cannot write file: not a regular file: /dev/null\n\n"
+
+
+def test_loadsgf_of_a_fifo_or_stdin_does_not_block_the_engine(tmp_path):
+    """A FIFO with no writer and the engine's own stdin are refused at once; ``quit`` works."""
+    fifo = tmp_path / "fifo.sgf"
+    os.mkfifo(fifo)
+    commands = f"1 loadsgf {fifo}\n2 loadsgf /dev/stdin\n3 name\n4 quit\n"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "random", "--size", "9"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        out, _ = process.communicate(commands, timeout=60)
+    finally:
+        process.kill()
+    assert out.split("\n\n")[:4] == [
+        f"?1 cannot load file: not a regular file: {fifo}",
+        "?2 cannot load file: not a regular file: /dev/stdin",
+        "=3 random",
+        "=4",
+    ]
+
+
+def test_loadsgf_imports_and_runs_nothing_named_in_the_record(engine, tmp_path):
+    """Properties that look like player specs or code stay text."""
+    marker = tmp_path / "ran"
+    plain = tmp_path / "plain.sgf"
+    plain.write_text("(;GM[1]FF[4]CA[UTF-8]SZ[9];B[ee])")
+    assert engine.handle(f"loadsgf {plain}") == ok()  # whatever loading needs is imported now
+    hostile = tmp_path / "hostile.sgf"
+    hostile.write_text(
+        f"(;GM[1]FF[4]CA[UTF-8]SZ[9]PB[os:system:touch {marker}]PW[gtp:touch {marker}]"
+        f"GN[antigravity]EV[this:that]RU[subprocess:run]AP[webbrowser:open]"
+        f'GC[goarena rules: {{"name": "os:system"}}]'
+        f"C[__import__('os').system('touch {marker}')];B[ee]C[exec(open('x').read())])"
+    )
+    modules = set(sys.modules)
+    assert engine.handle(f"loadsgf {hostile}") == ok()
+    assert set(sys.modules) == modules and not marker.exists()
+    assert stones(engine, BLACK) == {"E5"}
+
+
+def test_rules_by_name_and_as_katago_json(engine):
+    answer_of(engine, "kgs-rules chinese")
+    assert engine.rules.ko == "simple" and engine.rules.komi == 6.5
+    assert json.loads(engine.handle("kata-get-rules")[2:])["ko"] == "SIMPLE"
+    answer_of(engine, "kata-set-rules new_zealand")
+    assert (engine.rules.ko, engine.rules.suicide) == ("situational", True)
+    answer_of(engine, 'kata-set-rules {"ko": "POSITIONAL", "scoring": "TERRITORY", "suicide": false}')
+    assert (engine.rules.ko, engine.rules.scoring, engine.rules.suicide) == ("positional", "territory", False)
+    assert json.loads(engine.handle("kata-get-rules")[2:])["scoring"] == "TERRITORY"
+    full = dict(json.loads(engine.handle("kata-get-rules")[2:]), komi=7, friendlyPassOk=True)
+    assert engine.handle(f"kata-set-rules {json.dumps(full)}") == ok() and engine.rules.komi == 7
+    assert engine.handle('kata-set-rules {"tax": "SEKI"}') == "? unsupported rules: tax = 'SEKI'\n\n"
+
+
+def test_rules_change_replays_the_game(engine):
+    # White's A1 takes the corner's last liberty: legal only where suicide is allowed.
+    answer_of(engine, "kgs-rules new_zealand", "play b A2", "play w E5", "play b B1", "play w A1")
+    assert engine.handle("kgs-rules chinese").startswith("? the moves so far are illegal")
+    assert engine.rules.suicide and len(engine.game.moves) == 4
+
+
+# -- live analysis ----------------------------------------------------------------------
+
+INFO = (
+    "info move D4 visits {0} winrate 5500 prior 1250 lcb 5000 order 0 pv D4 E5 "
+    "info move E5 visits {1} winrate 4321 prior 2500 lcb 3100 order 1 pv E5 C3 D4"
+)
+BEST = "info move D4 visits 10 winrate 5500 prior 1250 lcb 5000 order 0 pv D4 E5"
+
+
+def test_analysis_commands_are_listed_for_analysts():
+    engine = GTPEngine(FakeAnalyst(), size=9)
+    assert {"lz-analyze", "lz-genmove_analyze"} <= set(engine.handle("list_commands")[2:].split())
+    assert engine.handle("known_command lz-analyze") == ok("true")
+
+
+def test_lz_analyze_streams_info_lines_until_the_budget_runs_out():
+    agent = FakeAnalyst(reports=2)
+    engine = GTPEngine(agent, size=9)
+    expected = f"=\n{INFO.format(10, 5)}\n{INFO.format(20, 10)}\n\n"
+    assert engine.handle("lz-analyze b 25") == expected
+    assert agent.intervals == [0.25]
+    assert engine.game.moves == []  # analysis plays nothing
+    best = "info move D4 visits {} winrate 5500 prior 1250 lcb 5000 order 0 pv D4 E5"
+    expected = f"=7\n{best.format(10)}\n{best.format(20)}\n\n"
+    assert engine.handle("7 lz-analyze interval 50 maxmoves 1") == expected
+    assert agent.intervals == [0.25, 0.5]
+    assert engine.handle("lz-analyze b 10 ownership true").startswith("? syntax error")
+
+
+@pytest.mark.parametrize(
+    ("command", "answer"),
+    [
+        ("lz-analyze b interval 10 maxmoves 0", "=\n\n"),  # no candidates: no info lines
+        ("lz-analyze b 0 maxmoves 1", f"=\n{BEST}\n\n"),
+        ("lz-analyze b interval -10", "? syntax error: interval -10 is negative\n\n"),
+        ("lz-analyze b maxmoves -1", "? syntax error: maxmoves -1 is negative\n\n"),
+    ],
+)
+def test_lz_analyze_keeps_gtp_framing_at_edge_values(command, answer):
+    """Exactly one empty line, at the end: a stray one would end the answer early."""
+    engine = GTPEngine(FakeAnalyst(reports=1), size=9)
+    assert engine.handle(command) == answer
+
+
+def test_lz_genmove_analyze_streams_then_plays():
+    engine = GTPEngine(FakeAnalyst(reports=1), size=9)
+    assert engine.handle("3 lz-genmove_analyze b 10") == f"=3\n{INFO.format(10, 5)}\nplay D4\n\n"
+    assert engine.game.moves == [from_gtp("D4", 9)]
+    assert engine.handle("lz-genmove_analyze").startswith("? wrong number of arguments")
+
+
+class Wire:
+    """Both ends of an in-memory GTP connection: ``send`` lines in, ``receive`` lines out."""
+
+    def __init__(self) -> None:
+        self.inbox: queue.Queue[str] = queue.Queue()
+        self.outbox: queue.Queue[str] = queue.Queue()
+        self.partial = ""
+
+    def readline(self, limit: int = -1) -> str:  # the engine's stdin
+        return self.inbox.get()
+
+    def write(self, text: str) -> None:  # the engine's stdout
+        self.partial += text
+        *lines, self.partial = self.partial.split("\n")
+        for line in lines:
+            self.outbox.put(line)
+
+    def flush(self) -> None:
+        pass
+
+    def send(self, line: str) -> None:
+        self.inbox.put(line + "\n")
+
+    def receive(self) -> str:
+        return self.outbox.get(timeout=10)
+
+
+def test_lz_analyze_streams_until_the_next_command_arrives():
+    wire = Wire()
+    engine = GTPEngine(FakeAnalyst(reports=None), size=9)
+    session = threading.Thread(target=engine.run, args=(wire, wire), daemon=True)
+    session.start()
+    wire.send("1 lz-analyze b 1")
+    assert wire.receive() == "=1"
+    assert wire.receive().startswith("info move D4 visits 10 ")
+    assert wire.receive().startswith("info move D4 visits 20 ")
+    wire.send("2 name")  # interrupts the analysis
+    while (line := wire.receive()).startswith("info"):
+        pass
+    assert line == ""  # the end of the analysis answer
+    assert [wire.receive(), wire.receive()] == ["=2 analyst", ""]
+    wire.send("quit")
+    assert [wire.receive(), wire.receive()] == ["=", ""]
+    session.join(timeout=10)
+    assert not session.is_alive()
+
+
+def test_an_enormous_command_line_is_cut_and_answered_once():
+    process = subprocess.run(
+        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "random", "--size", "9"],
+        input="1 name\n2 play b " + "x" * 5_000_000 + "\n3 name\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    answers = process.stdout.split("\n\n")
+    assert answers[0] == answers[2].replace("3", "1") == "=1 random"
+    assert answers[1].startswith("?2 invalid vertex") and len(answers[1]) < 1000
+
+
+def test_run_stops_at_the_end_of_input():
+    wire = Wire()
+    engine = GTPEngine(RandomAgent(), size=9)
+    session = threading.Thread(target=engine.run, args=(wire, wire), daemon=True)
+    session.start()
+    wire.send("play b E5")
+    wire.inbox.put("")  # end of input
+    assert [wire.receive(), wire.receive()] == ["=", ""]
+    session.join(timeout=10)
+    assert not session.is_alive()
+
+
+def test_with_the_uct_player():
+    mcts_agents = pytest.importorskip(
+        "goarena.agents.players.search", reason="the search players are not built yet"
+    )
+    engine = GTPEngine(mcts_agents.UCTAgent(simulations=300, seed=1), size=9)
+    assert "lz-analyze" in engine.commands()
+    assert re.fullmatch(r"= [A-HJ][1-9]\n\n", engine.handle("genmove b"))
+    answer = engine.handle("lz-genmove_analyze w 1")
+    info = r"info move \S+ visits \d+ winrate \d+ prior \d+ lcb \d+ order 0 pv( [A-HJ][1-9]| pass)+"
+    assert re.fullmatch(rf"=\n({info}.*\n)*play ([A-HJ][1-9]|pass)\n\n", answer), answer
+    assert len(engine.game.moves) == 2
+
+
+# -- a whole session through a pipe -----------------------------------------------------
+
+
+def test_scripted_session_with_goarena_gtp(tmp_path):
+    """``goarena gtp`` answers a pipelined session, errors included, and quits cleanly."""
+    sgf = tmp_path / "opening.sgf"
+    opening = Game(9, Rules(komi=6.5))
+    opening.replay([from_gtp(v, 9) for v in ("E5", "C3", "G7")])
+    sgf.write_bytes(write_sgf(opening))
+    vertex = r"([A-HJ][1-9]|pass)"
+    script = [
+        ("1 protocol_version", "=1 2"),
+        ("2 name", "=2 random"),
+        ("3 version", r"=3 \S+"),
+        ("4 known_command genmove", "=4 true"),
+        ("5 known_command lz-analyze", "=5 false"),
+        ("list_commands", r"= protocol_version\n(\S+\n)+\S+"),
+        ("boardsize 9", "="),
+        ("clear_board", "="),
+        ("komi 6.5", "="),
+        ("play b E5", "="),
+        ("6 genmove w", f"=6 {vertex}"),
+        ("undo", "="),
+        ("showboard", r"= \n( ?\d .+\n)+ +A B C D E F G H J\ncaptured: .+"),
+        ("final_score", r"= B\+74\.5"),
+        ("final_status_list alive", "= E5"),
+        ("final_status_list dead", "="),
+        ("boardsize 99", r"\? unacceptable size"),
+        ("7 play b Z99", r"\?7 invalid vertex: .+"),
+        ("play b E5", r"\? illegal move"),
+        ("play purple E5", r"\? syntax error: invalid color .+"),
+        ("genmove", r"\? wrong number of arguments: .+"),
+        ("8 frobnicate", r"\?8 unknown command"),
+        ("undo", "="),
+        ("undo", r"\? cannot undo"),
+        ("fixed_handicap 2", "= C3 G7"),
+        ("genmove w", f"= {vertex}"),
+        ("clear_board", "="),
+        ("set_free_handicap C3 G7 E5", "="),
+        ("place_free_handicap 2", r"\? board not empty"),
+        ("time_settings 300 30 5", "="),
+        ("time_left w 290 0", "="),
+        ("kgs-genmove_cleanup w", f"= {vertex}"),
+        ("reg_genmove b", f"= {vertex}"),
+        (f"loadsgf {sgf} 3", "="),
+        ("printsgf", r"= \(;FF\[4\](.|\n)*;B\[ee\];W\[cg\]\)"),
+        ("kgs-rules chinese", "="),
+        ("kata-get-rules", r'= \{"ko": "SIMPLE", "scoring": "AREA".*\}'),
+        ("kata-set-rules tromp-taylor", "="),
+        ("9 quit", "=9"),
+    ]
+    process = subprocess.run(
+        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "random:seed=1", "--size", "9"],
+        input="".join(f"{command}\n" for command, _ in script) + "name\n",  # after quit: unanswered
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.endswith("\n\n")
+    answers = process.stdout[:-2].split("\n\n")
+    assert len(answers) == len(script), process.stdout
+    for (command, pattern), answer in zip(script, answers, strict=True):
+        assert re.fullmatch(pattern, answer), f"{command!r} answered {answer!r}"

@@ -1,0 +1,104 @@
+"""One vocabulary for every built-in player: a search budget is ``simulations`` or ``seconds``,
+``temperature=0`` plays the most likely (or most visited) move, a player's own network file is
+``weights``; an old spelling keeps working for one release, with a DeprecationWarning, and
+builds the same player (``agents.specs.renamed_options``)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from go_env import Game, Rules
+from goarena.agents.protocols import GameContext
+from goarena.agents.specs import AgentSpecError, check_spec, make_agent, renamed_options
+from goarena.agents.weights import ROLLOUT_9X9
+
+GREEDY_PLAYERS = [
+    "sl-policy:temperature=0",
+    "rl-policy:temperature=0",
+    "rollout-policy:temperature=0",
+    "puct:simulations=32,evaluator=rollout,temperature=0",
+    "alphago:simulations=16,temperature=0",
+]
+
+
+def opening(moves: int = 4) -> Game:
+    game = Game(9, Rules(komi=7.0))
+    for move in (40, 30, 50, 22)[:moves]:
+        game.play(move)
+    return game
+
+
+def moves_of(spec: str, seeds: range) -> set[int]:
+    game = opening()
+    played = set()
+    for seed in seeds:
+        player = make_agent(spec, seed=seed)
+        player.reset(GameContext(9, Rules(komi=7.0), seed=seed))
+        played.add(player.select_move(game))
+    return played
+
+
+@pytest.mark.parametrize("spec", GREEDY_PLAYERS)
+def test_temperature_0_plays_the_best_move_whatever_the_seed(spec):
+    game = opening()
+    player = make_agent(spec, seed=0)
+    player.reset(GameContext(9, Rules(komi=7.0), seed=0))
+    policy = player.policy(game)  # the network's distribution, or the search's visits
+    move = player.select_move(game)
+    assert policy[move] == policy.max()
+    if not spec.startswith(("puct", "alphago")):  # a search's visits depend on its seed
+        assert moves_of(spec, range(4)) == {move}
+
+
+def test_uct_takes_simulations_and_playouts_is_its_old_spelling():
+    game = opening()
+    new = make_agent("uct:simulations=200,seed=3")
+    with pytest.warns(DeprecationWarning, match="playouts= is now simulations="):
+        old = make_agent("uct:playouts=200,seed=3")
+    assert old.simulations == new.simulations == 200
+    for player in (new, old):
+        player.reset(GameContext(9, Rules(komi=7.0)))
+    assert old.select_move(game) == new.select_move(game)
+    assert np.array_equal(old.policy(game), new.policy(game))  # the same search, visit for visit
+
+
+def test_an_option_given_by_both_spellings_is_refused():
+    with pytest.raises(AgentSpecError, match="not both simulations= and playouts="):
+        make_agent("uct:simulations=10,playouts=10")
+    with pytest.raises(AgentSpecError, match="unexpected option 'simulation'"):
+        make_agent("uct:simulation=10")  # a misspelling is still an unknown option
+
+
+def test_rollout_policys_greedy_is_temperature_0():
+    game = opening()
+    with pytest.warns(DeprecationWarning, match="temperature=greedy is now temperature=0"):
+        old = make_agent("rollout-policy:temperature=greedy")
+    with pytest.warns(DeprecationWarning):
+        check_spec("rollout-policy:temperature=greedy", GameContext(9, Rules()))
+    new = make_agent("rollout-policy:temperature=0")
+    assert old.temperature == new.temperature == 0.0
+    assert old.select_move(game) == new.select_move(game)
+    assert np.array_equal(old.policy(game), new.policy(game))
+
+
+def test_the_new_spellings_give_no_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        make_agent("uct:simulations=10")
+        make_agent("rollout-policy:temperature=0")
+        make_agent(f"rollout-policy:weights={str(ROLLOUT_9X9)!r}")
+        check_spec("uct:simulations=10,seconds=1", GameContext(9, Rules()))
+
+
+def test_renamed_options_converts_an_old_value_and_refuses_what_it_does_not_know():
+    renames = {"deterministic": ("temperature", lambda value: 0.0 if value else 1.0)}
+    with pytest.warns(DeprecationWarning, match="player: the option deterministic= is now temperature="):
+        assert renamed_options("player", {"deterministic": False}, renames, temperature=None) == {
+            "temperature": 1.0
+        }
+    assert renamed_options("player", {}, renames, temperature=0.5) == {"temperature": 0.5}
+    with pytest.raises(TypeError, match="unexpected option 'depth'"):
+        renamed_options("player", {"depth": 3}, renames, temperature=None)

@@ -1,0 +1,261 @@
+import hashlib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from go_env import BLACK, Game, Rules
+from goarena.agents.players.random import RandomAgent
+from goarena.agents.protocols import Actor, GameContext, PolicyAgent, weights_digest
+from goarena.agents.specs import AgentSpecError, check_spec, make_agent, parse_options, player_warmup
+
+NET_PLAYERS = """
+from goarena.agents.protocols import UnsupportedGame
+
+BUILT = []
+
+
+class NetPlayer:  # stands for a network player: building it would load its weights
+    name = "net"
+
+    def __init__(self, weights: str, size: int = 9):
+        BUILT.append(weights)
+
+    @staticmethod
+    def check_options(context, weights: str, size: int = 9):
+        if context is not None and context.size != size:
+            raise UnsupportedGame(f"trained for {size}x{size}, not {context.size}x{context.size}")
+
+    def reset(self, context):
+        pass
+
+    def select_move(self, game):
+        return game.pass_move
+
+
+def plain_player(depth: int = 1):
+    BUILT.append(depth)
+    return NetPlayer("plain")
+"""
+
+
+def test_parse_options_reads_literals_and_plain_strings():
+    assert parse_options("playouts=2000, c=1.4,rave=true,name=bob,limit=None") == {
+        "playouts": 2000,
+        "c": 1.4,
+        "rave": True,
+        "name": "bob",
+        "limit": None,
+    }
+    assert parse_options("") == {}
+    with pytest.raises(AgentSpecError, match="key=value"):
+        parse_options("playouts")
+
+
+def test_builtin_spec_with_options():
+    agent = make_agent("random:seed=3,pass_only_when_forced=true")
+    assert isinstance(agent, RandomAgent)
+    assert agent.seed == 3 and agent.pass_only_when_forced
+
+
+def test_module_factory_spec_with_options():
+    agent = make_agent("goarena.agents.players.random:RandomAgent:seed=5")
+    assert isinstance(agent, RandomAgent) and agent.seed == 5
+
+
+MY_BOT = """
+from goarena.agents.players.random import RandomAgent
+
+
+def make_player(seed=None):
+    player = RandomAgent(seed=seed)
+    player.name = "mybot"
+    return player
+"""
+
+
+def test_a_module_in_the_working_directory_is_found_as_python_m_would(tmp_path, monkeypatch):
+    (tmp_path / "my_bot_here.py").write_text(MY_BOT)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", str(tmp_path))])
+    assert make_agent("my_bot_here:make_player").name == "mybot"
+
+
+def test_the_league_command_plays_a_module_from_the_working_directory(tmp_path):
+    """As a user runs it: ``goarena`` is a console script, whose import path holds its own folder."""
+    (tmp_path / "my_league_bot.py").write_text(MY_BOT)
+    command = [
+        str(Path(sys.executable).parent / "goarena"),
+        "league",
+        "--player=bot=my_league_bot:make_player",
+        "--player=random",
+        "--size=5",
+        "--games-per-pair=2",
+        "--workers=1",
+        f"--dir={tmp_path / 'league'}",
+    ]
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "bot" in result.stdout and (tmp_path / "league" / "league.sqlite").exists()
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("nonesuch", "unknown player"),
+        ("random:depth=3", "bad options"),
+        ("no_such_module:factory", "cannot import"),
+        ("goarena.agents.players.random:Nothing", "has no"),
+        ("gtp:", "engine's command"),
+        ("sb3:", "model's path"),
+        ("builtins:dict", "did not build a player"),
+        ("puct:evaluator=net", "bad options for 'puct:evaluator=net': unknown evaluator 'net'"),
+        ("minimax:depth=None", "bad options for 'minimax:depth=None': give a depth"),
+        ("gtp:gnugo --mode 'gtp", "bad options for .*No closing quotation"),
+    ],
+)
+def test_bad_specs_say_what_is_wrong(spec, message):
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec)
+
+
+def test_random_agent_plays_legal_moves_and_its_policy_is_uniform():
+    game = Game(5, Rules())
+    agent = make_agent("random:seed=1")
+    agent.reset(GameContext(game.size, game.rules))
+    assert isinstance(agent, PolicyAgent)
+    for _ in range(30):
+        policy = agent.policy(game)
+        legal = game.legal_mask().astype(bool)
+        assert np.isclose(policy.sum(), 1.0) and np.all(policy[~legal] == 0)
+        move = agent.select_move(game)
+        assert legal[move]
+        game.play(move)
+        if game.is_over:
+            break
+
+
+def test_random_agent_passes_only_when_forced():
+    game = Game(3, Rules())
+    agent = RandomAgent(seed=0, pass_only_when_forced=True)
+    for _ in range(8):
+        if game.is_over:
+            break
+        move = agent.select_move(game)
+        assert move != game.pass_move or len(game.legal_moves()) == 1
+        game.play(move)
+
+
+@pytest.fixture
+def checked_players(tmp_path, monkeypatch):
+    (tmp_path / "checked_players.py").write_text(textwrap.dedent(NET_PLAYERS))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield __import__("checked_players")
+    sys.modules.pop("checked_players", None)
+
+
+def test_check_spec_checks_plugins_without_building_them(checked_players):
+    nine, big = GameContext(9, Rules()), GameContext(19, Rules())
+    check_spec("checked_players:NetPlayer:weights='a.pt'", nine)
+    check_spec("checked_players:plain_player:depth=3", big)  # its signature alone: no check_options
+    with pytest.raises(AgentSpecError, match="cannot play this game: trained for 9x9, not 19x19"):
+        check_spec("checked_players:NetPlayer:weights='a.pt'", big)
+    with pytest.raises(AgentSpecError, match="bad options for 'checked_players:plain_player:width=3'"):
+        check_spec("checked_players:plain_player:width=3")
+    with pytest.raises(AgentSpecError, match="bad options for 'checked_players:NetPlayer'"):
+        check_spec("checked_players:NetPlayer")  # no weights
+    assert checked_players.BUILT == []
+    with pytest.raises(AgentSpecError, match="unknown evaluator 'net'"):
+        check_spec("puct:evaluator=net")  # built-ins are built: their values are checked too
+    with pytest.raises(AgentSpecError, match="unknown player"):
+        check_spec("nonesuch")
+
+
+class OldStylePlayer:
+    """A player written for reset(rules): it keeps what it is given and reads its komi."""
+
+    name = "old"
+
+    def reset(self, rules: Rules) -> None:
+        self.rules = rules
+        self.komi = rules.komi
+
+    def select_move(self, game: Game) -> int:
+        return game.pass_move
+
+
+def test_every_player_is_reset_with_a_context_and_its_seed_restarts_it():
+    context = GameContext(5, Rules(komi=0.5), seed=3, color=BLACK)
+    seeded = RandomAgent()
+    seeded.reset(context)
+    game = Game(5, context.rules)
+    moves = [seeded.select_move(game) for _ in range(5)]
+    seeded.reset(context)  # the context's seed restarts the same moves
+    assert [seeded.select_move(game) for _ in range(5)] == moves
+
+
+def test_a_player_written_for_reset_rules_keeps_working_with_a_deprecation_warning():
+    context = GameContext(5, Rules(komi=0.5))
+    old = OldStylePlayer()
+    with pytest.warns(DeprecationWarning, match=r"read context.rules.komi rather than context.komi"):
+        old.reset(context)
+    assert old.komi == 0.5
+    with pytest.raises(AttributeError, match="no attribute 'colour'"):
+        context.colour  # noqa: B018  # not a field of Rules: no fallback
+
+
+@pytest.mark.parametrize("spec", ["random", "uct", "puct", "minimax", "expectimax", "sl-policy", "alphago"])
+def test_a_built_in_player_refuses_bare_rules_with_the_fix(spec):
+    player = make_agent(spec)
+    with pytest.raises(TypeError, match=r"reset takes a GameContext, not Rules: call player.reset"):
+        player.reset(Rules())
+
+
+WARMED_PLAYERS = """
+WARMED = []
+
+
+class Warmed:
+    name = "warmed"
+
+    @staticmethod
+    def warmup(size):
+        WARMED.append(size)
+
+    def reset(self, context):
+        pass
+
+    def select_move(self, game):
+        return game.pass_move
+"""
+
+
+def test_a_players_warmup_is_found_from_its_spec_without_building_it(tmp_path, monkeypatch):
+    (tmp_path / "warmed_players.py").write_text(WARMED_PLAYERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    warm = player_warmup("warmed_players:Warmed:depth=3")  # options unread: nothing is built
+    assert warm is not None
+    warm(7)
+    assert __import__("warmed_players").WARMED == [7]
+    assert player_warmup("random") is None  # the game's kernels are all it runs
+    for spec in ("uct", "puct", "alphago", "sl-policy", "rl-policy", "value-greedy", "rollout-policy"):
+        assert player_warmup(spec) is not None, spec
+    sys.modules.pop("warmed_players", None)
+
+
+def test_random_act_gives_the_uniform_policy_it_drew_from():
+    game = Game(5, Rules())
+    agent = RandomAgent(seed=0)
+    assert isinstance(agent, Actor)
+    action = agent.act(game)
+    assert action.policy is not None and action.value is None
+    assert action.policy[action.move] > 0 and np.allclose(action.policy, agent.policy(game))
+
+
+def test_weights_digest_is_the_sha256_of_the_files_in_order(tmp_path):
+    (tmp_path / "a").write_bytes(b"first")
+    (tmp_path / "b").write_bytes(b"second")
+    assert weights_digest([tmp_path / "a", tmp_path / "b"]) == hashlib.sha256(b"firstsecond").hexdigest()
