@@ -167,10 +167,25 @@ def test_the_rules_and_search_never_import_torch():
     assert result.stdout.strip() == "False"
 
 
+def _test_module_name(path: Path) -> str:
+    """The name pytest imports a test file by: its dotted path from the first folder up that is
+    not a package (``tests/agents/players/test_value.py`` is ``tests.agents.players.test_value``,
+    a file in a folder that is not a package is its file name alone)."""
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").exists():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)
+
+
 def test_test_modules_have_names_of_their_own():
-    """Test folders are not packages: pytest imports their modules by file name alone."""
-    names = Counter(path.name for path in (ROOT / "tests").rglob("test_*.py"))
+    """Two test files that pytest would import by one name collide: ``tests/agents``' folders are
+    packages (their files share names, ``players/test_value.py`` and ``nets/test_value.py``); in the
+    other folders, which are not, each file name is used once."""
+    names = Counter(_test_module_name(path) for path in (ROOT / "tests").rglob("test_*.py"))
     assert not [name for name, count in names.items() if count > 1]
+    assert _test_module_name(ROOT / "tests/agents/players/test_value.py") == "tests.agents.players.test_value"
 
 
 def test_the_gymnasium_env_does_not_stand_on_the_pettingzoo_adapter():

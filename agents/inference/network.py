@@ -97,14 +97,14 @@ class NetworkEvaluator:
         if value is not None and values is not None:
             raise ValueError("the values come from the value network or from values=, not both")
         networks = [model for model in (policy, value) if model is not None]
-        sizes = {int(model.board_size) for model in networks}
-        if len(sizes) > 1:
-            raise ValueError(f"the networks were trained for different board sizes: {sorted(sizes)}")
+        # Networks of different boards are refused when a game is searched (players name their
+        # files first, at reset and in check_options).
+        sizes: set[int] = {model.board_size for model in networks}  # type: ignore[misc]
         self.policy = policy.eval() if policy is not None else None
         self.value = value.eval() if value is not None else None
         self.values_from = values
         self.cache = cache
-        self.board_size = sizes.pop() if sizes else None
+        self.board_sizes = sizes
         # Unless a network says: the policy network reads the first 48 planes, a value network
         # (or a dual-head one) all 49.
         own_policy = NUM_VALUE_PLANES if policy is not None and policy is value else NUM_ALPHAGO_PLANES
@@ -182,13 +182,13 @@ class NetworkEvaluator:
 
     def _check_size(self, leaves: Leaves) -> None:
         size = leaves.geometry.size
-        if self.board_size is not None and size != self.board_size:
+        wrong = sorted(self.board_sizes - {size})
+        if wrong:
             which = "policy network was" if self.value is None else "value network was"
             if self.policy is not None and self.value is not None:
                 which = "network was" if self.dual else "networks were"
-            raise UnsupportedGame(
-                f"the {which} trained for {self.board_size}x{self.board_size}, not {size}x{size}"
-            )
+            trained = " and ".join(f"{each}x{each}" for each in wrong)
+            raise UnsupportedGame(f"the {which} trained for {trained}, not {size}x{size}")
 
     def _make_planes(self, leaves: Leaves, rows: np.ndarray) -> np.ndarray:
         """uint8[len(rows), C, N, N]: the planes of leaves ``rows``, in one kernel call."""

@@ -115,7 +115,8 @@ def _load_checkpoint(path: Path, kind: str, device: str, precision: str) -> Netw
     model = build_model(path, contents, where)
     if contents["arch"] != KINDS[kind]:
         raise refuse(path, f"holds a {contents['arch']!r} network, not a {kind} network")
-    return Network(path, kind, int(model.board_size), str(contents["sha256"]), model.to(dtype).eval())
+    board_size: int = model.board_size  # type: ignore[assignment]  # every network's own
+    return Network(path, kind, board_size, str(contents["sha256"]), model.to(dtype).eval())
 
 
 def _load_rollout(path: Path) -> Network:

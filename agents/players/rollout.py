@@ -87,7 +87,7 @@ class RolloutPolicyAgent:
                 f"unknown options {', '.join(sorted(unknown))} (takes weights, temperature, seed)"
             )
         _temperature(options.get("temperature", 1.0))
-        network = load_network(weights, "rollout")
+        network = load_network(Path(weights), "rollout")
         if context is not None:
             check_sizes([network], context.size)
 

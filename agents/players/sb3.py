@@ -429,7 +429,6 @@ class SB3Agent:
         device = player_device(self.device, context)
         if self.model.policy.device != device:
             self.model.policy.to(device)
-            self.model.device = device
         seed = restart_seed(self.seed, context)
         if seed is not None:
             self.rng = np.random.default_rng(seed)

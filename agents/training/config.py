@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import MISSING, Field, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 # A field's check: given the field's name and value, the error message, or None when it is good.
@@ -30,7 +30,7 @@ def option(default: Any = MISSING, help: str = "", *, check: Check | None = None
 
 def redefault(config: type, name: str, default: Any) -> Any:
     """The field ``name`` of the config class ``config`` with another default (its help and check kept)."""
-    inherited: Field[Any] = config.__dataclass_fields__[name]
+    inherited = next(each for each in fields(config) if each.name == name)
     return field(default=default, metadata=inherited.metadata)
 
 

@@ -234,6 +234,14 @@ class EpochSampler:
 
 
 class Positions(Protocol):
+    @property
+    def board_size(self) -> int: ...
+
+    @property
+    def batch(self) -> Callable[..., Any]:
+        """indices (and augmentation options) -> a batch of planes and targets."""
+        ...
+
     def __len__(self) -> int: ...
 
     def split_by_game(self, held_out_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]: ...
@@ -406,7 +414,7 @@ def process_threads(threads: int) -> Iterator[None]:
         raise ValueError(f"threads must be positive, got {threads}")
     numba_threads, torch_threads = numba.get_num_threads(), torch.get_num_threads()
     set_torch_threads(threads)
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     try:
         yield
     finally:

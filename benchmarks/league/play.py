@@ -418,7 +418,7 @@ def warm_up(config: LeagueConfig) -> None:
     player's factory declares, see ``agents.protocols.Warmable``), so that the workers load them
     from numba's cache rather than compile them inside a timed move; a compile (about a
     minute, on the first run only) is announced on stderr."""
-    warmups = {}
+    warmups: dict[str, Callable[[int], None]] = {}
     for spec in config.players.values():
         warm = player_warmup(spec)
         if warm is not None:

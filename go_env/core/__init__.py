@@ -3,7 +3,8 @@
 Plain numba functions over a small struct of arrays (``GoState``) and per-size tables
 (``Geometry``): ``state`` (the arrays, constants, info slots, allocation and copies), ``rules``
 (legality, playing moves, captures, the superko history), ``scoring``, ``playout`` (random
-games) and ``batch`` (the same kernels over a leading batch axis). Names starting with ``_``
+games) and ``batch`` (the same kernels over a leading batch axis); ``parallel`` compiles a batch kernel
+serial and parallel and runs the one its batch pays for. Names starting with ``_``
 in those modules are internal to the core.
 """
 
@@ -22,6 +23,7 @@ from go_env.core.batch import (
     sample_and_play,
     state_item,
 )
+from go_env.core.parallel import BatchKernel, batch_kernel
 from go_env.core.playout import is_eye, next_random, random_move, random_playout, random_playouts
 from go_env.core.rules import (
     apply_legal,
@@ -84,6 +86,8 @@ from go_env.core.state import (
 __all__ = [
     "kernel",
     "inline_kernel",
+    "BatchKernel",
+    "batch_kernel",
     "EMPTY",
     "BLACK",
     "WHITE",

@@ -49,7 +49,9 @@ class BatchKernel:
         batch_arg: which argument is the batched state whose games and points are counted.
     """
 
-    def __init__(self, function: types.FunctionType, min_work: int, batch_arg: int = 0):
+    def __init__(self, function: Callable[..., Any], min_work: int, batch_arg: int = 0):
+        if not isinstance(function, types.FunctionType):
+            raise TypeError(f"batch_kernel takes a plain Python function, got {type(function).__name__}")
         if min_work < 1:
             raise ValueError(f"min_work counts games times points: at least 1, got {min_work}")
         self.serial = njit(cache=True)(_serial_copy(function))
@@ -69,6 +71,6 @@ class BatchKernel:
         return self.variant(board.shape[0], board.shape[1] - 1)(*args)
 
 
-def batch_kernel(min_work: int, batch_arg: int = 0) -> Callable[[types.FunctionType], BatchKernel]:
+def batch_kernel(min_work: int, batch_arg: int = 0) -> Callable[[Callable[..., Any]], BatchKernel]:
     """Decorator: the kernel as a ``BatchKernel`` with these thresholds."""
     return functools.partial(BatchKernel, min_work=min_work, batch_arg=batch_arg)
