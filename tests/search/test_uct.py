@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -108,13 +106,34 @@ def test_moves_outside_the_tree_or_reuse_off_start_afresh():
     assert reused.tree is not None and reused.tree.visits[0] == 100
 
 
-def test_time_budget_and_stop_end_the_search():
+class _Clock:
+    """A stand-in for ``time`` in the search's module: the simulations move it on."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+def test_time_budget_and_stop_end_the_search(monkeypatch):
+    import goarena.search.tree as tree_module
+
     game = Game(9)
     uct = UCT(seed=0)
-    start = time.perf_counter()
-    uct.search(game, seconds=0.2)
-    assert time.perf_counter() - start < 10.0
-    assert uct.simulations > 0
+    clock = _Clock()
+    simulate = uct._simulate
+
+    def timed(game: Game, count: int) -> int:
+        ran = simulate(game, count)
+        clock.now += 0.001 * ran  # a millisecond a simulation, on the search's own clock
+        return ran
+
+    with monkeypatch.context() as patched:
+        patched.setattr(tree_module, "time", clock)
+        patched.setattr(uct, "_simulate", timed)
+        uct.search(game, seconds=0.2)
+    assert 200 <= uct.simulations <= 201  # the last chunk is cut to end at the budget
     calls = 0
 
     def stop() -> bool:
