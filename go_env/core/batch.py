@@ -31,9 +31,9 @@ from go_env.core.state import (
     seen_capacity,
 )
 
-# The least games x board points at which a batch kernel runs in parallel: a few milliseconds
-# of serial work (``goarena bench threads`` measures them). A mask or a score takes a
-# microsecond or a few on 9x9, a random playout tens; a move (and a reset) about a
+# The least games x board points at which a batch kernel runs in parallel: about a millisecond
+# of serial work (``goarena bench threads`` measures them). On 9x9 a mask or a score takes a
+# microsecond or less, a random playout about 12; a move (and a reset) a fraction of a
 # microsecond whatever the board, so its threshold holds on 19x19 too.
 MIN_WORK_MASKS = 1 << 17
 MIN_WORK_MOVES = 1 << 18

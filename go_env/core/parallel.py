@@ -2,18 +2,19 @@
 
 A ``prange`` loop over a batch wakes numba's thread pool at every call. On idle cores that
 costs microseconds; on busy ones a call waits until the operating system runs every worker,
-a time slice (measured on two busy cores: 15 to 20 ms a parallel call, whatever its batch,
-against 30 µs for the feature planes of one position on one thread). Searches call these
-kernels on a few leaves at a time, thousands of times a second, so ``batch_kernel`` compiles
-each one twice, serial and parallel, and every call picks one by the batch's work: parallel
-only when numba has more than one thread (``numba.get_num_threads``, which a caller may lower
-around a call) and the games times their board points reach the kernel's ``min_work``.
+a time slice (measured on two busy cores: 8 to 20 ms a parallel call, whatever its batch,
+against 15 to 30 µs for the feature planes of one position on one thread). Searches call
+these kernels on a few leaves at a time, thousands of times a second, so ``batch_kernel``
+compiles each one twice, serial and parallel, and every call picks one by the batch's work:
+parallel only when numba has more than one thread (``numba.get_num_threads``, which a caller
+may lower around a call) and the games times their board points reach the kernel's
+``min_work``.
 
-Each kernel's threshold is a few milliseconds of serial work: far past what waking idle
-threads costs, so that large batches (self-play, training data) still use the cores, and far
-above a search's few leaves. On busy cores no threshold serves: set ``NUMBA_NUM_THREADS=1``
-there. ``goarena bench threads`` times both variants by batch size and prints the crossover
-next to the threshold in use.
+Each kernel's threshold is about a millisecond of serial work or more: far past what waking
+idle threads costs, so that large batches (self-play, training data) still use the cores,
+and far above a search's few leaves. On busy cores no threshold serves large batches well:
+set ``NUMBA_NUM_THREADS=1`` there. ``goarena bench threads`` times both variants by batch
+size and prints the crossover next to the threshold in use.
 """
 
 from __future__ import annotations

@@ -69,9 +69,9 @@ SENSIBLENESS = 46
 ZEROS = 47
 PLAYER_COLOUR = 48
 
-# The least games x board points at which ``batch_alphago_planes`` runs in parallel: a few
-# milliseconds of serial work (30 µs a 9x9 position; ``goarena bench threads`` measures it),
-# so that a search's leaves (8 or 16 a call) are made serially.
+# The least games x board points at which ``batch_alphago_planes`` runs in parallel: a
+# millisecond or more of serial work (15 to 30 µs a 9x9 position; ``goarena bench threads``
+# measures it), so that a search's leaves (8 or 16 a call) are made serially.
 MIN_WORK_PLANES = 1 << 13
 
 

@@ -10,8 +10,8 @@ from go_env.core import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY, batch_it
 from go_env.core.parallel import batch_kernel
 
 NUM_HISTORY_PLANES = 2 * HISTORY + 1
-# The least games x board points at which ``batch_history_planes`` runs in parallel: a few
-# milliseconds of serial work (1.2 µs a 9x9 position; ``goarena bench threads`` measures it).
+# The least games x board points at which ``batch_history_planes`` runs in parallel: about a
+# millisecond of serial work (0.5 µs a 9x9 position; ``goarena bench threads`` measures it).
 MIN_WORK_HISTORY = 1 << 17
 
 
