@@ -1,15 +1,13 @@
-import hashlib
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from go_env import BLACK, Game, Rules
+from go_env import Rules
 from goarena.agents.players.random import RandomAgent
-from goarena.agents.protocols import Actor, GameContext, PolicyAgent, weights_digest
+from goarena.agents.protocols import GameContext
 from goarena.agents.specs import AgentSpecError, check_spec, make_agent, parse_options, player_warmup
 
 NET_PLAYERS = """
@@ -122,33 +120,6 @@ def test_bad_specs_say_what_is_wrong(spec, message):
         make_agent(spec)
 
 
-def test_random_agent_plays_legal_moves_and_its_policy_is_uniform():
-    game = Game(5, Rules())
-    agent = make_agent("random:seed=1")
-    agent.reset(GameContext(game.size, game.rules))
-    assert isinstance(agent, PolicyAgent)
-    for _ in range(30):
-        policy = agent.policy(game)
-        legal = game.legal_mask().astype(bool)
-        assert np.isclose(policy.sum(), 1.0) and np.all(policy[~legal] == 0)
-        move = agent.select_move(game)
-        assert legal[move]
-        game.play(move)
-        if game.is_over:
-            break
-
-
-def test_random_agent_passes_only_when_forced():
-    game = Game(3, Rules())
-    agent = RandomAgent(seed=0, pass_only_when_forced=True)
-    for _ in range(8):
-        if game.is_over:
-            break
-        move = agent.select_move(game)
-        assert move != game.pass_move or len(game.legal_moves()) == 1
-        game.play(move)
-
-
 @pytest.fixture
 def checked_players(tmp_path, monkeypatch):
     (tmp_path / "checked_players.py").write_text(textwrap.dedent(NET_PLAYERS))
@@ -172,46 +143,6 @@ def test_check_spec_checks_plugins_without_building_them(checked_players):
         check_spec("puct:evaluator=net")  # built-ins are built: their values are checked too
     with pytest.raises(AgentSpecError, match="unknown player"):
         check_spec("nonesuch")
-
-
-class OldStylePlayer:
-    """A player written for reset(rules): it keeps what it is given and reads its komi."""
-
-    name = "old"
-
-    def reset(self, rules: Rules) -> None:
-        self.rules = rules
-        self.komi = rules.komi
-
-    def select_move(self, game: Game) -> int:
-        return game.pass_move
-
-
-def test_every_player_is_reset_with_a_context_and_its_seed_restarts_it():
-    context = GameContext(5, Rules(komi=0.5), seed=3, color=BLACK)
-    seeded = RandomAgent()
-    seeded.reset(context)
-    game = Game(5, context.rules)
-    moves = [seeded.select_move(game) for _ in range(5)]
-    seeded.reset(context)  # the context's seed restarts the same moves
-    assert [seeded.select_move(game) for _ in range(5)] == moves
-
-
-def test_a_player_written_for_reset_rules_keeps_working_with_a_deprecation_warning():
-    context = GameContext(5, Rules(komi=0.5))
-    old = OldStylePlayer()
-    with pytest.warns(DeprecationWarning, match=r"read context.rules.komi rather than context.komi"):
-        old.reset(context)
-    assert old.komi == 0.5
-    with pytest.raises(AttributeError, match="no attribute 'colour'"):
-        context.colour  # noqa: B018  # not a field of Rules: no fallback
-
-
-@pytest.mark.parametrize("spec", ["random", "uct", "puct", "minimax", "expectimax", "sl-policy", "alphago"])
-def test_a_built_in_player_refuses_bare_rules_with_the_fix(spec):
-    player = make_agent(spec)
-    with pytest.raises(TypeError, match=r"reset takes a GameContext, not Rules: call player.reset"):
-        player.reset(Rules())
 
 
 WARMED_PLAYERS = """
@@ -244,18 +175,3 @@ def test_a_players_warmup_is_found_from_its_spec_without_building_it(tmp_path, m
     for spec in ("uct", "puct", "alphago", "sl-policy", "rl-policy", "value-greedy", "rollout-policy"):
         assert player_warmup(spec) is not None, spec
     sys.modules.pop("warmed_players", None)
-
-
-def test_random_act_gives_the_uniform_policy_it_drew_from():
-    game = Game(5, Rules())
-    agent = RandomAgent(seed=0)
-    assert isinstance(agent, Actor)
-    action = agent.act(game)
-    assert action.policy is not None and action.value is None
-    assert action.policy[action.move] > 0 and np.allclose(action.policy, agent.policy(game))
-
-
-def test_weights_digest_is_the_sha256_of_the_files_in_order(tmp_path):
-    (tmp_path / "a").write_bytes(b"first")
-    (tmp_path / "b").write_bytes(b"second")
-    assert weights_digest([tmp_path / "a", tmp_path / "b"]) == hashlib.sha256(b"firstsecond").hexdigest()
