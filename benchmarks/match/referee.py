@@ -180,88 +180,125 @@ def play_game(
         The record. Players' failures are results, not exceptions.
     """
     check_settle(settle, rules)
-    game = Game(size, rules, handicap)
-    black_name, white_name = names or (black.name, white.name)
-    players = {BLACK: black, WHITE: white}
-    seconds: dict[int, list[float]] = {BLACK: [], WHITE: []}
-    seats = [(BLACK, black)] if white is black else list(players.items())  # self-play: told once
-    observers: list[tuple[int, MoveObserver]] = []
-    cleanup_from = None
-    settled = None  # when dead stones were taken off before the count
+    match = _Match(Game(size, rules, handicap), {BLACK: black, WHITE: white}, max_seconds_per_move, on_turn)
+    mode = settle or default_settle(bool(match.cleaners))
+    contexts = {
+        color: GameContext(
+            size, rules, seeds[color - 1], color, device, run_dirs[color - 1],
+            dead_stones_removed=mode != "count",
+        )
+        for color in (BLACK, WHITE)
+    }  # fmt: skip
+    settled = None
+    try:
+        match.reset_players(contexts)
+        match.play_until_over(clean_up=False)
+        settled = _settle(match, mode, arbiter)
+    except _Forfeit as forfeit:
+        ending: _Forfeit | None = forfeit
+    else:
+        ending = None
+    match.tell(None)
+    names = names or (black.name, white.name)
+    return _record(match.game, names, ending, match.seconds, match.cleanup_from, settled, record_sgf)
 
-    def turn(color: int, call: str) -> None:
-        if on_turn is not None:
-            on_turn(Turn(color, call, tuple(game.moves), cleanup_from))
 
-    def play_until_over(clean_up: bool) -> None:
+class _Match:
+    """One game in play: asks the side to move, times it, tells the observers, and reports
+    every call to a player through ``on_turn`` before making it."""
+
+    def __init__(
+        self,
+        game: Game,
+        players: dict[int, Agent],
+        max_seconds_per_move: float | None,
+        on_turn: Callable[[Turn | None], None] | None,
+    ):
+        self.game = game
+        self.players = players
+        self.max_seconds_per_move = max_seconds_per_move
+        self.on_turn = on_turn
+        self.seconds: dict[int, list[float]] = {BLACK: [], WHITE: []}
+        self.observers: list[tuple[int, MoveObserver]] = []
+        self.cleaners = {color for color, player in players.items() if isinstance(player, CleanupPlayer)}
+        self.cleanup_from: int | None = None
+
+    def tell(self, turn: Turn | None) -> None:
+        if self.on_turn is not None:
+            self.on_turn(turn)
+
+    def turn(self, color: int, call: str) -> None:
+        self.tell(Turn(color, call, tuple(self.game.moves), self.cleanup_from))
+
+    def reset_players(self, contexts: dict[int, GameContext]) -> None:
+        """Reset each player with its context; a player on both sides (self-play) observes once."""
+        self_play = self.players[BLACK] is self.players[WHITE]
+        for color, player in self.players.items():
+            self.turn(color, "reset")
+            with _Blame(color):
+                player.reset(contexts[color])
+                if isinstance(player, MoveObserver) and not (self_play and color == WHITE):
+                    self.observers.append((color, player))
+
+    def play_until_over(self, clean_up: bool) -> None:
+        """Moves until the game ends; in a clean-up phase, ``CleanupPlayer``s play theirs."""
+        game = self.game
         while not game.is_over:
             color = game.to_play
-            call = "cleanup_move" if clean_up and color in cleaners else "select_move"
+            call = "cleanup_move" if clean_up and color in self.cleaners else "select_move"
             view = game.copy()
-            turn(color, call)
+            self.turn(color, call)
             start = time.perf_counter()
             failure = None
             try:
                 with _Blame(color):
-                    answer = getattr(players[color], call)(view)
+                    answer = getattr(self.players[color], call)(view)
             except _Forfeit as error:
                 failure = error
             elapsed = time.perf_counter() - start
-            seconds[color].append(elapsed)
-            if max_seconds_per_move is not None and elapsed > max_seconds_per_move:
-                limit = f"{elapsed:.2f} s for move {game.move_number + 1}, over {max_seconds_per_move:g} s"
-                raise _Forfeit(color, "T", f"time: {limit}" + (f" ({failure.reason})" if failure else ""))
+            self.seconds[color].append(elapsed)
+            limit = self.max_seconds_per_move
+            if limit is not None and elapsed > limit:
+                over = f"{elapsed:.2f} s for move {game.move_number + 1}, over {limit:g} s"
+                raise _Forfeit(color, "T", f"time: {over}" + (f" ({failure.reason})" if failure else ""))
             if failure is not None:
                 raise failure
             move = _move(color, answer)
             if move == RESIGN:
                 raise _Forfeit(color, "R", "resign")
             _play(game, color, move)
-            for observer_color, observer in observers:
+            for observer_color, observer in self.observers:
                 view = game.copy()
-                turn(observer_color, "observe_move")
+                self.turn(observer_color, "observe_move")
                 with _Blame(observer_color):
                     observer.observe_move(view, move)
 
-    def dead_stones_named() -> list[list[int]]:
+    def dead_stones_named(self) -> list[list[int]]:
         """The dead stones as named by each player that can name them."""
         answers = []
-        for color, player in players.items():
-            turn(color, "final_status_list")
+        for color, player in self.players.items():
+            self.turn(color, "final_status_list")
             with _Blame(color):
                 if isinstance(player, StatusReporter):
-                    answers.append(_dead_stones(player, game))
-        if on_turn is not None:
-            on_turn(None)  # the arbiter is the league's, not a player
+                    answers.append(_dead_stones(player, self.game))
+        self.tell(None)  # the arbiter is the league's, not a player
         return answers
 
-    cleaners = {color for color, player in players.items() if isinstance(player, CleanupPlayer)}
-    mode = settle or default_settle(bool(cleaners))
-    try:
-        for color, player in players.items():
-            turn(color, "reset")
-            with _Blame(color):
-                context = GameContext(
-                    size, rules, seeds[color - 1], color, device, run_dirs[color - 1],
-                    dead_stones_removed=mode != "count",
-                )  # fmt: skip
-                player.reset(context)
-                if isinstance(player, MoveObserver) and (color, player) in seats:
-                    observers.append((color, player))
-        play_until_over(clean_up=False)
-        if mode == "cleanup" and game.is_terminated:
-            cleanup_from = reopen_for_cleanup(game)
-            play_until_over(clean_up=True)
-        elif mode == "status" and game.is_terminated:
-            ask_arbiter = None if arbiter is None else functools.partial(_dead_stones, arbiter, game)
-            settled = settle_by_dead_stones(game, dead_stones_named(), ask_arbiter)
-    except _Forfeit as forfeit:
-        ending: _Forfeit | None = forfeit
-    else:
-        ending = None
-    if on_turn is not None:
-        on_turn(None)
-    return _record(game, (black_name, white_name), ending, seconds, cleanup_from, settled, record_sgf)
+
+def _settle(match: _Match, mode: str, arbiter: StatusReporter | None) -> Settled | None:
+    """Settle a game that ended by two passes as ``mode`` says: a clean-up phase played on
+    (None returned: the board is then counted as it stands), or the dead stones named and
+    taken off (the ``Settled`` count); ``"count"`` and other endings leave it as it is."""
+    game = match.game
+    if not game.is_terminated:
+        return None
+    if mode == "cleanup":
+        match.cleanup_from = reopen_for_cleanup(game)
+        match.play_until_over(clean_up=True)
+    elif mode == "status":
+        ask_arbiter = None if arbiter is None else functools.partial(_dead_stones, arbiter, game)
+        return settle_by_dead_stones(game, match.dead_stones_named(), ask_arbiter)
+    return None
 
 
 def forfeit_record(
