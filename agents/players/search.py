@@ -157,6 +157,7 @@ class _SearchAgent:
         resign_threshold: float | None,
         resign_moves: int,
         networks: list[Network] | None = None,
+        pass_check: object = True,
     ):
         if simulations is not None and simulations < 1:
             raise ValueError(f"the simulation budget must be positive, got {simulations}")
@@ -177,6 +178,7 @@ class _SearchAgent:
         self._searched: tuple | None = None  # the position of the last search
         self._networks = networks or []  # each network the player uses (sizes checked at reset)
         self._digests = [network.digest for network in self._networks]
+        self.pass_check = _check_pass_check(pass_check)
 
     @staticmethod
     def _position(game: Game) -> tuple:
@@ -323,8 +325,9 @@ class UCTAgent(_SearchAgent):
                 seed=seed,
             )
 
-        super().__init__(make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks)
-        self.pass_check = _check_pass_check(pass_check)
+        super().__init__(
+            make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks, pass_check
+        )
         self.name = "uct"
 
     @staticmethod
@@ -463,8 +466,9 @@ class PUCTAgent(_SearchAgent):
                 seed=seed,
             )
 
-        super().__init__(make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks)
-        self.pass_check = _check_pass_check(pass_check)
+        super().__init__(
+            make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks, pass_check
+        )
         self.temperature = temperature
         self.temperature_moves = temperature_moves
         self.name = "puct"
