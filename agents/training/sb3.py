@@ -84,7 +84,7 @@ class SB3Config(RunConfig):
         snapshot_every: steps between snapshots (with ``self_play``).
         eval_every: steps between evaluations.
         eval_games: games against each evaluation opponent (colours alternating).
-        eval_opponents: player specs, separated by commas (``random,uct:playouts=100,c=1``:
+        eval_opponents: player specs, separated by commas (``random,uct:simulations=100,c=1``:
             a ``key=value`` part is an option of the spec before it).
         blocks, filters: the extractor's residual blocks and their channels.
         n_steps, batch_size, n_epochs, gamma, gae_lambda, clip_range, ent_coef: PPO's.
@@ -128,8 +128,8 @@ class SB3Config(RunConfig):
 
 def split_specs(text: str) -> list[str]:
     """Comma-separated player specs as a list: a part of the form ``key=value`` is an option
-    of the spec before it (``"random,uct:playouts=100,c=1"`` is ``random`` and
-    ``uct:playouts=100,c=1``)."""
+    of the spec before it (``"random,uct:simulations=100,c=1"`` is ``random`` and
+    ``uct:simulations=100,c=1``)."""
     specs: list[str] = []
     for part in filter(None, (part.strip() for part in text.split(","))):
         key, equals, _ = part.partition("=")
