@@ -97,7 +97,14 @@ def test_ctrl_c_exits_130_and_says_how_to_resume(tmp_path):
     warm = list(cli)
     warm[warm.index("--run") + 1], warm[warm.index("--steps") + 1] = str(tmp_path / "warm"), "10"
     subprocess.run(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=300)
-    process = subprocess.Popen(cli, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # As a terminal starts it: Ctrl-C not ignored (a process inherits an ignored SIGINT, and
+    # Python then installs no KeyboardInterrupt for it).
+    process = subprocess.Popen(
+        cli,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         while not (run / "checkpoints" / "last.pt").exists() and process.poll() is None:
             time.sleep(0.01)
