@@ -92,11 +92,6 @@ def test_ctrl_c_exits_130_and_says_how_to_resume(tmp_path):
     options = ["--data", str(data), "--run", str(run), "--steps", "100000", "--checkpoint-every", "5"]
     options += ["--layers", "2", "--filters", "4", "--hidden", "16", "--held-out", "0.2", "--no-progress"]
     cli = [sys.executable, "-m", "goarena.benchmarks.cli", "train", "value", *options]
-    # A short run first, so that the kernels are compiled: the Ctrl-C below lands in training,
-    # not in a first compile (which, on a loaded machine, can outlast the first checkpoint).
-    warm = list(cli)
-    warm[warm.index("--run") + 1], warm[warm.index("--steps") + 1] = str(tmp_path / "warm"), "10"
-    subprocess.run(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=300)
     # As a terminal starts it: Ctrl-C not ignored (a process inherits an ignored SIGINT, and
     # Python then installs no KeyboardInterrupt for it).
     process = subprocess.Popen(
