@@ -237,13 +237,13 @@ class PassCheck:
 
     def pass_is_safe(self, game: Game) -> bool:
         """Whether the side to move may pass: no dead stone of its own makes its result worse."""
-        settlement = self.settle(game)
         color = game.to_play
         board = game.board.ravel()
-        own = [point for point in settlement.dead if board[point] == color]
+        ownership = estimate_ownership(game, self.playouts, self._rng)
+        own = [point for point in dead_stones(game, ownership, self.threshold) if board[point] == color]
         if not own:
-            return True
-        return _result(settled_score(game, own), color) >= _result(settlement.raw, color)
+            return True  # no count to make: the raw one stands
+        return _result(settled_score(game, own), color) >= _result(settled_score(game, []), color)
 
     def move(self, game: Game, search: TreeSearch) -> int:
         """Pass if that is safe, else the best move but pass of ``search`` (which has just

@@ -143,7 +143,6 @@ class _SearchAgent:
 
     name: str
     device: str | None = None  # a network player's own device; None: the game context's
-    pass_check = True  # judge a pass by the settled score where dead stones are taken off
     _dead_stones_removed = False  # the game's, from its context
     _passes: PassCheck | None = None
     _modules: tuple = ()  # its torch networks, moved to its device at each reset
