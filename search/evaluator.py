@@ -48,6 +48,7 @@ class Scratch(NamedTuple):
     legal: np.ndarray  # int8[A]: a legal-move mask
     marks: np.ndarray  # int8[P]: flood-fill marks for scoring
     stack: np.ndarray  # int64[P]: flood-fill stack for scoring
+    owner: np.ndarray  # int8[P]: who owns each point when a game finished in the tree is settled (0: count every stone)
 
 
 def new_scratch(like: GoState) -> Scratch:
@@ -60,6 +61,7 @@ def new_scratch(like: GoState) -> Scratch:
         legal=np.zeros(num_points + 1, np.int8),
         marks=np.zeros(num_points, np.int8),
         stack=np.zeros(num_points, np.int64),
+        owner=np.zeros(num_points, np.int8),
     )
 
 
@@ -76,6 +78,19 @@ def outcome(state, geometry, color, scratch):
     if margin == 0:
         return 0.0
     return 1.0 if (margin > 0) == (color == K.BLACK) else -1.0
+
+
+@inline_kernel
+def settled_outcome(state, geometry, color, scratch):
+    """``outcome`` of a game that finished in the search tree, with the stones standing on
+    points that ``scratch.owner`` gives the other side taken off first (as prisoners) where
+    the game is settled so. ``state`` is changed: it is a simulation's copy."""
+    for p in range(scratch.owner.shape[0]):
+        stone = state.board[p]
+        if stone != K.EMPTY and scratch.owner[p] == 3 - stone:
+            state.board[p] = K.EMPTY
+            state.info[K.INFO_CAPTURES + 2 - stone] += 1  # a prisoner of the other side
+    return outcome(state, geometry, color, scratch)
 
 
 @inline_kernel

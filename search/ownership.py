@@ -15,6 +15,9 @@ them, and ``PassCheck`` puts them together to judge a search player's pass::
     check = PassCheck(seed=0)
     check.settle(game)            # Settlement(raw=..., settled=..., dead=(...))
     check.move(game, search)      # pass, or the search's best other move when passing is unsafe
+
+A search settles the games that finish inside its tree the same way:
+``search.settle_finished_games(check.owner(check.ownership(game)))`` before searching ``game``.
 """
 
 from __future__ import annotations
@@ -176,11 +179,21 @@ def estimate_ownership(
     return total / playouts
 
 
+def firm_owner(ownership: np.ndarray, threshold: float = DEAD_THRESHOLD) -> np.ndarray:
+    """int8[N*N]: ``BLACK`` where ``ownership`` is above ``threshold``, ``WHITE`` where it is
+    below ``-threshold``, 0 elsewhere (``TreeSearch.settle_finished_games`` takes it)."""
+    owner = np.zeros(ownership.shape, np.int8)
+    owner[ownership > threshold] = K.BLACK
+    owner[ownership < -threshold] = K.WHITE
+    return owner
+
+
 def dead_stones(game: Game, ownership: np.ndarray, threshold: float = DEAD_THRESHOLD) -> list[int]:
     """The points of the stones on ``game``'s board whose point the other side owns: a Black
     stone where ``ownership`` is below ``-threshold``, a White one where it is above it."""
     board = game.board.ravel()
-    dead = ((board == K.BLACK) & (ownership < -threshold)) | ((board == K.WHITE) & (ownership > threshold))
+    owner = firm_owner(ownership, threshold)
+    dead = (board != K.EMPTY) & (owner == 3 - board)
     return [int(point) for point in np.flatnonzero(dead)]
 
 
@@ -229,27 +242,36 @@ class PassCheck:
         self.threshold = threshold
         self._rng = random_state(seed)
 
+    def ownership(self, game: Game) -> np.ndarray:
+        """``estimate_ownership`` of ``game`` with the check's playouts."""
+        return estimate_ownership(game, self.playouts, self._rng)
+
+    def owner(self, ownership: np.ndarray) -> np.ndarray:
+        """``firm_owner`` of ``ownership`` at the check's threshold: what a search settles
+        its finished games by (``TreeSearch.settle_finished_games``)."""
+        return firm_owner(ownership, self.threshold)
+
     def settle(self, game: Game) -> Settlement:
         """``game``'s board counted as it stands and without the stones the playouts judge dead."""
-        ownership = estimate_ownership(game, self.playouts, self._rng)
-        dead = dead_stones(game, ownership, self.threshold)
+        dead = dead_stones(game, self.ownership(game), self.threshold)
         return Settlement(settled_score(game, []), settled_score(game, dead), tuple(dead))
 
-    def pass_is_safe(self, game: Game) -> bool:
-        """Whether the side to move may pass: no dead stone of its own makes its result worse."""
+    def pass_is_safe(self, game: Game, ownership: np.ndarray | None = None) -> bool:
+        """Whether the side to move may pass: no dead stone of its own makes its result worse
+        (by ``ownership`` of ``game``, estimated afresh when None)."""
         color = game.to_play
         board = game.board.ravel()
-        ownership = estimate_ownership(game, self.playouts, self._rng)
+        ownership = self.ownership(game) if ownership is None else ownership
         own = [point for point in dead_stones(game, ownership, self.threshold) if board[point] == color]
         if not own:
             return True  # no count to make: the raw one stands
         return _result(settled_score(game, own), color) >= _result(settled_score(game, []), color)
 
-    def move(self, game: Game, search: TreeSearch) -> int:
+    def move(self, game: Game, search: TreeSearch, ownership: np.ndarray | None = None) -> int:
         """Pass if that is safe, else the best move but pass of ``search`` (which has just
         searched ``game``): the most visited, then the best valued, then the likeliest; never
         one filling an eye of the player's own. Pass when there is no such move."""
-        if self.pass_is_safe(game):
+        if self.pass_is_safe(game, ownership):
             return game.pass_move
         return best_move_but_pass(game, search)
 

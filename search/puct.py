@@ -38,7 +38,7 @@ from goarena.search.evaluator import (
     UniformEvaluator,
     as_evaluator,
     check_evaluation,
-    outcome,
+    settled_outcome,
     shapes,
 )
 from goarena.search.selection import make_selection, select
@@ -63,7 +63,7 @@ def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, expanding,
     legal moves to ``legal[b]``, with a virtual loss on its path; ``expanding[b]`` is 1 if
     its priors are wanted: it is the root or has been evaluated ``threshold`` times already
     (a leaf under the threshold is evaluated again, unexpanded). Simulations that end in a
-    finished game are scored by the rules and backed up at once.
+    finished game are scored by the rules (``settled_outcome``) and backed up at once.
 
     Returns:
         (leaves collected, simulations finished in a finished game).
@@ -83,7 +83,7 @@ def collect(tree, root, geometry, scratch, leaves, leaf_nodes, legal, expanding,
             child = tree.children[node, move]
             node = add_node(tree, node, move) if child == UNVISITED else child
         if state.info[K.INFO_OVER] != K.RUNNING:
-            value = outcome(state, geometry, state.info[K.INFO_TO_PLAY], scratch)
+            value = settled_outcome(state, geometry, state.info[K.INFO_TO_PLAY], scratch)
             backup(tree, node, value, 0, False, scratch, 0, 0)
             finished += 1
         elif tree.virtual_loss[node] > 0:

@@ -12,7 +12,8 @@ that flips the sign, once per ply (negamax).
 
 Visits: a node's first visit is its own evaluation (a playout, or the evaluator's value)
 and every later one passes on to a child, so an inner node has ``visits == 1 + sum of its
-children's visits``. A finished game is a leaf scored by the rules every time it is reached.
+children's visits``. A finished game is a leaf scored by the rules every time it is reached
+(without its dead stones where the game is settled so: ``settle_finished_games``).
 """
 
 from __future__ import annotations
@@ -253,6 +254,7 @@ class TreeSearch:
         self.np_random = np.random.default_rng(seed)
         self.tree: Tree | None = None
         self._scratch: Scratch | None = None
+        self._owner: np.ndarray | None = None  # see ``settle_finished_games``
         self._game_key: tuple | None = None
         self._root_moves: list[int] = []
         self.simulations = 0  # run by the last search
@@ -301,6 +303,14 @@ class TreeSearch:
             self.tree = grow(self.tree, max(needed, 2 * self.tree.parent.shape[0]))
         return count
 
+    def settle_finished_games(self, owner: np.ndarray | None) -> None:
+        """From the next search on, score a game that finishes in the tree without the stones
+        on points that ``owner`` (int8[N*N]: ``BLACK``, ``WHITE`` or 0 per point) gives the
+        other side, as where dead stones are taken off before the count; None: count every
+        stone, as Tromp-Taylor rules do (the default). A tree kept from earlier searches
+        keeps the values it has; its finished games are scored afresh at each visit."""
+        self._owner = None if owner is None else np.asarray(owner, np.int8)
+
     # -- searching ----------------------------------------------------------------------
 
     def search(
@@ -325,6 +335,10 @@ class TreeSearch:
             raise ValueError("give a budget: simulations, seconds or stop")
         start = time.perf_counter()  # syncing the tree is part of the move's time
         self.sync(game)
+        assert self._scratch is not None
+        if self._owner is not None and self._owner.shape != self._scratch.owner.shape:
+            raise ValueError(f"owner has {self._owner.size} points; the board has {game.num_points}")
+        self._scratch.owner[:] = 0 if self._owner is None else self._owner
         deadline = None if seconds is None else start + seconds
         next_report = start + interval
         watched = seconds is not None or stop is not None or report is not None

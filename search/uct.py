@@ -29,7 +29,7 @@ from go_env import Game
 from go_env import core as K
 from go_env.core import inline_kernel, kernel
 from go_env.features.patterns import PatternPolicy
-from goarena.search.evaluator import outcome, playout
+from goarena.search.evaluator import outcome, playout, settled_outcome
 from goarena.search.rollout import PlayoutScratch, new_playout_scratch, pattern_playout
 from goarena.search.tree import ILLEGAL, ROOT, UNVISITED, TreeSearch, add_node, backup, expand
 
@@ -97,11 +97,15 @@ def simulate(tree, root, geometry, scratch, rng, count, c, rave, equivalence, po
             child = tree.children[node, move]
             node = add_node(tree, node, move) if child == UNVISITED else child
         color = state.info[K.INFO_TO_PLAY]
-        if policy is None:
-            length = playout(state, geometry, rng, scratch.moves, depth)
+        if state.info[K.INFO_OVER] != K.RUNNING:  # finished in the tree: no playout to play
+            length = depth
+            value = settled_outcome(state, geometry, color, scratch)
         else:
-            length = pattern_playout(state, geometry, policy, patterns, rng, scratch.moves, depth)
-        value = outcome(state, geometry, color, scratch)
+            if policy is None:
+                length = playout(state, geometry, rng, scratch.moves, depth)
+            else:
+                length = pattern_playout(state, geometry, policy, patterns, rng, scratch.moves, depth)
+            value = outcome(state, geometry, color, scratch)
         backup(tree, node, value, 0, rave, scratch, depth, length)
     return count
 

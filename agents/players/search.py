@@ -22,9 +22,11 @@ games played out (self-play targets, scoring studies) pass ``resign_threshold=No
 Where a game ended by two passes has its dead stones taken off before the count (the
 context's ``dead_stones_removed``: a league with an engine, GTP under Chinese or Japanese
 rules), a search that values two passes by the raw count would pass while its own dead stones
-stand in the other side's area; before passing, the player judges the settled score from
-ownership playouts (``search.ownership``) and plays on while its count rests on dead stones.
-Under Tromp-Taylor rules it passes as its search says.
+stand in the other side's area. There, ownership playouts of each position
+(``search.ownership``) say which stones are dead: the search scores the games that finish
+in its tree without them, and before passing the player judges the settled score and plays
+on while its count rests on dead stones of its own. Under Tromp-Taylor rules it passes as
+its search says.
 """
 
 from __future__ import annotations
@@ -145,6 +147,7 @@ class _SearchAgent:
     device: str | None = None  # a network player's own device; None: the game context's
     _dead_stones_removed = False  # the game's, from its context
     _passes: PassCheck | None = None
+    _ownership: np.ndarray | None = None  # of the last searched position, where it is settled
     _modules: tuple = ()  # its torch networks, moved to its device at each reset
 
     def __init__(
@@ -186,8 +189,20 @@ class _SearchAgent:
     def _search(self, game: Game) -> None:
         position = self._position(game)
         if position != self._searched:
+            self._settle(game)
             self.searcher.search(game, simulations=self.simulations, seconds=self.seconds)
             self._searched = position
+
+    def _settle(self, game: Game) -> None:
+        """Where the game's dead stones are taken off before the count, the search scores the
+        games that finish in its tree without the stones the ownership playouts of ``game``
+        judge dead; else by the raw count."""
+        self._ownership = None
+        if self.pass_check and self._dead_stones_removed and self._passes is not None:
+            self._ownership = self._passes.ownership(game)
+            self.searcher.settle_finished_games(self._passes.owner(self._ownership))
+        else:
+            self.searcher.settle_finished_games(None)
 
     def _temperature(self, game: Game) -> float:
         return 0.0
@@ -229,8 +244,8 @@ class _SearchAgent:
             if self._losing >= self.resign_moves:
                 return RESIGN
         move = self.searcher.choose_move(self._temperature(game))
-        if move == game.pass_move and self.pass_check and self._dead_stones_removed and self._passes:
-            move = self._passes.move(game, self.searcher)  # not while its own dead stones count
+        if move == game.pass_move and self._ownership is not None and self._passes is not None:
+            move = self._passes.move(game, self.searcher, self._ownership)  # not while its own dead stones count
         return move
 
     def act(self, game: Game) -> Action:
@@ -259,6 +274,7 @@ class _SearchAgent:
         interval: float,
     ) -> int:
         """Search until ``stop()`` or the player's budget, reporting the candidates as it goes."""
+        self._settle(game)
         move = self.searcher.search(
             game,
             simulations=self.simulations,
@@ -290,6 +306,7 @@ class UCTAgent(_SearchAgent):
             (``GameContext.dead_stones_removed``), pass only if the count without the
             stones that ownership playouts judge dead does not make the result worse
             (``search.ownership.PassCheck``); else play the search's best other move.
+            The search scores the games that finish in its tree without those stones too.
         seed: seed of the search's random generator.
     """
 
@@ -391,6 +408,7 @@ class PUCTAgent(_SearchAgent):
             (``GameContext.dead_stones_removed``), pass only if the count without the
             stones that ownership playouts judge dead does not make the result worse
             (``search.ownership.PassCheck``); else play the search's best other move.
+            The search scores the games that finish in its tree without those stones too.
         seed: seed of the noise, the move choice and the rollouts.
     """
 

@@ -7,13 +7,14 @@ import pytest
 
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp
-from goarena.search import UCT
+from goarena.search import PUCT, UCT
 from goarena.search.evaluator import random_state
 from goarena.search.ownership import (
     PassCheck,
     best_move_but_pass,
     dead_stones,
     estimate_ownership,
+    firm_owner,
     settled_score,
 )
 from tests.boards import DEAD_IN_AREA, DEAD_IN_BOTH_AREAS, LIVE_IN_AREA, SEKI, position
@@ -121,3 +122,34 @@ def test_pass_check_refuses_bad_settings(bad: dict):
 def test_white_to_play_sees_the_same_dead_stones_as_black():
     game = position(DEAD_IN_AREA, KOMI_7, to_play=WHITE)
     assert dead_stones(game, estimate_ownership(game, rng=random_state(1))) == points("B8")
+
+
+def pass_value(search: UCT | PUCT, game: Game, owner: np.ndarray | None) -> float:
+    """The value for White of passing after Black's pass (the game ends there), as searched."""
+    search.settle_finished_games(owner)
+    search.search(game, simulations=300)
+    return float(search.values()[game.pass_move])
+
+
+@pytest.mark.parametrize("make_search", [lambda: UCT(seed=0), lambda: PUCT(seed=0)], ids=["uct", "puct"])
+def test_a_search_scores_two_passes_without_the_dead_stones_where_told(make_search):
+    """The raw count calls two passes a White win (-8.5); without White's dead B8 it is Black's (+1.5)."""
+    game = after_black_passed(DEAD_IN_AREA, KOMI_7)
+    owner = firm_owner(estimate_ownership(game, rng=random_state(0)))
+    assert owner[from_gtp("B8", 9)] == BLACK
+    assert pass_value(make_search(), game, None) == 1.0
+    assert pass_value(make_search(), game, owner) == -1.0
+
+
+@pytest.mark.parametrize("diagram", [SEKI, LIVE_IN_AREA], ids=["seki", "live group"])
+def test_settling_leaves_seki_and_live_groups_counted(diagram: str):
+    game = after_black_passed(diagram)
+    owner = firm_owner(estimate_ownership(game, rng=random_state(0)))
+    assert pass_value(UCT(seed=0), game, owner) == pass_value(UCT(seed=0), game, None)
+
+
+def test_settling_needs_an_owner_for_every_point():
+    search = UCT(seed=0)
+    search.settle_finished_games(np.zeros(19 * 19, np.int8))
+    with pytest.raises(ValueError, match="361 points"):
+        search.search(after_black_passed(DEAD_IN_AREA, KOMI_7), simulations=10)

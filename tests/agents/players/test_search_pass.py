@@ -44,6 +44,16 @@ def test_no_pass_while_own_dead_stones_make_the_raw_count_a_win(name: str):
 
 
 @pytest.mark.parametrize("name", PLAYERS)
+@pytest.mark.parametrize("settled", [True, False])
+def test_the_search_values_two_passes_by_the_games_count(name: str, settled: bool):
+    """Settled, the search itself sees that passing loses; counted raw, that it wins."""
+    game = white_after_black_passed(DEAD_IN_AREA, KOMI_7)
+    player = PLAYERS[name]()
+    white_move(player, game, settled)
+    assert player.searcher.values()[game.pass_move] == (-1.0 if settled else 1.0)
+
+
+@pytest.mark.parametrize("name", PLAYERS)
 def test_under_tromp_taylor_the_raw_count_decides(name: str):
     game = white_after_black_passed(DEAD_IN_AREA, KOMI_7)
     assert game.score() < 0  # the raw count: White wins
