@@ -26,6 +26,7 @@ from goarena.agents.nets.errors import NetworkFileError
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.rollout import RolloutPolicy
 from goarena.agents.nets.value import ValueNet
+from goarena.agents.nets.zero import ZeroNet
 
 FORMAT = "goarena-checkpoint-1"
 
@@ -34,6 +35,7 @@ ARCHITECTURES: dict[str, type[nn.Module]] = {
     PolicyNet.arch: PolicyNet,
     RolloutPolicy.arch: RolloutPolicy,
     ValueNet.arch: ValueNet,
+    ZeroNet.arch: ZeroNet,
 }
 
 

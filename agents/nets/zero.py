@@ -1,0 +1,120 @@
+"""AlphaZero's network f(s) = (p, v): a residual tower over the history planes, with two heads
+and KataGo's cheaper-learning extras.
+
+The input is ``go_env.features.history_planes`` channels-first (17 planes: the side to move's
+and the opponent's stones over the last 8 positions, and who is to move). A 3x3 convolution
+opens a tower of ``blocks`` residual blocks (two 3x3 convolutions of ``filters`` channels
+with batch norm, the input added back). With ``global_pool``, every third block also adds a
+bias to each channel from the mean and the max of the board (KataGo's global pooling: a
+block sees the whole board, which ko fights and the pass need).
+
+Heads, every one fully convolutional or pooled, so the weights have no board size:
+
+- policy: a 1x1 convolution to one logit per point; the pass logit from the pooled trunk;
+- value: the pooled trunk through a hidden layer to one tanh output, the expected outcome
+  for the side to move;
+- ownership (auxiliary, KataGo): a 1x1 convolution and a tanh per point, the final owner of
+  each point from the side to move's view (+1 its own, -1 the opponent's).
+
+The seeds' network is ``ZeroNet(19, blocks=20, filters=256)``; the 9x9 default is 6 x 64
+(about 450k weights, 1.8 MB), and 4 x 32 serves 5x5 and 7x7.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from go_env.features import NUM_HISTORY_PLANES
+from goarena.agents.nets.policy import check_dimensions
+
+VALUE_HIDDEN = 64
+POOL_EVERY = 3  # a block with global pooling every this many
+
+
+class ZeroOutput(NamedTuple):
+    """What ``ZeroNet`` gives for a batch of B positions of an N x N board."""
+
+    logits: torch.Tensor  # float[B, N*N + 1], pass last (softmax outside)
+    value: torch.Tensor  # float[B] in (-1, 1), for the side to move
+    ownership: torch.Tensor  # float[B, N*N] in (-1, 1), for the side to move
+
+
+def _pooled(x: torch.Tensor) -> torch.Tensor:
+    """float[B, 2C]: the mean and the max of each channel over the board."""
+    return torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+
+
+class ResidualBlock(nn.Module):
+    """Two 3x3 convolutions with batch norm, the input added back; with ``global_pool``, the
+    first convolution's output gets a per-channel bias from its board-wide mean and max."""
+
+    def __init__(self, filters: int, global_pool: bool):
+        super().__init__()
+        self.conv1 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
+        self.norm1 = nn.BatchNorm2d(filters)
+        self.conv2 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
+        self.norm2 = nn.BatchNorm2d(filters)
+        self.pool = nn.Linear(2 * filters, filters) if global_pool else None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = F.relu(self.norm1(self.conv1(x)))
+        if self.pool is not None:
+            y = y + self.pool(_pooled(y))[:, :, None, None]
+        return F.relu(x + self.norm2(self.conv2(y)))
+
+
+class ZeroNet(nn.Module):
+    """``[B, 17, N, N]`` history planes -> ``ZeroOutput`` (logits, value, ownership).
+
+    Args:
+        board_size: N, the board it plays (the weights fit any; checked on input).
+        blocks: residual blocks.
+        filters: channels of the tower.
+        global_pool: global pooling in every third block.
+    """
+
+    arch = "zero"
+
+    def __init__(self, board_size: int, blocks: int = 6, filters: int = 64, global_pool: bool = True):
+        super().__init__()
+        check_dimensions(2, board_size=(board_size, 2), blocks=(blocks, 1), filters=(filters, 1))
+        if not isinstance(global_pool, bool):
+            raise ValueError(f"global_pool is true or false, got {global_pool!r}")
+        self.kwargs: dict[str, Any] = {
+            "board_size": board_size,
+            "blocks": blocks,
+            "filters": filters,
+            "global_pool": global_pool,
+        }
+        self.board_size = board_size
+        self.planes = NUM_HISTORY_PLANES
+        self.stem = nn.Sequential(
+            nn.Conv2d(NUM_HISTORY_PLANES, filters, 3, padding=1, bias=False), nn.BatchNorm2d(filters), nn.ReLU()
+        )
+        self.tower = nn.Sequential(
+            *(ResidualBlock(filters, global_pool and i % POOL_EVERY == POOL_EVERY - 1) for i in range(blocks))
+        )
+        self.point_logits = nn.Conv2d(filters, 1, 1)
+        self.pass_logit = nn.Linear(2 * filters, 1)
+        self.value_head = nn.Sequential(
+            nn.Linear(2 * filters, VALUE_HIDDEN), nn.ReLU(), nn.Linear(VALUE_HIDDEN, 1), nn.Tanh()
+        )
+        self.ownership_head = nn.Conv2d(filters, 1, 1)
+
+    def forward(self, planes: torch.Tensor) -> ZeroOutput:
+        """``planes`` float[B, 17, N, N] -> ``ZeroOutput``."""
+        expected = (self.planes, self.board_size, self.board_size)
+        if planes.dim() != 4 or tuple(planes.shape[1:]) != expected:
+            raise ValueError(
+                f"expected planes of shape [B, {', '.join(map(str, expected))}], got {list(planes.shape)}"
+            )
+        trunk = self.tower(self.stem(planes))
+        pooled = _pooled(trunk)
+        logits = torch.cat([self.point_logits(trunk).flatten(1), self.pass_logit(pooled)], dim=1)
+        value = self.value_head(pooled).squeeze(1)
+        ownership = torch.tanh(self.ownership_head(trunk).flatten(1))
+        return ZeroOutput(logits, value, ownership)
