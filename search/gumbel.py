@@ -1,0 +1,452 @@
+"""Gumbel root search (Danihelka et al. 2022, "Policy improvement by planning with Gumbel")
+over every game of a ``GameBatch`` at once, one evaluator call per step.
+
+At each root the search draws Gumbel noise ``g(a)`` and considers the ``m`` legal moves with
+the highest ``g(a) + logits(a)`` (``logits``: the log of the evaluator's priors). Sequential
+halving spreads the simulations over them: ``ceil(log2 m)`` rounds, each giving every
+surviving move the same number of visits, after which the half with the highest
+``g + logits + σ(q̂)`` survives (mctx's schedule: two survivors share what is left of the
+budget). The move played is the survivor with the highest ``g + logits + σ(q̂)``, and the
+training target is the improved policy ``softmax(logits + σ(completed Q))`` over the legal
+moves. Below the root, selection is deterministic: the move whose share of the visits lags
+its improved-policy probability most (``π'(a) - N(a) / (1 + Σ N)``), as in mctx.
+
+Completed Q: a visited move's mean value; an unvisited one's is the node's mixed value
+``(v + Σ N · Σ_visited π(a) q(a) / Σ_visited π(a)) / (1 + Σ N)`` (``v``: the evaluator's value
+of the node). Completed Q is rescaled to [0, 1] over the node's legal moves (``q̂``) and
+``σ(q̂) = (c_visit + max_b N(b)) · c_scale · q̂``.
+
+The Gumbel noise is the exploration: no Dirichlet noise and no temperature. With
+``gumbel=False`` the noise is zero and the search deterministic, for evaluation play::
+
+    batch = GameBatch(9, 64, seed=0)
+    search = GumbelSearch(network, seed=0)
+    while not batch.is_over.all():
+        moves = search.search(batch, simulations=16)
+        targets = search.policy_targets()               # float[B, A], training targets
+        batch.play(moves)
+
+``simulations`` counts the visits given to the root's moves; the root's own evaluation is one
+step more, so a search calls the evaluator ``simulations + 1`` times at most (a simulation that
+ends in a finished game is scored by the rules, without the evaluator). Trees are not kept
+between moves.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+from go_env import core as K
+from go_env.batch import GameBatch
+from go_env.core import GoState, inline_kernel
+from goarena.search.batched_puct import expand_backup_all, scratch_item, tree_item
+from goarena.search.evaluator import (
+    Evaluator,
+    Leaves,
+    UniformEvaluator,
+    as_evaluator,
+    check_evaluation,
+    new_scratch,
+    settled_outcome,
+    shapes,
+)
+from goarena.search.tree import (
+    ILLEGAL,
+    ROOT,
+    UNVISITED,
+    Tree,
+    add_node,
+    add_virtual_loss,
+    backup,
+    clear,
+    new_tree,
+)
+
+# The log-prior of a legal move whose prior is 0 (float32 underflow): finite, so that scores
+# stay comparable, and far below any real prior.
+PRIOR_FLOOR = 1e-30
+RESCALE_EPSILON = 1e-8  # the least spread of Q that rescaling to [0, 1] divides by
+
+
+def halving_schedule(considered: int, simulations: int) -> np.ndarray:
+    """int64[simulations]: the visit count a considered root move must have to get
+    simulation ``i``, under sequential halving of ``simulations`` over ``considered`` moves.
+
+    Each round gives every survivor ``max(1, simulations // (ceil(log2 m) · survivors))``
+    visits, then halves the survivors (down to two, which share what is left). Simulation
+    ``i`` goes to the best-scoring move among those with ``schedule[i]`` visits, so a round's
+    survivors are those the earlier rounds scored highest.
+    """
+    if simulations < 0 or considered < 0:
+        raise ValueError("considered and simulations must be >= 0")
+    if considered <= 1:
+        return np.arange(simulations, dtype=np.int64)
+    rounds = math.ceil(math.log2(considered))
+    schedule: list[int] = []
+    level, survivors = 0, considered
+    while len(schedule) < simulations:
+        for _ in range(max(1, simulations // (rounds * survivors))):
+            schedule += [level] * survivors
+            level += 1
+        survivors = max(2, survivors // 2)
+    return np.array(schedule[:simulations], np.int64)
+
+
+def halving_table(max_considered: int, simulations: int) -> np.ndarray:
+    """int64[max_considered + 1, max(simulations, 1)]: row ``k`` is ``halving_schedule(k, simulations)``
+    (a root with ``k`` legal moves below ``max_considered`` considers them all)."""
+    table = np.zeros((max_considered + 1, max(simulations, 1)), np.int64)
+    for k in range(1, max_considered + 1):
+        table[k, :simulations] = halving_schedule(k, simulations)
+    return table
+
+
+@inline_kernel
+def completed_q(tree, node, c_visit, c_scale, sigma, logits):
+    """Write ``σ(q̂(a))`` into ``sigma[a]`` and the log-prior into ``logits[a]`` for every legal
+    move of the expanded ``node`` (``-inf`` in ``logits`` for illegal ones), for the player
+    choosing at ``node``; return the visits of its children."""
+    total = 0
+    most = 0
+    weight = 0.0
+    weighted_q = 0.0
+    child_sums = 0.0
+    for a in range(tree.children.shape[1]):
+        child = tree.children[node, a]
+        if child == ILLEGAL:
+            logits[a] = -np.inf
+            continue
+        prior = max(np.float64(tree.prior[node, a]), PRIOR_FLOOR)
+        logits[a] = np.log(prior)
+        if child >= 0 and tree.visits[child] > 0:
+            n = tree.visits[child]
+            total += n
+            most = max(most, n)
+            child_sums += tree.value_sum[child]
+            weight += prior
+            weighted_q += prior * tree.value_sum[child] / n
+    # The node's first visit is its own evaluation: what its children did not bring back.
+    # ``value_sum`` is kept for the player who moved into a node: the chooser here is the other.
+    raw = -tree.value_sum[node] - child_sums
+    mixed = raw if total == 0 else (raw + total * weighted_q / weight) / (total + 1)
+    low = np.inf
+    high = -np.inf
+    for a in range(tree.children.shape[1]):
+        child = tree.children[node, a]
+        if child == ILLEGAL:
+            continue
+        q = mixed
+        if child >= 0 and tree.visits[child] > 0:
+            q = tree.value_sum[child] / tree.visits[child]
+        sigma[a] = q
+        low = min(low, q)
+        high = max(high, q)
+    scale = (c_visit + most) * c_scale / max(high - low, RESCALE_EPSILON)
+    for a in range(tree.children.shape[1]):
+        if tree.children[node, a] != ILLEGAL:
+            sigma[a] = (sigma[a] - low) * scale
+    return total
+
+
+@inline_kernel
+def child_visits(tree, node, a):
+    child = tree.children[node, a]
+    return tree.visits[child] if child >= 0 else 0
+
+
+@inline_kernel
+def root_move(tree, gumbel, level, c_visit, c_scale, sigma, logits):
+    """The root move with the best ``g + logits + σ(q̂)`` among those with ``level`` visits
+    (``level < 0``: among those with the most visits); -1 if the root has no legal move."""
+    completed_q(tree, ROOT, c_visit, c_scale, sigma, logits)
+    if level < 0:
+        for a in range(tree.children.shape[1]):
+            if tree.children[ROOT, a] != ILLEGAL:
+                level = max(level, child_visits(tree, ROOT, a))
+    best = -np.inf
+    best_move = -1
+    matched = False  # a move with ``level`` visits was seen (the schedule leaves one; else any will do)
+    for a in range(tree.children.shape[1]):
+        if tree.children[ROOT, a] == ILLEGAL:
+            continue
+        match = child_visits(tree, ROOT, a) == level
+        if matched and not match:
+            continue
+        score = gumbel[a] + logits[a] + sigma[a]
+        if best_move < 0 or (match and not matched) or score > best:
+            best = score
+            best_move = a
+            matched = match
+    return best_move
+
+
+@inline_kernel
+def interior_move(tree, node, c_visit, c_scale, sigma, logits):
+    """The move below the root whose visit share lags its improved-policy probability most:
+    argmax ``softmax(logits + σ(q̂))(a) - N(a) / (1 + Σ N)``; ties to the lowest move."""
+    total = completed_q(tree, node, c_visit, c_scale, sigma, logits)
+    top = -np.inf
+    for a in range(tree.children.shape[1]):
+        if tree.children[node, a] != ILLEGAL:
+            top = max(top, logits[a] + sigma[a])
+    norm = 0.0
+    for a in range(tree.children.shape[1]):
+        if tree.children[node, a] != ILLEGAL:
+            norm += np.exp(logits[a] + sigma[a] - top)
+    best = -np.inf
+    best_move = -1
+    for a in range(tree.children.shape[1]):
+        if tree.children[node, a] == ILLEGAL:
+            continue
+        score = np.exp(logits[a] + sigma[a] - top) / norm - child_visits(tree, node, a) / (1.0 + total)
+        if best_move < 0 or score > best:
+            best = score
+            best_move = a
+    return best_move
+
+
+@inline_kernel
+def legal_count(tree, node):
+    count = 0
+    for a in range(tree.children.shape[1]):
+        if tree.children[node, a] != ILLEGAL:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def gumbel_collect_all(
+    trees, roots, geometry, scratch_states, scratch_arrays, leaves, leaf_nodes, legal, expanding, active,
+    gumbel, table, params, work, collected, finished,
+):  # fmt: skip
+    """One simulation in every game ``b`` with ``active[b]``: the root's own evaluation first,
+    then the root move sequential halving picks for simulation ``visits[ROOT] - 1`` and the
+    deterministic selection below it. A leaf goes to ``leaves`` (fields [B, 1, ...]),
+    ``leaf_nodes[b, 0]`` and ``legal[b, 0]`` with a virtual loss on its path (``collected[b] = 1``);
+    a finished game is scored by the rules and backed up at once (``finished[b] = 1``).
+    ``params`` is (max_considered, c_visit, c_scale); ``work`` float64[B, 2, A]."""
+    max_considered, c_visit, c_scale = int(params[0]), params[1], params[2]
+    for b in range(active.shape[0]):
+        collected[b] = 0
+        finished[b] = 0
+        if active[b]:
+            tree = tree_item(trees, b)
+            scratch = scratch_item(scratch_states, scratch_arrays, b)
+            sigma, logits = work[b, 0], work[b, 1]
+            state = scratch.state
+            K.copy_into(state, K.batch_item(roots, b))
+            node = ROOT
+            if tree.expanded[ROOT]:
+                considered = min(max_considered, legal_count(tree, ROOT))
+                level = table[considered, tree.visits[ROOT] - 1]
+                move = root_move(tree, gumbel[b], level, c_visit, c_scale, sigma, logits)
+                while True:
+                    K.apply_legal(state, geometry, move, True)
+                    child = tree.children[node, move]
+                    node = add_node(tree, node, move) if child == UNVISITED else child
+                    if not tree.expanded[node] or state.info[K.INFO_OVER] != K.RUNNING:
+                        break
+                    move = interior_move(tree, node, c_visit, c_scale, sigma, logits)
+            if state.info[K.INFO_OVER] != K.RUNNING:
+                value = settled_outcome(state, geometry, state.info[K.INFO_TO_PLAY], scratch)
+                backup(tree, node, value, 0, False, scratch, 0, 0)
+                finished[b] = 1
+            else:
+                expanding[b, 0] = 1
+                add_virtual_loss(tree, node)
+                K.copy_into(K.batch_item(K.batch_item(leaves, b), 0), state)
+                K.legal_mask(state, geometry, legal[b, 0])
+                leaf_nodes[b, 0] = node
+                collected[b] = 1
+
+
+@njit(cache=True)
+def gumbel_results_all(trees, searched, gumbel, params, work, moves, targets):
+    """For every game ``b`` with ``searched[b]``: ``moves[b]``, the most visited root move with
+    the best ``g + logits + σ(q̂)``, and ``targets[b]``, the improved policy
+    ``softmax(logits + σ(completed Q))`` over the legal moves. Other games: pass and zeros."""
+    c_visit, c_scale = params[1], params[2]
+    for b in range(searched.shape[0]):
+        pass_move = targets.shape[1] - 1
+        moves[b] = pass_move
+        targets[b, :] = 0.0
+        if searched[b]:
+            tree = tree_item(trees, b)
+            sigma, logits = work[b, 0], work[b, 1]
+            moves[b] = root_move(tree, gumbel[b], -1, c_visit, c_scale, sigma, logits)
+            top = -np.inf
+            for a in range(targets.shape[1]):
+                if tree.children[ROOT, a] != ILLEGAL:
+                    top = max(top, logits[a] + sigma[a])
+            norm = 0.0
+            for a in range(targets.shape[1]):
+                if tree.children[ROOT, a] != ILLEGAL:
+                    targets[b, a] = np.exp(logits[a] + sigma[a] - top)
+                    norm += targets[b, a]
+            for a in range(targets.shape[1]):
+                targets[b, a] /= norm
+
+
+def _stacked(fields: tuple[np.ndarray, ...], count: int) -> list[np.ndarray]:
+    return [np.repeat(field[None], count, axis=0) for field in fields]
+
+
+class GumbelSearch:
+    """Gumbel root search with sequential halving over every game of a ``GameBatch``, one
+    evaluator call per step (mctx's ``gumbel_muzero_policy``, for two players).
+
+    Args:
+        evaluator: an ``Evaluator`` or a callable ``f(leaves) -> (priors, values)``
+            (default: ``UniformEvaluator``); it gets the leaves of all games in one call.
+        max_considered: ``m``, the root moves sequential halving starts from (fewer where
+            fewer are legal).
+        c_visit, c_scale: ``σ(q̂) = (c_visit + max_b N(b)) · c_scale · q̂``.
+        gumbel: draw Gumbel noise at the roots (self-play); ``False``: none, a deterministic
+            search that plays the best move it finds (evaluation play).
+        seed: seed of the Gumbel noise.
+    """
+
+    def __init__(
+        self,
+        evaluator: Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarray]] | None = None,
+        max_considered: int = 16,
+        c_visit: float = 50.0,
+        c_scale: float = 1.0,
+        gumbel: bool = True,
+        seed: int | None = None,
+    ):
+        if max_considered < 1:
+            raise ValueError(f"max_considered must be >= 1, got {max_considered}")
+        if c_visit < 0 or c_scale < 0:
+            raise ValueError(f"c_visit and c_scale must be >= 0, got {c_visit} and {c_scale}")
+        self.evaluator = as_evaluator(evaluator if evaluator is not None else UniformEvaluator())
+        self.max_considered = int(max_considered)
+        self.c_visit = float(c_visit)
+        self.c_scale = float(c_scale)
+        self.gumbel = gumbel
+        self.np_random = np.random.default_rng(seed)
+        self._params = np.array([self.max_considered, self.c_visit, self.c_scale], np.float64)
+        self.trees: Tree | None = None  # every field with a leading axis [B]
+        self.noise = np.zeros((0, 0))  # float64[B, A]: the last search's Gumbel noise
+        self._key: tuple | None = None  # the shapes the work arrays were made for
+        self._moves = np.zeros(0, np.int64)
+        self._targets = np.zeros((0, 0))
+        self.simulations = np.zeros(0, np.int64)  # per game, in the last search
+        self.steps = 0  # collection steps of the last search
+        self.evaluations = 0  # evaluator calls of the last search (one per step with leaves)
+
+    def _allocate(self, batch: GameBatch, simulations: int) -> Tree:
+        """Empty trees with room for the root and ``simulations`` nodes, and the work arrays."""
+        size, num_actions = batch.batch_size, batch.num_actions
+        key = shapes(batch.state)
+        trees = self.trees
+        if key != self._key or trees is None or trees.parent.shape[1] < simulations + 1:
+            # The root's evaluation and each simulation add one node at most.
+            trees = Tree(*_stacked(new_tree(simulations + 1, num_actions, priors=True), size))
+            one = K.state_item(batch.state, 0)
+            scratch = new_scratch(one)
+            self._scratch_states = GoState(*_stacked(scratch.state, size))
+            self._scratch_arrays = tuple(_stacked(scratch[1:], size))  # Scratch's other fields
+            self._leaves = GoState(*(np.zeros((size, 1, *field.shape), field.dtype) for field in one))
+            self._nodes = np.zeros((size, 1), np.int32)
+            self._legal = np.zeros((size, 1, num_actions), np.int8)
+            self._expanding = np.zeros((size, 1), np.int8)
+            self._priors = np.zeros((size, 1, num_actions), np.float32)
+            self._values = np.zeros((size, 1), np.float64)
+            self._work = np.zeros((size, 2, num_actions), np.float64)
+            self._key = key
+        for b in range(size):
+            clear(Tree(*(field[b] for field in trees)))
+        self.trees = trees
+        return trees
+
+    def search(self, batch: GameBatch, simulations: int) -> np.ndarray:
+        """Evaluate every running game's root and run ``simulations`` simulations below it
+        (``batch`` is left unchanged); finished games are skipped.
+
+        Returns:
+            int64[B]: the move each game should play (pass in finished games).
+        """
+        if simulations < 1:
+            raise ValueError(f"simulations must be >= 1, got {simulations}")
+        size, num_actions = batch.batch_size, batch.num_actions
+        trees = self._allocate(batch, simulations + 1)
+        if self.gumbel:
+            self.noise = self.np_random.gumbel(size=(size, num_actions))
+        else:
+            self.noise = np.zeros((size, num_actions))
+        table = halving_table(self.max_considered, simulations)
+        running = ~batch.is_over
+        done = np.where(running, -1, simulations).astype(np.int64)  # -1: the root's evaluation is due
+        collected = np.zeros(size, np.int64)
+        finished = np.zeros(size, np.int64)
+        self.steps = self.evaluations = 0
+        while (active := done < simulations).any():
+            gumbel_collect_all(
+                trees, batch.state, batch.geometry, self._scratch_states, self._scratch_arrays, self._leaves,
+                self._nodes, self._legal, self._expanding, active, self.noise, table, self._params,
+                self._work, collected, finished,
+            )  # fmt: skip
+            self.steps += 1
+            done += collected + finished
+            if not collected.any():
+                continue
+            taken = collected > 0
+            states = GoState(*(field[taken, 0] for field in self._leaves))
+            leaves = Leaves(states, self._legal[taken, 0], batch.geometry)
+            priors, values = check_evaluation(leaves.legal, *self.evaluator.evaluate(leaves))
+            self.evaluations += 1
+            self._priors[taken, 0] = priors
+            self._values[taken, 0] = values
+            expand_backup_all.serial(
+                trees, self._nodes, self._legal, self._expanding, collected, self._priors, self._values,
+                self._scratch_states, self._scratch_arrays,
+            )  # fmt: skip
+        self.simulations = np.where(running, simulations, 0)
+        self._moves = np.empty(size, np.int64)
+        self._targets = np.empty((size, num_actions), np.float64)
+        gumbel_results_all(trees, running, self.noise, self._params, self._work, self._moves, self._targets)
+        return self._moves.copy()
+
+    # -- reading the roots ------------------------------------------------------------------
+
+    def _root_stats(self) -> tuple[np.ndarray, np.ndarray]:
+        trees = self.trees
+        assert trees is not None, "search first"
+        children = trees.children[:, ROOT]
+        created = (children >= 0) & (trees.expanded[:, ROOT, None] != 0)
+        nodes = np.where(created, children, 0)
+        visits = np.where(created, np.take_along_axis(trees.visits, nodes, axis=1), 0).astype(np.int64)
+        sums = np.where(created, np.take_along_axis(trees.value_sum, nodes, axis=1), 0.0)
+        return visits, sums / np.maximum(visits, 1)
+
+    def best_moves(self) -> np.ndarray:
+        """int64[B]: the moves the last search chose (pass in finished games)."""
+        assert self.trees is not None, "search first"
+        return self._moves.copy()
+
+    def policy_targets(self) -> np.ndarray:
+        """float64[B, A]: each game's improved policy ``softmax(logits + σ(completed Q))`` over
+        its legal moves (0 on illegal ones), the training target; zeros in finished games."""
+        assert self.trees is not None, "search first"
+        return self._targets.copy()
+
+    def visit_counts(self) -> np.ndarray:
+        """int64[B, A]: visits of each root move of each game (0 where unvisited or illegal)."""
+        return self._root_stats()[0]
+
+    def values(self) -> np.ndarray:
+        """float64[B, A]: mean value of each root move for the side to move (0 where unvisited)."""
+        return self._root_stats()[1]
+
+    def root_values(self) -> np.ndarray:
+        """float64[B]: each root's mean value over its evaluation and simulations, for the side
+        to move (0 in finished games)."""
+        trees = self.trees
+        assert trees is not None, "search first"
+        visits = trees.visits[:, ROOT]
+        return np.where(visits > 0, -trees.value_sum[:, ROOT] / np.maximum(visits, 1), 0.0)
