@@ -49,7 +49,8 @@ def state_digest(state_dict: Mapping[str, torch.Tensor]) -> str:
     for name in sorted(state_dict):
         tensor = state_dict[name].detach().cpu().contiguous()
         digest.update(f"{name}:{tensor.dtype}:{list(tensor.shape)};".encode())
-        digest.update(tensor.view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
+        # Flat first: a 0-d tensor (batch norm's step count) cannot be viewed as bytes.
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
     return digest.hexdigest()
 
 

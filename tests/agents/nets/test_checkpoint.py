@@ -124,3 +124,16 @@ def test_unregistered_module_is_refused(tmp_path):
     with pytest.raises(CheckpointError, match="Linear is not a registered architecture"):
         save_model(tmp_path / "x.pt", torch.nn.Linear(2, 2))
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_a_network_with_batch_norm_saves_and_loads(tmp_path):
+    """Batch norm keeps a 0-dimensional step counter (``num_batches_tracked``) among its
+    weights: it is digested as any other tensor."""
+    from goarena.agents.nets.zero import ZeroNet
+
+    net = ZeroNet(5, 1, 8)
+    path = tmp_path / "zero.pt"
+    sha256 = save_model(path, net)
+    assert weights_digest(path) == sha256 == checkpoint.state_digest(load_model(path).state_dict())
+    scalar = {"count": torch.tensor(7)}
+    assert checkpoint.state_digest(scalar) != checkpoint.state_digest({"count": torch.tensor(8)})
