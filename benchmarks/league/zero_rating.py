@@ -39,7 +39,7 @@ from goarena.benchmarks.league.play import (
     warm_up,
 )
 from goarena.benchmarks.league.standings import LiveProgress, Report, build_report
-from goarena.benchmarks.league.store import LeagueStore
+from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError
 
 GENERATIONS = "generations.json"
 CONFIG = "config.json"
@@ -256,7 +256,10 @@ def _check_unchanged(directory: Path, config: LeagueConfig, generations: list[Ge
     games were played with (its file rewritten in place: its spec is the same)."""
     if not (directory / LeagueStore.FILENAME).exists():
         return
-    store = LeagueStore.open_existing(directory)
+    try:
+        store = LeagueStore.open_existing(directory)
+    except LeagueStoreError:  # no league stored yet, or a broken one: open_league decides
+        return
     try:
         stored = store.configs()
         digests = store.weights()

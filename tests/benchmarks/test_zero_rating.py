@@ -173,3 +173,13 @@ def _zero_player(monkeypatch):
     network player (so no weights digest is recorded)."""
     if "zero" not in BUILTIN_AGENTS:
         monkeypatch.setattr(zero_rating, "generation_spec", lambda weights, sims: f"uct:simulations={sims}")
+
+
+def test_a_league_killed_before_its_configuration_was_stored_is_started(run):
+    """An empty database (the league killed as it began) is the league's to start, as
+    ``goarena league`` starts it; the check of its players must not refuse it."""
+    import sqlite3
+
+    (run / "league").mkdir()
+    sqlite3.connect(run / "league" / LeagueStore.FILENAME).close()
+    assert len(rate_generations(run, **TINY)) == 2
