@@ -1,5 +1,6 @@
 """Tree search over the rules core: UCT with random playouts, PUCT over evaluators, and
-batched PUCT over many games at once (one evaluator call per step for all of them).
+batched PUCT over many games at once (one evaluator call per step for all of them), and
+Gumbel root search with sequential halving over such a batch (``gumbel``).
 
 Searches keep their tree in preallocated numba arrays (``Tree``), run their simulation
 loops in numba, reuse the tree between moves, and stop on a simulation budget, a time
@@ -19,6 +20,7 @@ from goarena.search.evaluator import (
     UniformEvaluator,
     as_evaluator,
 )
+from goarena.search.gumbel import GumbelSearch
 from goarena.search.puct import PUCT
 from goarena.search.tree import ILLEGAL, NO_PARENT, ROOT, UNVISITED, Candidate, Tree, TreeSearch
 from goarena.search.uct import UCT
@@ -34,6 +36,7 @@ __all__ = [
     "Candidate",
     "Evaluator",
     "EvaluatorError",
+    "GumbelSearch",
     "LeafValues",
     "Leaves",
     "MixedEvaluator",

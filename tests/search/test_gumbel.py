@@ -1,0 +1,203 @@
+"""Gumbel root search: sequential halving's schedule, the move it picks, the improved policy,
+seeds, finished games, one evaluator call per step, tactics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from go_env import BLACK, WHITE, Game, coords
+from go_env import core as K
+from go_env.batch import GameBatch
+from goarena.search import Leaves, RolloutEvaluator
+from goarena.search.evaluator import uniform_priors
+from goarena.search.gumbel import GumbelSearch, halving_schedule
+from goarena.search.invariants import check_tree
+from goarena.search.tree import ROOT, Tree
+from tests.boards import CAPTURE, HALF_POINT_KOMI, ONLY_WIN, ONLY_WIN_RULES, position
+
+GOOD, LURE = 12, 6  # 5x5 points: the centre wins, the prior's favourite loses
+PASS = 25
+
+
+class Fixed:
+    """A stand-in for a network: fixed priors (the favourite ``LURE``, then ``GOOD``) and values
+    for Black that say a black stone on ``GOOD`` wins and one on ``LURE`` loses; a record of
+    every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+        self.prior = np.full(26, 0.3 / 24)
+        self.prior[LURE], self.prior[GOOD] = 0.4, 0.3
+
+    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        self.calls.append(len(leaves))
+        board = leaves.states.board
+        black = 0.9 * (board[:, GOOD] == BLACK) - 0.5 * (board[:, LURE] == BLACK)
+        to_move = leaves.states.info[:, K.INFO_TO_PLAY]
+        values = np.where(to_move == BLACK, black, -black)
+        return np.repeat(self.prior[None], len(leaves), axis=0), values
+
+
+def _batch_of(game: Game, count: int) -> GameBatch:
+    """``count`` copies of ``game``'s position as a batch."""
+    batch = GameBatch(game.size, count, game.rules)
+    for b in range(count):
+        K.copy_into(K.state_item(batch.state, b), game.state)
+    return batch
+
+
+def _tree(search: GumbelSearch, b: int) -> Tree:
+    assert search.trees is not None
+    return Tree(*(field[b] for field in search.trees))
+
+
+@pytest.mark.parametrize(
+    ("considered", "simulations", "expected"),
+    [
+        (4, 16, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]),
+        (16, 32, [0] * 16 + [1] * 8 + [2] * 4 + [3] * 4),
+        (1, 5, [0, 1, 2, 3, 4]),
+        (2, 3, [0, 0, 1]),
+    ],
+)
+def test_halving_schedule(considered, simulations, expected):
+    assert halving_schedule(considered, simulations).tolist() == expected
+
+
+def test_visits_follow_sequential_halving():
+    # m = 4, n = 16: two rounds; each of the 4 moves gets 2 visits, then the best 2 get 4 more.
+    search = GumbelSearch(Fixed(), max_considered=4, seed=0)
+    search.search(GameBatch(5, 3), simulations=16)
+    counts = search.visit_counts()
+    for b in range(3):
+        assert sorted(counts[b][counts[b] > 0].tolist()) == [2, 2, 6, 6]
+        check_tree(_tree(search, b))
+        assert _tree(search, b).visits[ROOT] == 17  # the root's evaluation and 16 simulations
+    assert search.simulations.tolist() == [16, 16, 16]
+
+
+@pytest.mark.parametrize(("simulations", "considered"), [(8, 4), (16, 8), (32, 16)])
+def test_the_move_with_the_best_value_is_chosen_over_the_prior_favourite(simulations, considered):
+    search = GumbelSearch(Fixed(), max_considered=considered, seed=0)
+    moves = search.search(GameBatch(5, 8), simulations=simulations)
+    # The winner is chosen wherever the noise let it be considered (most games); the
+    # favourite of the prior, a loser, nowhere.
+    considered_good = search.visit_counts()[:, GOOD] > 0
+    assert (moves[considered_good] == GOOD).all() and considered_good.sum() >= 5
+    assert (moves != LURE).all()
+    deterministic = GumbelSearch(Fixed(), max_considered=considered, gumbel=False)
+    assert deterministic.search(GameBatch(5, 1), simulations=simulations).tolist() == [GOOD]
+
+
+def test_policy_target_moves_mass_to_the_better_value_and_none_to_illegal_moves():
+    game = Game(5)
+    game.replay([0, 24, 1, 23])  # Black to play, four points taken
+    evaluator = Fixed()
+    search = GumbelSearch(evaluator, max_considered=8, seed=1)
+    search.search(_batch_of(game, 4), simulations=16)
+    targets = search.policy_targets()
+    legal = game.legal_mask().astype(bool)
+    prior = np.where(legal, evaluator.prior, 0.0) / evaluator.prior[legal].sum()
+    np.testing.assert_allclose(targets.sum(axis=1), 1.0)
+    assert (targets[:, ~legal] == 0).all() and (search.visit_counts()[:, ~legal] == 0).all()
+    assert (targets[:, GOOD] > prior[GOOD]).all() and (targets[:, LURE] < prior[LURE]).all()
+
+
+def test_policy_target_is_the_softmax_of_logits_and_completed_q():
+    evaluator = Fixed()
+    search = GumbelSearch(evaluator, max_considered=8, c_visit=50.0, c_scale=0.1, seed=2)
+    search.search(GameBatch(5, 2), simulations=12)
+    counts, values = search.visit_counts(), search.values()
+    tree = _tree(search, 0)
+    raw = 0.0  # the empty board's value for Black
+    visited = counts[0] > 0
+    prior = tree.prior[ROOT].astype(np.float64)
+    weighted = (prior[visited] * values[0][visited]).sum() / prior[visited].sum()
+    mixed = (raw + counts[0].sum() * weighted) / (counts[0].sum() + 1)
+    q = np.where(visited, values[0], mixed)
+    q = (q - q.min()) / max(q.max() - q.min(), 1e-8)
+    logits = np.log(prior) + (50.0 + counts[0].max()) * 0.1 * q
+    expected = np.exp(logits - logits.max())
+    np.testing.assert_allclose(search.policy_targets()[0], expected / expected.sum(), rtol=1e-6)
+    assert search.root_values()[0] == pytest.approx(-tree.value_sum[ROOT] / tree.visits[ROOT])
+
+
+def test_deterministic_under_a_seed_and_without_noise():
+    def run(seed, gumbel=True):
+        search = GumbelSearch(Fixed(), max_considered=8, gumbel=gumbel, seed=seed)
+        moves = search.search(GameBatch(5, 6), simulations=16)
+        return moves, search.visit_counts(), search.policy_targets()
+
+    for first, second in zip(run(3), run(3), strict=True):
+        np.testing.assert_array_equal(first, second)
+    assert not np.array_equal(run(3)[1], run(4)[1])  # other noise, other moves considered
+    for first, second in zip(run(3, gumbel=False), run(4, gumbel=False), strict=True):
+        np.testing.assert_array_equal(first, second)
+    counts = run(0, gumbel=False)[1]
+    assert (counts == counts[0]).all()  # no noise: every copy of the position searched alike
+
+
+def test_one_evaluator_call_per_step_and_finished_games_skipped():
+    batch = GameBatch(5, 5, seed=0)
+    for _ in range(3):
+        batch.sample_and_play(np.ones((5, batch.num_actions)))
+    finished = Game(5)
+    finished.replay([PASS, PASS])
+    K.copy_into(K.state_item(batch.state, 1), finished.state)
+    over = batch.is_over
+    assert over.tolist() == [False, True, False, False, False]
+    evaluator = Fixed()
+    search = GumbelSearch(evaluator, max_considered=4, seed=0)
+    moves = search.search(batch, simulations=10)
+    assert search.steps == search.evaluations == len(evaluator.calls) == 11
+    assert evaluator.calls[0] == 4 and max(evaluator.calls) == 4
+    assert search.simulations.tolist() == [10, 0, 10, 10, 10]
+    assert moves[1] == PASS and not search.visit_counts()[1].any() and not search.policy_targets()[1].any()
+    assert search.root_values()[1] == 0.0
+    assert batch.legal_masks()[~over, moves[~over]].all()
+
+
+def test_self_play_to_the_end():
+    batch = GameBatch(5, 4, seed=1)
+    search = GumbelSearch(Fixed(), max_considered=4, seed=1)
+    while not batch.is_over.all():
+        running = ~batch.is_over
+        moves = search.search(batch, simulations=8)
+        targets = search.policy_targets()
+        np.testing.assert_allclose(targets.sum(axis=1), np.where(running, 1.0, 0.0))
+        assert batch.legal_masks()[running, moves[running]].all()
+        batch.play(moves)
+
+
+def _material(leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+    """Uniform priors; a value from the stones on the board, for the side to move."""
+    board = leaves.states.board[:, :-1]
+    lead = np.tanh(0.3 * ((board == BLACK).sum(axis=1) - (board == WHITE).sum(axis=1)))
+    return uniform_priors(leaves.legal), np.where(leaves.states.info[:, K.INFO_TO_PLAY] == BLACK, lead, -lead)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_finds_the_capture(seed):
+    game = position(CAPTURE, HALF_POINT_KOMI)
+    search = GumbelSearch(_material, max_considered=32, seed=seed)
+    moves = search.search(_batch_of(game, 8), simulations=32)
+    assert [coords.to_gtp(int(m), game.size) for m in moves] == ["C2"] * 8
+
+
+def test_finds_the_only_capture_that_wins():
+    game = position(ONLY_WIN, ONLY_WIN_RULES)
+    search = GumbelSearch(RolloutEvaluator(rollouts=16, seed=0), max_considered=32, gumbel=False)
+    assert coords.to_gtp(int(search.search(_batch_of(game, 1), simulations=128)[0]), game.size) == "D4"
+    noisy = GumbelSearch(RolloutEvaluator(rollouts=16, seed=0), max_considered=32, seed=0)
+    moves = noisy.search(_batch_of(game, 8), simulations=128)
+    assert sum(coords.to_gtp(int(m), game.size) == "D4" for m in moves) >= 6  # rollouts are noisy
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="simulations"):
+        GumbelSearch().search(GameBatch(5, 1), simulations=0)
+    with pytest.raises(ValueError, match="max_considered"):
+        GumbelSearch(max_considered=0)
+    with pytest.raises(ValueError, match="c_visit"):
+        GumbelSearch(c_scale=-1.0)
