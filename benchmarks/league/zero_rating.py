@@ -349,13 +349,13 @@ def plot_elo(run_dir: Path | str) -> Path:
             axis.axhline(anchor["elo"], color=colour, linestyle="--", linewidth=1)
             axis.annotate(
                 f"{anchor['name']} ({anchor['elo']:.0f})",
-                (1.0, anchor["elo"]),
+                (0.0, anchor["elo"]),  # at the left, where a rising curve is lowest
                 xycoords=("axes fraction", "data"),
-                xytext=(-4, 3),
+                xytext=(4, 3),
                 textcoords="offset points",
-                ha="right",
                 fontsize=8,
                 color=colour,
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 1},
             )
         axis.set_xlabel(label)
         axis.grid(alpha=0.3)
