@@ -29,7 +29,7 @@ from typing import Any
 
 from goarena.agents.gtp import find_engine
 from goarena.agents.training.loop import write_json
-from goarena.benchmarks.league.config import LeagueConfig
+from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
 from goarena.benchmarks.league.play import (
     GNUGO_RULES,
     LeagueSetupError,
@@ -149,7 +149,7 @@ def anchor_players(anchors: list[str]) -> dict[str, str]:
         if spec.startswith(GNUGO_SHORTHAND):
             level = spec[len(GNUGO_SHORTHAND) :].partition("level=")[2]
             if not level.isdigit() or spec != f"{GNUGO_SHORTHAND}level={level}":
-                raise ZeroRatingError(f"anchor {anchor!r}: GNU Go is named gnugo:level=N (N from 1 to 10)")
+                raise ZeroRatingError(f"anchor {anchor!r}: GNU Go is named gnugo:level=N")
             if not find_engine("gnugo"):
                 raise ZeroRatingError(f"anchor {anchor!r}: GNU Go is not installed (no gnugo on the PATH)")
             spec = f"gtp:gnugo --mode gtp --level {int(level)} {GNUGO_RULES}"
@@ -189,13 +189,16 @@ def league_config(
     players = {g.name: generation_spec(g.weights, simulations) for g in generations}
     players.update(sorted(anchors.items()))
     options = {"komi": run.get("komi"), "rules": run.get("rules", "goarena")}
-    return LeagueConfig(
-        players=players,
-        name=LEAGUE_NAME,
-        size=run["size"],
-        games_per_pair=games_per_pair,
-        **{key: value for key, value in options.items() if value is not None},
-    )
+    try:
+        return LeagueConfig(
+            players=players,
+            name=LEAGUE_NAME,
+            size=run["size"],
+            games_per_pair=games_per_pair,
+            **{key: value for key, value in options.items() if value is not None},
+        )
+    except LeagueConfigError as error:  # the run's board (size, komi, rules) or games_per_pair
+        raise ZeroRatingError(f"cannot rate the generations on the board of {path}: {error}") from None
 
 
 def rate_generations(

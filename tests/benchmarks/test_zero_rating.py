@@ -183,3 +183,12 @@ def test_a_league_killed_before_its_configuration_was_stored_is_started(run):
     (run / "league").mkdir()
     sqlite3.connect(run / "league" / LeagueStore.FILENAME).close()
     assert len(rate_generations(run, **TINY)) == 2
+
+
+def test_a_bad_run_config_is_an_error_naming_the_file(run):
+    (run / "config.json").write_text(json.dumps({"size": 1, "komi": 0.5}))
+    with pytest.raises(ZeroRatingError, match=r"config\.json: .*size must be a whole number"):
+        rate_generations(run, **TINY)
+    (run / "config.json").write_text(json.dumps({"komi": 0.5}))
+    with pytest.raises(ZeroRatingError, match=r"config\.json: the run's config names no board size"):
+        rate_generations(run, **TINY)
