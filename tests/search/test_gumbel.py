@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_puct import _keyed
 
 from go_env import BLACK, WHITE, Game, coords
 from go_env import core as K
@@ -201,3 +202,31 @@ def test_bad_arguments():
         GumbelSearch(max_considered=0)
     with pytest.raises(ValueError, match="c_visit"):
         GumbelSearch(c_scale=-1.0)
+
+
+def test_below_the_root_visits_follow_the_priors():
+    # Values all 0: completed Q is flat and the improved policy is the prior, so the rule
+    # "most lagging visit share" gives each move of the one considered root move a share of
+    # the visits within one visit of its prior's.
+    def flat(leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        weights = 1.0 + np.arange(leaves.legal.shape[1]) % 4
+        return np.where(leaves.legal != 0, weights, 0.0), np.zeros(len(leaves))
+
+    search = GumbelSearch(flat, max_considered=1, gumbel=False)
+    move = search.search(GameBatch(5, 1), simulations=120)[0]
+    tree = _tree(search, 0)
+    child = tree.children[ROOT, move]
+    row = tree.children[child]
+    visits = np.where(row >= 0, tree.visits[np.maximum(row, 0)], 0)
+    assert visits.sum() == 119  # the child's own evaluation aside
+    np.testing.assert_allclose(visits, tree.prior[child] * (1 + visits.sum()), atol=1.0)
+
+
+def test_the_chosen_move_is_among_the_most_visited():
+    search = GumbelSearch(_keyed, max_considered=8, seed=5)
+    batch = GameBatch(5, 32, seed=5)
+    for _ in range(3):
+        batch.sample_and_play(np.ones((32, batch.num_actions)))
+    moves = search.search(batch, simulations=24)
+    counts = search.visit_counts()
+    assert (counts[np.arange(32), moves] == counts.max(axis=1)).all()
