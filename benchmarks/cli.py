@@ -83,13 +83,14 @@ COMMANDS: dict[str, Command] = {
     "train rl": Command("goarena.agents.training.rl", "the RL policy network by self-play"),
     "train value": Command("goarena.agents.training.value", "the value network on self-play positions"),
     "train sb3": Command("goarena.agents.training.sb3", "MaskablePPO on the Gymnasium env"),
+    "train zero": Command("goarena.agents.training.zero", "AlphaZero from zero knowledge by self-play"),
 }
 
 GROUPS: dict[str, str] = {
     "bench": "a benchmark: env, vector, search, networks, alphago, threads, league, strength, value,"
     " ablation",
     "data": "training data: gnugo (self-play SGF), shards (SGF -> shards), value",
-    "train": "train a network: sl, rollout, rl, value, sb3 (goarena train JOB -h)",
+    "train": "train a network: sl, rollout, rl, value, sb3, zero (goarena train JOB -h)",
 }
 
 

@@ -61,6 +61,15 @@ class GameBatch:
             raise ValueError(f"expected a mask of {self.batch_size} games, got shape {where.shape}")
         K.batch_reset_where(self.state, self.geometry, self._kernel_rules, where)
 
+    def stop(self, where: np.ndarray) -> None:
+        """Stop the running games ``b`` where ``where[b]`` (bool[B]), as at a resignation: they
+        count as over and truncated (``is_truncated``), their boards as they stand."""
+        where = np.asarray(where, np.bool_)
+        if where.shape != (self.batch_size,):
+            raise ValueError(f"expected a mask of {self.batch_size} games, got shape {where.shape}")
+        info = self.state.info
+        info[where & (info[:, K.INFO_OVER] == K.RUNNING), K.INFO_OVER] = K.TRUNCATED
+
     def play(self, moves: np.ndarray, *, strict: bool = True) -> np.ndarray:
         """Play ``moves[b]`` (int[B]) in every game still running; finished games are skipped.
 

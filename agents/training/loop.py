@@ -511,6 +511,11 @@ class Command:
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
         return parser
 
+    def run_options(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The keywords of ``train`` beyond the config's and the run's, from the options a
+        job's own ``parser`` adds (none by default)."""
+        return {}
+
     def main(self, argv: Sequence[str]) -> None:
         """``goarena train NAME ...`` (``loop.main``)."""
         main(self, argv)
@@ -525,7 +530,12 @@ def main(command: Command, argv: Sequence[str]) -> None:
     try:
         config = config_from_args(command.config, args)
         metrics = command.train(
-            config, args.run, device=args.device, threads=args.threads, progress=not args.no_progress
+            config,
+            args.run,
+            device=args.device,
+            threads=args.threads,
+            progress=not args.no_progress,
+            **command.run_options(args),
         )
     except (ValueError, RunStorageError) as error:  # RunLockedError and RunConfigError among them
         sys.exit(f"goarena train {command.name}: {error}")

@@ -1,0 +1,190 @@
+"""AlphaZero's replay buffer: self-play positions on disk, in chunks read memory-mapped.
+
+Each self-play round writes one chunk, a folder ``chunk-SSSSSSSS`` (S: the round's step)
+holding one ``.npy`` file per field (planes, policy, value, ownership, owned) and
+``digest.json``, the sha256 of each. A chunk is written to a temporary folder and renamed
+into place, so a killed run leaves whole chunks only; a chunk whose files do not match their
+digests (a disk error, an edit) is named in a warning and skipped, never trained on.
+
+Training samples from a window of the newest positions that grows with the run, as KataGo's
+does: with ``N`` positions written so far, the window holds
+``c * (1 + beta * ((N / c) ** alpha - 1) / alpha)`` of them (``alpha`` 0.75, ``beta`` 0.4;
+``c`` the ``window`` option), all of them while ``N <= c``. Each sample is seen under one of
+the 8 symmetries of the board, drawn with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from go_env.features.symmetry import SYMMETRIES, symmetry_maps, transform_planes, transform_policy
+from goarena.agents.training.selfplay import SelfPlayGames
+
+FIELDS = ("planes", "policy", "value", "ownership", "owned")
+WINDOW_ALPHA = 0.75
+WINDOW_BETA = 0.4
+
+
+class ChunkError(ValueError):
+    """A buffer chunk that cannot be trained on: missing files, a wrong digest, bad shapes."""
+
+
+def window_size(positions: int, base: int) -> int:
+    """How many of the newest ``positions`` the training window holds (KataGo's formula)."""
+    if positions <= base:
+        return positions
+    grown = base * (1 + WINDOW_BETA * ((positions / base) ** WINDOW_ALPHA - 1) / WINDOW_ALPHA)
+    return min(positions, int(grown))
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def chunk_name(step: int) -> str:
+    return f"chunk-{step:08d}"
+
+
+def write_chunk(directory: Path, step: int, games: SelfPlayGames) -> Path:
+    """Write ``games``' positions as round ``step``'s chunk (replacing one a killed run left)."""
+    final = directory / chunk_name(step)
+    temporary = directory / f".{chunk_name(step)}.tmp"
+    shutil.rmtree(temporary, ignore_errors=True)
+    temporary.mkdir(parents=True)
+    digests = {}
+    for field in FIELDS:
+        path = temporary / f"{field}.npy"
+        np.save(path, getattr(games, field))
+        digests[field] = _digest(path)
+    (temporary / "digest.json").write_text(json.dumps(digests, indent=1) + "\n")
+    shutil.rmtree(final, ignore_errors=True)
+    temporary.rename(final)
+    return final
+
+
+@dataclass
+class Chunk:
+    """One chunk's fields, memory-mapped."""
+
+    step: int
+    planes: np.ndarray
+    policy: np.ndarray
+    value: np.ndarray
+    ownership: np.ndarray
+    owned: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.value.shape[0])
+
+
+def read_chunk(path: Path) -> Chunk:
+    """The chunk at ``path``, its files checked against their digests.
+
+    Raises:
+        ChunkError: a file is missing, does not match its digest, or the fields disagree.
+    """
+    try:
+        digests = json.loads((path / "digest.json").read_text())
+    except (OSError, ValueError) as error:
+        raise ChunkError(f"{path}: no readable digest.json ({error})") from None
+    arrays = {}
+    for field in FIELDS:
+        file = path / f"{field}.npy"
+        if not file.is_file():
+            raise ChunkError(f"{path}: {field}.npy is missing")
+        if _digest(file) != digests.get(field):
+            raise ChunkError(f"{path}: {field}.npy does not match its digest (corrupt)")
+        try:
+            arrays[field] = np.load(file, mmap_mode="r", allow_pickle=False)
+        except ValueError as error:
+            raise ChunkError(f"{path}: {field}.npy is unreadable ({error})") from None
+    lengths = {field: len(array) for field, array in arrays.items()}
+    if len(set(lengths.values())) != 1:
+        raise ChunkError(f"{path}: its fields have different lengths {lengths}")
+    return Chunk(int(path.name.removeprefix("chunk-")), **arrays)
+
+
+class ReplayBuffer:
+    """The chunks of a run's ``buffer/`` folder, sampled from a growing window.
+
+    Args:
+        directory: the folder of chunks.
+        window: ``c`` of the window's formula (``window_size``), in positions.
+    """
+
+    def __init__(self, directory: Path | str, window: int):
+        self.directory = Path(directory)
+        self.window = window
+        self._chunks: dict[int, Chunk] = {}
+        self._skipped: set[int] = set()
+
+    def add(self, step: int, games: SelfPlayGames) -> None:
+        """Write round ``step``'s games as a chunk."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        write_chunk(self.directory, step, games)
+        self._chunks.pop(step, None)
+        self._skipped.discard(step)
+
+    def chunks(self, through: int) -> list[Chunk]:
+        """The readable chunks of rounds up to ``through``, oldest first; a corrupt one is
+        named in a warning (once) and left out."""
+        steps = sorted(
+            int(path.name.removeprefix("chunk-"))
+            for path in self.directory.glob("chunk-*")
+            if path.is_dir() and path.name.removeprefix("chunk-").isdigit()
+        )
+        found = []
+        for step in steps:
+            if step > through or step in self._skipped:
+                continue
+            if step not in self._chunks:
+                try:
+                    self._chunks[step] = read_chunk(self.directory / chunk_name(step))
+                except ChunkError as error:
+                    warnings.warn(f"skipping a corrupt replay chunk: {error}", stacklevel=2)
+                    self._skipped.add(step)
+                    continue
+            found.append(self._chunks[step])
+        return found
+
+    def sample(self, through: int, count: int, rng: np.random.Generator) -> dict[str, np.ndarray] | None:
+        """``count`` positions drawn uniformly from the window of rounds up to ``through``,
+        each under a random symmetry; None while the buffer is empty."""
+        chunks = self.chunks(through)
+        sizes = np.array([len(chunk) for chunk in chunks], np.int64)
+        total = int(sizes.sum())
+        if total == 0:
+            return None
+        held = window_size(total, self.window)
+        picks = np.sort(total - held + rng.integers(held, size=count))
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        which = np.searchsorted(starts, picks, side="right") - 1
+        parts: dict[str, list[np.ndarray]] = {field: [] for field in FIELDS}
+        for c in np.unique(which):
+            rows = picks[which == c] - starts[c]
+            for field in FIELDS:
+                parts[field].append(np.asarray(getattr(chunks[c], field)[rows]))
+        batch = {field: np.concatenate(values) for field, values in parts.items()}
+        return _symmetries(batch, rng.integers(SYMMETRIES, size=count))
+
+
+def _symmetries(batch: dict[str, np.ndarray], symmetries: np.ndarray) -> dict[str, np.ndarray]:
+    """Each position ``i`` of ``batch`` under symmetry ``symmetries[i]`` (new arrays)."""
+    planes, policy, ownership = batch["planes"].copy(), batch["policy"].copy(), batch["ownership"].copy()
+    size = planes.shape[-1]
+    maps = symmetry_maps(size)
+    for k in range(1, SYMMETRIES):
+        rows = np.flatnonzero(symmetries == k)
+        if rows.size == 0:
+            continue
+        planes[rows] = transform_planes(batch["planes"][rows], k)
+        policy[rows] = transform_policy(batch["policy"][rows], k, size)
+        ownership[rows[:, None], maps[k][None, :-1]] = batch["ownership"][rows]  # points only
+    return {**batch, "planes": planes, "policy": policy, "ownership": ownership}

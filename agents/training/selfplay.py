@@ -1,0 +1,224 @@
+"""AlphaZero's self-play: many games at once over one batched search, recorded as training data.
+
+``play_selfplay`` plays ``games`` games of a network against itself over one ``GameBatch``:
+at every step one batched search (``BatchedPUCT``, or ``GumbelSearch`` with ``search="gumbel"``)
+runs over all running games, with one forward pass per search step for all their leaves.
+
+- PUCT: Dirichlet noise at the root (ε = ``noise``), moves drawn in proportion to the visits
+  for the first ``temperature_moves`` moves of a game and the most visited after; the target
+  is the visit distribution.
+- Gumbel (Danihelka et al. 2022): the root's Gumbel noise explores; the move is the search's
+  choice and the target its improved policy, which stays a good target at 8–32 simulations.
+- Playout cap randomization (KataGo): with ``full_search_probability`` < 1, each step is a
+  full search (``simulations``, recorded) with that probability, else a cheap one
+  (``cheap_simulations``, no noise, not recorded): more games for the value head per unit of
+  compute.
+- Resignation: a side whose root value stays below ``-resign_value`` resigns, except in the
+  share ``no_resign_fraction`` of games, which play on and measure how often a resignation
+  would have been wrong (``false_resignations`` of ``resign_checks``).
+
+Each recorded position keeps the history planes, the search's policy target, the outcome
+``z`` for its side to move and, for games played to the end, the final owner of every point
+from its side to move's view (KataGo's auxiliary ownership target).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from torch import nn
+
+from go_env import GameBatch, Rules
+from go_env import core as K
+from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
+from goarena.agents.inference.zero import ZeroEvaluator
+from goarena.search.batched_puct import BatchedPUCT
+
+SEARCHES = ("puct", "gumbel")
+
+
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    """How self-play searches and plays (the ``goarena train zero`` options of the same names)."""
+
+    search: str = "gumbel"
+    simulations: int = 16
+    cheap_simulations: int = 4
+    full_search_probability: float = 1.0
+    noise: float = 0.25
+    dirichlet_alpha: float | None = None  # None: 10 / legal moves
+    temperature_moves: int = 8
+    max_considered: int = 16  # Gumbel's m
+    c_puct: float = 1.5
+    resign_value: float = 0.9  # resign below this root value's negative; 0: never
+    no_resign_fraction: float = 0.2
+
+    def __post_init__(self) -> None:
+        if self.search not in SEARCHES:
+            raise ValueError(f"search is one of {', '.join(SEARCHES)}, got {self.search!r}")
+        if self.simulations < 1 or self.cheap_simulations < 1:
+            raise ValueError("simulations and cheap_simulations must be positive")
+        if not 0.0 < self.full_search_probability <= 1.0:
+            raise ValueError(f"full_search_probability is in (0, 1], got {self.full_search_probability}")
+        if not 0.0 <= self.resign_value < 1.0 or not 0.0 <= self.no_resign_fraction <= 1.0:
+            raise ValueError("resign_value is in [0, 1) and no_resign_fraction in [0, 1]")
+
+
+@dataclass
+class SelfPlayGames:
+    """Recorded positions of a batch of self-play games (T positions, G games).
+
+    Attributes:
+        planes: int8[T, 17, N, N]: history planes, channels first.
+        policy: float32[T, N*N+1]: the search's policy target.
+        value: int8[T]: the game's outcome for the side to move there: +1, -1 or 0.
+        ownership: int8[T, N*N]: the final owner of each point for the side to move there
+            (+1 its own, -1 the opponent's, 0 neither); 0 everywhere where not ``owned``.
+        owned: bool[T]: the game was played out, so ``ownership`` is known.
+        game: int64[T]: the game of each position.
+        winners: int64[G]: BLACK, WHITE or 0 (a draw).
+        lengths: int64[G]: moves played.
+        resigned: bool[G].
+        false_resignations, resign_checks: in the games that did not resign, how many times a
+            side would have resigned (once per game at most) and went on to win.
+        evaluations: positions the network evaluated.
+    """
+
+    planes: np.ndarray
+    policy: np.ndarray
+    value: np.ndarray
+    ownership: np.ndarray
+    owned: np.ndarray
+    game: np.ndarray
+    winners: np.ndarray
+    lengths: np.ndarray
+    resigned: np.ndarray
+    false_resignations: int
+    resign_checks: int
+    evaluations: int
+
+    def __len__(self) -> int:
+        return int(self.value.shape[0])
+
+
+def _make_search(evaluator: ZeroEvaluator, settings: SelfPlaySettings, seed: int, full: bool):
+    if settings.search == "gumbel":
+        from goarena.search.gumbel import GumbelSearch
+
+        return GumbelSearch(evaluator, seed=seed, max_considered=settings.max_considered)
+    return BatchedPUCT(
+        evaluator,
+        c_puct=settings.c_puct,
+        noise=settings.noise if full else 0.0,
+        dirichlet_alpha=settings.dirichlet_alpha,
+        seed=seed,
+    )
+
+
+def _final_owners(batch: GameBatch) -> np.ndarray:
+    """int8[G, N*N]: each game's area owner of every point (BLACK, WHITE or EMPTY)."""
+    owners = np.zeros((batch.batch_size, batch.size * batch.size), np.int8)
+    for b in range(batch.batch_size):
+        K.area_owner(K.state_item(batch.state, b), batch.geometry, owners[b])
+    return owners
+
+
+def play_selfplay(
+    model: nn.Module, games: int, rules: Rules, settings: SelfPlaySettings, seed: int
+) -> SelfPlayGames:
+    """Play ``games`` games of ``model`` (a ``ZeroNet``) against itself under ``rules``;
+    every draw (noise, moves, playout caps, which games may resign) comes from ``seed``."""
+    size: int = model.board_size  # type: ignore[assignment]
+    rng = np.random.default_rng(seed)
+    batch = GameBatch(size, games, rules, seed=int(rng.integers(2**63)))
+    evaluator = ZeroEvaluator(model)
+    full_search = _make_search(evaluator, settings, int(rng.integers(2**63)), True)
+    cheap_search = _make_search(evaluator, settings, int(rng.integers(2**63)), False)
+    may_resign = rng.random(games) >= settings.no_resign_fraction
+    resigned = np.zeros(games, bool)
+    winners = np.zeros(games, np.int64)
+    would_resign = np.zeros(games, np.int64)  # colour that would have resigned, in games that may not
+    planes = np.empty((games, size, size, NUM_HISTORY_PLANES), np.int8)
+    recorded: list[tuple[np.ndarray, ...]] = []
+    while not (over := batch.is_over).all():
+        full = settings.full_search_probability >= 1.0 or rng.random() < settings.full_search_probability
+        search = full_search if full else cheap_search
+        moves = search.search(batch, settings.simulations if full else settings.cheap_simulations)
+        running = np.flatnonzero(~over)
+        to_play = batch.to_play
+        if full:
+            if settings.search == "gumbel":
+                targets = search.policy_targets()
+            else:
+                targets = search.visit_distributions(1.0)
+            batch_history_planes(batch.state, batch.geometry, planes)
+            recorded.append(
+                (planes[running].copy(), targets[running].astype(np.float32), to_play[running], running)
+            )
+        if settings.search == "puct":
+            opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < settings.temperature_moves
+            drawn = search.choose_moves(1.0)
+            moves = np.where(opening, drawn, moves)
+        if settings.resign_value > 0.0:
+            visits = search.visit_counts()
+            root = (visits * search.values()).sum(axis=1) / np.maximum(visits.sum(axis=1), 1)
+            losing = ~over & (root < -settings.resign_value)
+            resigning = losing & may_resign
+            resigned |= resigning
+            winners[resigning] = 3 - to_play[resigning]
+            first = losing & ~may_resign & (would_resign == 0)
+            would_resign[first] = to_play[first]
+            moves = np.where(resigning, batch.num_actions - 1, moves)
+        batch.play(moves)
+        if resigned.any():
+            batch.stop(resigned)
+    played_out = ~resigned
+    margins = batch.scores()
+    winners[played_out] = np.where(margins > 0, K.BLACK, np.where(margins < 0, K.WHITE, 0))[played_out]
+    owners = _final_owners(batch)
+    checks = would_resign != 0
+    false_resignations = int(np.sum(checks & (winners == would_resign)))
+    lengths = batch.state.info[:, K.INFO_MOVE_NUMBER].astype(np.int64)
+    return _collect(recorded, winners, owners, played_out, lengths, resigned, false_resignations,
+                    int(checks.sum()), evaluator.evaluations, size)  # fmt: skip
+
+
+def _collect(
+    recorded: list[tuple[np.ndarray, ...]],
+    winners: np.ndarray,
+    owners: np.ndarray,
+    played_out: np.ndarray,
+    lengths: np.ndarray,
+    resigned: np.ndarray,
+    false_resignations: int,
+    resign_checks: int,
+    evaluations: int,
+    size: int,
+) -> SelfPlayGames:
+    actions = size * size + 1
+    if recorded:
+        planes, policy, to_play, game = (np.concatenate(parts) for parts in zip(*recorded, strict=True))
+    else:
+        planes = np.zeros((0, size, size, NUM_HISTORY_PLANES), np.int8)
+        policy, to_play, game = np.zeros((0, actions), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    winner = winners[game]
+    value = np.where(winner == 0, 0, np.where(winner == to_play, 1, -1)).astype(np.int8)
+    own = owners[game]
+    ownership = np.where(own == 0, 0, np.where(own == to_play[:, None], 1, -1)).astype(np.int8)
+    owned = played_out[game]
+    ownership[~owned] = 0
+    return SelfPlayGames(
+        planes=np.ascontiguousarray(np.moveaxis(planes, -1, 1)),
+        policy=policy,
+        value=value,
+        ownership=ownership,
+        owned=owned,
+        game=game,
+        winners=winners,
+        lengths=lengths,
+        resigned=resigned,
+        false_resignations=false_resignations,
+        resign_checks=resign_checks,
+        evaluations=evaluations,
+    )

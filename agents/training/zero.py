@@ -1,0 +1,334 @@
+"""``goarena train zero``: AlphaZero from zero knowledge, one network improved by its own search.
+
+Each step of the run is one round: ``games`` self-play games of the current network
+(``selfplay.play_selfplay``: PUCT or Gumbel search, noise, resignation, playout caps), written
+to the replay buffer as one chunk (``replay``), then ``updates`` minibatches drawn from the
+buffer's growing window, each position under a random symmetry, on the loss
+
+    (v - z)^2  -  pi . log p  +  ownership_weight * mean over points (o - o*)^2  (+ L2, as weight decay)
+
+with Adam. Every ``generation_every`` rounds the network is saved as a generation
+(``generations/gen-NNNN.pt``, listed with its step, games and training time in
+``generations.json``; generation 0 is the untrained network). At the end, unless
+``--rate-games 0``, the generations meet fixed anchors in a league (``zero_rating``), whose
+Elo table is the run's learning curve (``elo.json``, ``elo.png``).
+
+Self-play is split into ``shards`` batches of games, each seeded by the run's seed, the round
+and the shard alone, so a round's games do not depend on where they are played: in the
+training process, in ``--workers`` local processes, or on Ray actors (``--ray``). A round is
+checkpointed when it ends (``checkpoint_every`` 1): a run killed at any moment (even
+``kill -9``) and started again replays the round it was in, identically, and overwrites its
+chunk; no game is lost or counted twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from go_env import Rules
+from goarena.agents.nets.checkpoint import save_model
+from goarena.agents.nets.zero import ZeroNet
+from goarena.agents.training import loop
+from goarena.agents.training.config import (
+    RunConfig,
+    at_least_zero,
+    one_of,
+    option,
+    positive,
+    redefault,
+)
+from goarena.agents.training.loop import run_training, step_rng, write_json
+from goarena.agents.training.replay import ReplayBuffer
+from goarena.agents.training.selfplay import SEARCHES, SelfPlayGames, SelfPlaySettings
+from goarena.agents.training.workers import SelfPlayWorkers
+
+DESCRIPTION = "Teach a network Go from zero knowledge by self-play (AlphaZero; resumable)."
+WEIGHTS = "zero.pt"
+GENERATIONS = "generations.json"
+TIMELINE = "timeline.json"
+
+
+def _probability(name: str, value: float) -> str | None:
+    return None if 0.0 <= value <= 1.0 else f"{name} must be in [0, 1], got {value}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ZeroConfig(RunConfig):
+    """A run of the zero job (the run's config.json): ``RunConfig``'s fields and these."""
+
+    size: int = option(9, "board size", check=positive)
+    komi: float = option(7.0, "White's komi, area scoring")
+    blocks: int = option(4, "residual blocks of the network", check=positive)
+    filters: int = option(32, "channels of the network", check=positive)
+    rounds: int = option(200, "rounds of self-play and training: the run's steps", check=positive)
+    games: int = option(64, "self-play games per round", check=positive)
+    shards: int = option(2, "batches a round's games are played in (the unit of --workers)", check=positive)
+    search: str = option("gumbel", "self-play search: gumbel or puct", check=one_of(*SEARCHES))
+    simulations: int = option(16, "simulations of a full search", check=positive)
+    cheap_simulations: int = option(4, "simulations of a cheap search (playout cap randomization)", check=positive)
+    full_search_probability: float = option(
+        1.0, "share of moves searched fully and recorded; 1: no playout cap randomization", check=_probability
+    )
+    noise: float = option(0.25, "weight of the root's Dirichlet noise (puct)", check=_probability)
+    temperature_moves: int = option(8, "opening moves drawn in proportion to the visits (puct)", check=at_least_zero)
+    max_considered: int = option(16, "root moves Gumbel search considers", check=positive)
+    resign_value: float = option(0.9, "resign when the root value is below minus this; 0: never", check=_probability)
+    no_resign_fraction: float = option(0.2, "share of games never resigned", check=_probability)
+    updates: int = option(16, "minibatches trained per round", check=positive)
+    batch_size: int = option(256, "positions per minibatch", check=positive)
+    window: int = option(20000, "positions the replay window holds before it grows slower", check=positive)
+    ownership_weight: float = option(1.5, "weight of the ownership loss", check=at_least_zero)
+    weight_decay: float = option(1e-4, "L2 weight decay", check=at_least_zero)
+    generation_every: int = option(10, "rounds between generations", check=positive)
+    checkpoint_every: int = redefault(RunConfig, "checkpoint_every", 1)
+    log_every: int = option(1, "rounds between TensorBoard points", check=positive)
+    rate_games: int = option(4, "games per pair in the final league of generations; 0: none", check=at_least_zero)
+    rate_simulations: int = option(64, "simulations a move of the generations in that league", check=positive)
+    anchors: str = option("random,uct:simulations=300", "the league's fixed players (comma-separated specs)")
+
+    def check(self) -> None:
+        self.rules()
+        if self.games % self.shards:
+            raise ValueError(f"games ({self.games}) must divide into shards ({self.shards})")
+        self.settings()
+
+    @property
+    def steps(self) -> int:
+        return self.rounds
+
+    def rules(self) -> Rules:
+        return Rules(komi=self.komi, scoring="area")
+
+    def settings(self) -> SelfPlaySettings:
+        return SelfPlaySettings(
+            search=self.search,
+            simulations=self.simulations,
+            cheap_simulations=self.cheap_simulations,
+            full_search_probability=self.full_search_probability,
+            noise=self.noise,
+            temperature_moves=self.temperature_moves,
+            max_considered=self.max_considered,
+            resign_value=self.resign_value,
+            no_resign_fraction=self.no_resign_fraction,
+        )
+
+
+def zero_loss(model: ZeroNet, batch: dict[str, np.ndarray], ownership_weight: float) -> dict[str, torch.Tensor]:
+    """The AlphaZero loss of a minibatch, with its parts and the policy's entropy."""
+    device = next(model.parameters()).device
+    planes = torch.as_tensor(batch["planes"], dtype=torch.float32, device=device)
+    target_policy = torch.as_tensor(batch["policy"], dtype=torch.float32, device=device)
+    z = torch.as_tensor(batch["value"], dtype=torch.float32, device=device)
+    ownership = torch.as_tensor(batch["ownership"], dtype=torch.float32, device=device)
+    owned = torch.as_tensor(batch["owned"], dtype=torch.float32, device=device)
+    output = model(planes)
+    log_p = F.log_softmax(output.logits, dim=1)
+    policy_loss = -(target_policy * log_p).sum(dim=1).mean()
+    value_loss = ((output.value - z) ** 2).mean()
+    per_position = ((output.ownership - ownership) ** 2).mean(dim=1)
+    ownership_loss = (per_position * owned).sum() / owned.sum().clamp(min=1.0)
+    entropy = -(log_p.exp() * log_p).sum(dim=1).mean()
+    loss = value_loss + policy_loss + ownership_weight * ownership_loss
+    return {
+        "loss": loss,
+        "policy_loss": policy_loss,
+        "value_loss": value_loss,
+        "ownership_loss": ownership_loss,
+        "policy_entropy": entropy,
+    }
+
+
+class ZeroJob:
+    """Self-play rounds and training steps, for ``loop.train``."""
+
+    def __init__(self, model: ZeroNet, config: ZeroConfig, directory: Path, workers: SelfPlayWorkers):
+        self.model = model
+        self.config = config
+        self.directory = directory
+        self.workers = workers
+        self.rules = config.rules()
+        self.settings = config.settings()
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+        self.buffer = ReplayBuffer(directory / "buffer", config.window)
+        self._rounds_done = 0
+        self._timeline: dict[int, float] | None = None  # step -> training seconds when it ended
+
+    # -- the run's record of time, kept beside the checkpoints --------------------------
+
+    def _seconds_at(self, step: int) -> float:
+        if self._timeline is None:
+            path = self.directory / TIMELINE
+            saved = json.loads(path.read_text()) if path.exists() else {}
+            self._timeline = {int(k): float(v) for k, v in saved.items() if int(k) <= step}
+        return self._timeline.get(step, 0.0)
+
+    def _record_time(self, done: int, seconds: float) -> None:
+        assert self._timeline is not None
+        self._timeline = {k: v for k, v in self._timeline.items() if k < done}
+        self._timeline[done] = seconds
+        write_json(self.directory / TIMELINE, {str(k): v for k, v in sorted(self._timeline.items())})
+
+    def _save_generation(self, done: int, seconds: float) -> None:
+        number = done // self.config.generation_every
+        weights = f"generations/gen-{number:04d}.pt"
+        save_model(self.directory / weights, self.model)
+        path = self.directory / GENERATIONS
+        entries = json.loads(path.read_text()) if path.exists() else []
+        entries = [entry for entry in entries if entry["step"] < done]
+        games = done * self.config.games
+        entries.append({"generation": number, "step": done, "games": games, "seconds": seconds, "weights": weights})
+        write_json(path, entries)  # type: ignore[arg-type]
+
+    # -- one round ----------------------------------------------------------------------
+
+    def train_step(self, step: int) -> dict[str, float]:
+        began = time.perf_counter()
+        elapsed = self._seconds_at(step)
+        if step == 0:
+            self._save_generation(0, 0.0)
+        rng = step_rng(self.config.seed, step)
+        shard_seeds = [int(seed) for seed in rng.integers(2**63, size=self.config.shards)]
+        self.model.eval()
+        games = self.workers.play(self.model, self.config.games // self.config.shards, self.rules, self.settings, shard_seeds)
+        played = _merge(games)
+        self.buffer.add(step, played)
+        self.model.train()
+        sums: dict[str, float] = {}
+        for _ in range(self.config.updates):
+            batch = self.buffer.sample(step, self.config.batch_size, rng)
+            if batch is None:
+                break
+            parts = zero_loss(self.model, batch, self.config.ownership_weight)
+            self.optimizer.zero_grad(set_to_none=True)
+            parts["loss"].backward()
+            self.optimizer.step()
+            for name, value in parts.items():
+                sums[name] = sums.get(name, 0.0) + float(value.detach())
+        done = step + 1
+        self._rounds_done = done
+        round_seconds = time.perf_counter() - began
+        seconds = elapsed + round_seconds
+        self._record_time(done, seconds)
+        if done % self.config.generation_every == 0:
+            self._save_generation(done, seconds)
+        metrics = {name: total / self.config.updates for name, total in sums.items()}
+        checks = sum(g.resign_checks for g in games)
+        metrics.update(
+            generation=float(done // self.config.generation_every),
+            games=float(done * self.config.games),
+            game_length=float(played.lengths.mean()),
+            positions=float(len(played)),
+            false_resignation_rate=sum(g.false_resignations for g in games) / checks if checks else 0.0,
+            resigned=float(played.resigned.mean()),
+            black_wins=float(np.mean(played.winners == 1)),
+            games_per_hour=self.config.games * 3600.0 / round_seconds,
+            evaluations_per_second=sum(g.evaluations for g in games) / round_seconds,
+        )
+        return metrics
+
+    def evaluate(self) -> dict[str, float]:
+        """The round: the newest network is the run's best (generations are rated in a league)."""
+        return {"round": float(self._rounds_done)}
+
+    def export(self, directory: Path, best: dict[str, Any]) -> dict[str, Any]:
+        save_model(directory / WEIGHTS, self.model)
+        generations = json.loads((directory / GENERATIONS).read_text())
+        return {
+            "weights": WEIGHTS,
+            "generations": len(generations),
+            "games": self.config.rounds * self.config.games,
+            "seconds": self._seconds_at(self.config.rounds),
+        }
+
+
+def _merge(parts: list[SelfPlayGames]) -> SelfPlayGames:
+    """One record of the shards' games, their game numbers made distinct."""
+    offsets = np.cumsum([0] + [len(part.winners) for part in parts[:-1]])
+    fields = {}
+    for name in ("planes", "policy", "value", "ownership", "owned", "winners", "lengths", "resigned"):
+        fields[name] = np.concatenate([getattr(part, name) for part in parts])
+    fields["game"] = np.concatenate([part.game + offset for part, offset in zip(parts, offsets, strict=True)])
+    return SelfPlayGames(
+        **fields,
+        false_resignations=sum(part.false_resignations for part in parts),
+        resign_checks=sum(part.resign_checks for part in parts),
+        evaluations=sum(part.evaluations for part in parts),
+    )
+
+
+def build_network(config: ZeroConfig) -> ZeroNet:
+    return ZeroNet(config.size, blocks=config.blocks, filters=config.filters)
+
+
+def train_zero(
+    config: ZeroConfig,
+    run_dir: Path | str,
+    *,
+    workers: int = 1,
+    ray: str | None = None,
+    rate: bool = True,
+    **run: Any,
+) -> dict[str, Any]:
+    """Train (or resume) the zero run in ``run_dir``; export ``zero.pt``; rate the generations
+    in a league unless ``rate_games`` is 0 (or ``rate`` is False). ``run``: ``run_training``'s
+    keywords (device, threads, progress)."""
+    directory = Path(run_dir)
+
+    def build(where: torch.device) -> ZeroJob:
+        pool = SelfPlayWorkers(workers=workers, ray_address=ray)
+        return ZeroJob(build_network(config).to(where), config, directory, pool)
+
+    metrics = run_training(config, run_dir, build, "round", **run)
+    if rate and config.rate_games > 0:
+        from goarena.agents.training.zero_rating import plot_elo, rate_generations
+
+        table = rate_generations(
+            directory,
+            anchors=[spec for spec in config.anchors.split(",") if spec],
+            games_per_pair=config.rate_games,
+            simulations=config.rate_simulations,
+            progress=run.get("progress", True),
+        )
+        metrics["elo"] = table
+        metrics["elo_plot"] = str(plot_elo(directory).name)
+        write_json(directory / "metrics.json", metrics)
+    return metrics
+
+
+def summary(metrics: dict[str, Any], run: Path) -> list[str]:
+    lines = [
+        f"{metrics['generations']} generations, {metrics['games']} self-play games "
+        f"in {metrics['seconds'] / 60:.1f} minutes of training"
+    ]
+    for row in metrics.get("elo", []):
+        lines.append(f"  {row.get('name', row.get('generation'))}: Elo {row.get('elo', float('nan')):.0f}")
+    if "elo_plot" in metrics:
+        lines.append(f"Elo curve {run / metrics['elo_plot']}")
+    return lines
+
+
+class _ZeroCommand(loop.Command):
+    def parser(self) -> argparse.ArgumentParser:
+        parser = super().parser()
+        parser.add_argument("--workers", type=int, default=1, help="local self-play processes (default 1: in the training process)")
+        parser.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                            help="play the self-play shards on Ray actors (a local Ray without ADDRESS)")  # fmt: skip
+        parser.add_argument("--no-rate", action="store_true", help="no league of the generations at the end")
+        return parser
+
+    def run_options(self, args: argparse.Namespace) -> dict[str, Any]:
+        return {"workers": args.workers, "ray": args.ray, "rate": not args.no_rate}
+
+
+COMMAND = _ZeroCommand("zero", DESCRIPTION, ZeroConfig, train_zero, summary)
+main = COMMAND.main
+parser = COMMAND.parser
