@@ -161,7 +161,8 @@ def child_visits(tree, node, a):
 @inline_kernel
 def root_move(tree, gumbel, level, c_visit, c_scale, sigma, logits):
     """The root move with the best ``g + logits + σ(q̂)`` among those with ``level`` visits
-    (``level < 0``: among those with the most visits); -1 if the root has no legal move."""
+    (``level < 0``: among those with the most visits; among all legal moves if none has
+    ``level``, which the schedule never leaves); -1 if the root has no legal move."""
     completed_q(tree, ROOT, c_visit, c_scale, sigma, logits)
     if level < 0:
         for a in range(tree.children.shape[1]):
