@@ -94,6 +94,7 @@ BUILTIN_AGENTS: dict[str, str] = {
     "rl-policy": "goarena.agents.players.policy:RLPolicyAgent",
     "value-greedy": "goarena.agents.players.value:ValueGreedyAgent",
     "alphago": "goarena.agents.players.alphago:AlphaGoAgent",
+    "zero": "goarena.agents.players.zero:ZeroAgent",
     "sb3": "goarena.agents.players.sb3:SB3Agent",
 }
 

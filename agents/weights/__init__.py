@@ -5,6 +5,7 @@ weights" for the commands that made them and what they score).
 ``rollout-9x9.npz``: the fast rollout policy for 9x9, trained on the same games.
 ``rl-policy-9x9.pt``: the RL policy network for 9x9, the SL one improved by self-play.
 ``value-9x9.pt``: the value network for 9x9, regressed on the RL policy's self-play games.
+``zero-9x9.pt``: AlphaZero's network for 9x9, taught by self-play from zero knowledge.
 """
 
 from __future__ import annotations
@@ -16,3 +17,4 @@ SL_POLICY_9X9 = FOLDER / "sl-policy-9x9.pt"
 ROLLOUT_9X9 = FOLDER / "rollout-9x9.npz"
 RL_POLICY_9X9 = FOLDER / "rl-policy-9x9.pt"
 VALUE_9X9 = FOLDER / "value-9x9.pt"
+ZERO_9X9 = FOLDER / "zero-9x9.pt"

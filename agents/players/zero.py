@@ -1,0 +1,114 @@
+"""``zero``: AlphaZero's player, one network's priors and values in a tree search.
+
+Spec strings::
+
+    zero                                         # the shipped 9x9 network, 200 simulations, PUCT
+    zero:weights=RUN/zero.pt,simulations=400
+    zero:seconds=2,search=puct                   # GTP lz-analyze reports PUCT's candidates
+    zero:search=gumbel,simulations=32            # Gumbel root search (sequential halving)
+
+With ``search=puct`` it is a ``PUCTAgent`` whose leaves are evaluated by the network
+(``ZeroEvaluator``, one forward pass per leaf batch), with everything that player has: tree
+reuse, a time budget, resignation, ``act()`` with the visit distribution and the root's
+value, ``lz-analyze``. With ``search=gumbel`` it plays the move of a deterministic Gumbel
+search (no noise: evaluation play) and reports that search's improved policy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from go_env import Game, GameBatch
+from go_env import core as K
+from goarena.agents.inference.zero import ZeroEvaluator
+from goarena.agents.nets.load import check_sizes, load_network
+from goarena.agents.players.search import PUCTAgent
+from goarena.agents.protocols import Action, GameContext
+from goarena.agents.weights import ZERO_9X9
+
+SEARCHES = ("puct", "gumbel")
+DEFAULT_SIMULATIONS = 200
+
+
+def _zero_options(options: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """(weights, search, PUCTAgent's options) from a zero spec's options."""
+    fixed = {"evaluator", "prior", "value", "rollout_weights", "mixing"} & options.keys()
+    if fixed:
+        raise TypeError(f"zero's leaves are its network's: it takes no {', '.join(sorted(fixed))}")
+    weights = str(options.pop("weights", ZERO_9X9))
+    search = options.pop("search", "puct")
+    if search not in SEARCHES:
+        raise ValueError(f"search is one of {', '.join(SEARCHES)}, got {search!r}")
+    if options.get("simulations") is None and options.get("seconds") is None:
+        options["simulations"] = DEFAULT_SIMULATIONS
+    return weights, search, options
+
+
+class ZeroAgent(PUCTAgent):
+    """AlphaZero's player (see the module documentation).
+
+    Args:
+        weights: the network file (a ``goarena train zero`` ``zero.pt`` or generation).
+        search: "puct" or "gumbel".
+        max_considered: root moves Gumbel search considers.
+        **options: ``PUCTAgent``'s search options (simulations, seconds, c_puct, batch, ...).
+    """
+
+    def __init__(self, **options: Any):
+        weights, search, rest = _zero_options(dict(options))
+        max_considered = int(rest.pop("max_considered", 16))
+        device, precision = rest.get("device"), str(rest.pop("precision", "float32"))
+        network = load_network(weights, "zero", device or "cpu", precision)
+        self.evaluator = ZeroEvaluator(network.model)
+        super().__init__(evaluator=self.evaluator, **rest)
+        self.name = "zero"
+        self.search_kind = search
+        self.max_considered = max_considered
+        self._networks = [network]
+        self._digests = [network.digest]
+        self._modules = (network.model,)
+        self._gumbel: Any = None
+
+    @classmethod
+    def check_options(cls, context: GameContext | None, **options: object) -> None:
+        weights, _, rest = _zero_options(dict(options))
+        rest.pop("max_considered", None)
+        network = load_network(weights, "zero", precision=str(rest.pop("precision", "float32")))
+        check_sizes([network], context.size if context is not None else None)
+        PUCTAgent(**rest)  # the other options, checked
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the search's kernels and the history planes (see ``Warmable``)."""
+        from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
+        from goarena.search.warmup import warmup_game
+
+        PUCTAgent.warmup(size)
+        game = warmup_game(size)
+        leaves = K.GoState(*(field[None] for field in game.state))
+        batch_history_planes(leaves, game.geometry, np.zeros((1, size, size, NUM_HISTORY_PLANES), np.int8))
+
+    # -- Gumbel search: one game as a batch of one ---------------------------------------
+
+    def _gumbel_search(self, game: Game) -> tuple[int, np.ndarray, float]:
+        from goarena.search.gumbel import GumbelSearch
+
+        if self._gumbel is None:
+            self._gumbel = GumbelSearch(self.evaluator, seed=self.seed, max_considered=self.max_considered, gumbel=False)
+        batch = GameBatch(game.size, 1, game.rules)
+        K.copy_into(K.state_item(batch.state, 0), game.state)
+        move = int(self._gumbel.search(batch, self.simulations or DEFAULT_SIMULATIONS)[0])
+        return move, self._gumbel.policy_targets()[0], float(self._gumbel.root_values()[0])
+
+    def select_move(self, game: Game) -> int:
+        if self.search_kind == "gumbel":
+            return self._gumbel_search(game)[0]
+        return super().select_move(game)
+
+    def act(self, game: Game) -> Action:
+        if self.search_kind == "gumbel":
+            move, policy, value = self._gumbel_search(game)
+            return Action(move, policy, value)
+        return super().act(game)
