@@ -1,0 +1,161 @@
+"""goarena train zero: self-play rounds, the loss, generations, resume after kill -9, refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from goarena.agents.nets.checkpoint import read_checkpoint, weights_digest
+from goarena.agents.nets.zero import ZeroNet
+from goarena.agents.training.loop import RunConfigError
+from goarena.agents.training.replay import ReplayBuffer
+from goarena.agents.training.zero import ZeroConfig, train_zero, zero_loss
+
+TINY = dict(size=5, komi=0.5, blocks=1, filters=8, games=4, shards=2, simulations=4, cheap_simulations=2,
+            updates=2, batch_size=16, generation_every=2, rate_games=0)  # fmt: skip
+
+
+def config(**changes: object) -> ZeroConfig:
+    return ZeroConfig(**{**TINY, "rounds": 4, **changes})  # type: ignore[arg-type]
+
+
+def test_a_run_writes_chunks_generations_and_the_exported_network(tmp_path: Path):
+    metrics = train_zero(config(), tmp_path / "run", progress=False)
+    run = tmp_path / "run"
+    assert sorted(p.name for p in (run / "buffer").iterdir()) == [f"chunk-0000000{i}" for i in range(4)]
+    generations = json.loads((run / "generations.json").read_text())
+    assert [(g["generation"], g["step"], g["games"]) for g in generations] == [(0, 0, 0), (1, 2, 8), (2, 4, 16)]
+    assert all((run / g["weights"]).is_file() for g in generations)
+    assert metrics["generations"] == 3 and metrics["games"] == 16
+    assert weights_digest(run / "zero.pt") == weights_digest(run / "generations" / "gen-0002.pt")
+    assert read_checkpoint(run / "checkpoints" / "last.pt")["step"] == 4
+
+
+@pytest.mark.parametrize("search", ["puct", "gumbel"])
+def test_self_play_records_targets_outcomes_and_ownership(tmp_path: Path, search: str):
+    train_zero(config(rounds=1, search=search), tmp_path / "run", progress=False)
+    chunk = ReplayBuffer(tmp_path / "run" / "buffer", 100).chunks(0)[0]
+    assert len(chunk) > 0
+    assert np.allclose(np.asarray(chunk.policy).sum(axis=1), 1.0, atol=1e-5)
+    assert set(np.unique(chunk.value)) <= {-1, 0, 1}
+    owned = np.asarray(chunk.owned)
+    assert set(np.unique(np.asarray(chunk.ownership)[owned])) <= {-1, 0, 1}
+    assert (np.asarray(chunk.ownership)[~owned] == 0).all()
+
+
+def test_the_loss_falls_on_a_fixed_batch():
+    torch.manual_seed(0)
+    model = ZeroNet(5, blocks=1, filters=8)
+    rng = np.random.default_rng(0)
+    batch = {
+        "planes": rng.integers(0, 2, (32, 17, 5, 5)).astype(np.int8),
+        "policy": np.eye(26, dtype=np.float32)[rng.integers(0, 26, 32)],
+        "value": rng.choice([-1, 1], 32).astype(np.int8),
+        "ownership": rng.choice([-1, 1], (32, 25)).astype(np.int8),
+        "owned": np.ones(32, bool),
+    }
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    first = zero_loss(model, batch, 1.5)["loss"].item()
+    for _ in range(50):
+        optimizer.zero_grad()
+        zero_loss(model, batch, 1.5)["loss"].backward()
+        optimizer.step()
+    assert zero_loss(model, batch, 1.5)["loss"].item() < 0.5 * first
+
+
+def test_a_changed_config_is_refused_and_writes_nothing(tmp_path: Path):
+    train_zero(config(rounds=1), tmp_path / "run", progress=False)
+    before = sorted(p.name for p in (tmp_path / "run").rglob("*"))
+    with pytest.raises(RunConfigError, match="simulations"):
+        train_zero(config(rounds=1, simulations=8), tmp_path / "run", progress=False)
+    assert sorted(p.name for p in (tmp_path / "run").rglob("*")) == before
+
+
+@pytest.mark.parametrize("bad", [{"games": 5}, {"search": "alphabeta"}, {"resign_value": 1.5}])
+def test_bad_options_are_refused(bad: dict):
+    with pytest.raises(ValueError):
+        config(**bad)
+
+
+def test_a_corrupt_chunk_is_named_and_skipped(tmp_path: Path):
+    train_zero(config(rounds=2), tmp_path / "run", progress=False)
+    buffer = tmp_path / "run" / "buffer"
+    values = buffer / "chunk-00000000" / "value.npy"
+    data = bytearray(values.read_bytes())
+    data[-1] ^= 0xFF
+    values.write_bytes(bytes(data))
+    with pytest.warns(UserWarning, match="chunk-00000000.*value.npy does not match its digest"):
+        chunks = ReplayBuffer(buffer, 100).chunks(1)
+    assert [chunk.step for chunk in chunks] == [1]
+
+
+def command(directory: Path) -> list[str]:
+    options = [f"--{key.replace('_', '-')}={value}" for key, value in {**TINY, "rounds": 8}.items()]
+    return [*options, "--run", str(directory), "--threads", "1", "--no-progress", "--no-rate"]
+
+
+@pytest.mark.slow
+def test_resumes_after_kill_9_with_no_game_lost_or_counted_twice(tmp_path: Path):
+    """Killed mid-run and started again, the run ends with the weights, buffer and generations
+    of a run that never stopped."""
+    from goarena.agents.training.zero import main
+
+    killed, whole = tmp_path / "killed", tmp_path / "whole"
+    last = killed / "checkpoints" / "last.pt"
+    script = f"from goarena.agents.training.zero import main; main({command(killed)!r})"
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        while process.poll() is None:
+            if last.exists() and read_checkpoint(last)["step"] >= 3:
+                break
+            time.sleep(0.05)
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        _, errors = process.communicate()
+    assert process.returncode == -signal.SIGKILL, errors.decode()
+    assert 3 <= read_checkpoint(last)["step"] < 8  # killed mid-run
+
+    main(command(killed))
+    main(command(whole))
+    names = ["zero.pt", "checkpoints/last.pt"] + [f"generations/gen-{g:04d}.pt" for g in range(5)]
+    for name in names:
+        assert weights_digest(killed / name) == weights_digest(whole / name), name
+    for run in (killed, whole):
+        assert sorted(p.name for p in (run / "buffer").iterdir()) == [f"chunk-{s:08d}" for s in range(8)]
+    for step in range(8):
+        a = (killed / "buffer" / f"chunk-{step:08d}" / "digest.json").read_text()
+        assert a == (whole / "buffer" / f"chunk-{step:08d}" / "digest.json").read_text(), step
+    generations = [json.loads((run / "generations.json").read_text()) for run in (killed, whole)]
+    assert [g["games"] for g in generations[0]] == [g["games"] for g in generations[1]] == [0, 8, 16, 24, 32]
+
+
+def chunk_digests(run: Path) -> list[str]:
+    return [(path / "digest.json").read_text() for path in sorted((run / "buffer").glob("chunk-*"))]
+
+
+@pytest.mark.slow
+def test_worker_processes_play_the_same_games(tmp_path: Path):
+    train_zero(config(rounds=2), tmp_path / "here", progress=False)
+    train_zero(config(rounds=2), tmp_path / "workers", workers=2, progress=False)
+    assert chunk_digests(tmp_path / "here") == chunk_digests(tmp_path / "workers")
+
+
+@pytest.mark.slow
+def test_a_ray_run_of_a_few_generations(tmp_path: Path):
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'goarena[ray]')")
+    try:
+        metrics = train_zero(config(rounds=4), tmp_path / "run", ray="auto", workers=2, progress=False)
+    finally:
+        ray.shutdown()
+    assert metrics["generations"] == 3
+    train_zero(config(rounds=4), tmp_path / "here", progress=False)
+    assert chunk_digests(tmp_path / "run") == chunk_digests(tmp_path / "here")
