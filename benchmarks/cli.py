@@ -47,6 +47,10 @@ COMMANDS: dict[str, Command] = {
         "goarena.benchmarks.bench.alphago_speed",
         "AlphaGo's simulations per second: expansion threshold, bfloat16, the default",
     ),
+    "bench zero": Command(
+        "goarena.benchmarks.bench.zero_speed",
+        "AlphaZero's throughput: forward passes, self-play evaluations, games per hour",
+    ),
     "bench threads": Command(
         "goarena.benchmarks.bench.threads", "each batch kernel serial against parallel, by batch size"
     ),
@@ -87,8 +91,8 @@ COMMANDS: dict[str, Command] = {
 }
 
 GROUPS: dict[str, str] = {
-    "bench": "a benchmark: env, vector, search, networks, alphago, threads, league, strength, value,"
-    " ablation",
+    "bench": "a benchmark: env, vector, search, networks, alphago, zero, threads, league, strength,"
+    " value, ablation",
     "data": "training data: gnugo (self-play SGF), shards (SGF -> shards), value",
     "train": "train a network: sl, rollout, rl, value, sb3, zero (goarena train JOB -h)",
 }

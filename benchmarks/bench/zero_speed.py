@@ -1,0 +1,519 @@
+"""``goarena bench zero``: AlphaZero's throughput, measured in one run.
+
+1. The network alone: forward passes (positions) per second at each batch size, on 1 and 2
+   torch threads, in float32 and bfloat16 (the weights and the inputs cast), over the history
+   planes of mid-game positions of random games.
+2. Self-play: the network's evaluations per second while self-play runs on one thread (torch
+   and numba), with as many games as the batch size and one leaf per game per search step, so
+   that each forward pass evaluates about that many positions; for PUCT and for Gumbel. Each
+   timed step is the work of a self-play move: the search, the recorded policy targets and
+   planes, and the move played (resignation's few array operations a move are left out); the
+   games start from the empty board and a new batch starts when all are over. Its ratio to the
+   raw float32 forward rate at the same batch on one thread says how busy search and features
+   leave the network (the aim: at least 80%, i.e. they cost at most a fifth).
+3. Games per hour: ``SelfPlayWorkers`` plays the same seeded shards (``goarena train zero``'s
+   default: 2 shards of 32 games, ``SelfPlaySettings``' defaults with the search asked for)
+   with 1 worker (this process, one torch and one numba thread) and with 2 worker processes.
+   The processes are started and warmed up on a few quick games before the clock starts.
+
+Every measurement runs after a warm-up call outside the clock (numba's compile or cache load,
+torch's first call). Torch's and numba's threads are set for each part and restored after.
+
+    goarena bench zero
+    goarena bench zero --weights run/generations/gen-0005.pt --seconds 1 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numba
+import numpy as np
+import torch
+from torch import nn
+
+from go_env import GameBatch, Rules
+from go_env import core as K
+from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
+from go_env.features.speed import random_batch
+from goarena.agents.inference.zero import ZeroEvaluator
+from goarena.agents.nets.checkpoint import load_model
+from goarena.agents.nets.zero import ZeroNet
+from goarena.agents.training.selfplay import SEARCHES, SelfPlaySettings
+from goarena.agents.training.workers import SelfPlayWorkers
+from goarena.agents.weights import ZERO_9X9
+from goarena.benchmarks.bench import add_seconds
+from goarena.search.batched_puct import BatchedPUCT
+from goarena.search.gumbel import GumbelSearch
+
+BATCHES = (1, 16, 64, 256)
+THREADS = (1, 2)
+PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+WORKERS = (1, 2)
+AIM = 0.8  # the issue's aim: self-play keeps the network at least this busy
+# A fresh network has ``goarena train zero``'s default architecture on 9x9.
+DEFAULT_SIZE, DEFAULT_BLOCKS, DEFAULT_FILTERS = 9, 4, 32
+
+
+def rules() -> Rules:
+    """``goarena train zero``'s default rules: komi 7, area scoring."""
+    return Rules(komi=7.0, scoring="area")
+
+
+@dataclass
+class ForwardRow:
+    """The network alone at one batch size, thread count and precision."""
+
+    batch: int
+    threads: int
+    precision: str
+    positions_per_second: float | None  # None: not measured (``note`` says why)
+    note: str = ""
+
+
+@dataclass
+class SelfPlayRow:
+    """Self-play's network evaluations at one batch size (games), on one thread."""
+
+    search: str
+    batch: int
+    evaluations_per_second: float
+    mean_batch: float  # positions per forward pass, on average (fewer once games end)
+    forward_per_second: float  # the raw float32 forward rate at the same batch, one thread
+    share: float  # evaluations_per_second / forward_per_second
+
+
+@dataclass
+class GamesRow:
+    """Whole self-play games played by ``workers`` processes."""
+
+    workers: int
+    games: int
+    moves: int
+    seconds: float
+    games_per_hour: float
+
+
+@dataclass
+class Report:
+    """Everything one run of the bench measured."""
+
+    network: str
+    board_size: int
+    simulations: int
+    cores: int | None
+    load_before: float
+    load_after: float = 0.0
+    bfloat16_native: bool | None = None  # the CPU computes in bfloat16 (None: unknown)
+    forward: list[ForwardRow] = field(default_factory=list)
+    selfplay: list[SelfPlayRow] = field(default_factory=list)
+    games: list[GamesRow] = field(default_factory=list)
+
+
+# -- the network --------------------------------------------------------------------------------
+
+
+def zero_network(
+    weights: Path | str | None = None,
+    size: int | None = None,
+    blocks: int | None = None,
+    filters: int | None = None,
+) -> tuple[ZeroNet, str]:
+    """(network, description): the one in ``weights``; else a fresh one where an architecture
+    option is given or no 9x9 network is shipped; else the shipped 9x9 one.
+
+    Raises:
+        ValueError: ``weights`` together with an architecture option, or a file that is no
+            ``ZeroNet`` checkpoint (naming the file).
+    """
+    fresh = {"--size": size, "--blocks": blocks, "--filters": filters}
+    if weights is not None:
+        given = [name for name, value in fresh.items() if value is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} describe a fresh network; --weights {weights} has its own")
+        return _loaded(Path(weights))
+    if all(value is None for value in fresh.values()) and ZERO_9X9.is_file():
+        return _loaded(ZERO_9X9)
+    torch.manual_seed(0)
+    model = ZeroNet(size or DEFAULT_SIZE, blocks or DEFAULT_BLOCKS, filters or DEFAULT_FILTERS)
+    return model.eval(), f"a fresh ZeroNet ({_shape(model)})"
+
+
+def _loaded(path: Path) -> tuple[ZeroNet, str]:
+    model = load_model(path)
+    if not isinstance(model, ZeroNet):
+        raise ValueError(
+            f"--weights {path}: a {getattr(model, 'arch', type(model).__name__)} network, not a ZeroNet"
+        )
+    return model, f"{path.name} ({_shape(model)})"
+
+
+def _shape(model: ZeroNet) -> str:
+    size, blocks, filters = (model.kwargs[key] for key in ("board_size", "blocks", "filters"))
+    return f"{size}x{size}, {blocks} blocks x {filters} filters"
+
+
+def bfloat16_native() -> bool | None:
+    """Whether this CPU computes in bfloat16 (AVX512-BF16 or AMX) rather than converting to
+    float32 and back; None where torch cannot say."""
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return None
+
+
+@contextmanager
+def threads(torch_threads: int, numba_threads: int | None = None) -> Iterator[None]:
+    """Torch's (and numba's, if given) CPU threads set for the block, restored after."""
+    numba_before = numba.get_num_threads()  # starts numba's pool first: it resets torch's threads
+    torch_before = torch.get_num_threads()
+    torch.set_num_threads(torch_threads)
+    if numba_threads is not None:
+        numba.set_num_threads(min(numba_threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(numba_before)
+        torch.set_num_threads(torch_before)
+
+
+def rate(step: Callable[[], int], seconds: float) -> float:
+    """Items per second of ``step`` (which returns the items it did) over at least ``seconds``
+    and one call, after one call outside the clock."""
+    step()
+    done, start = 0, time.perf_counter()
+    while True:
+        done += step()
+        spent = time.perf_counter() - start
+        if spent >= seconds:
+            return done / spent
+
+
+def sample_planes(size: int, batch_size: int, seed: int = 0) -> np.ndarray:
+    """int8[B, 17, N, N]: history planes of ``batch_size`` random games with half the board played."""
+    batch = random_batch(size, batch_size, moves=size * size // 2, seed=seed)
+    planes = np.zeros((batch_size, size, size, NUM_HISTORY_PLANES), np.int8)
+    batch_history_planes(batch.state, batch.geometry, planes)
+    return np.ascontiguousarray(np.moveaxis(planes, -1, 1))
+
+
+def forward_rate(model: nn.Module, planes: np.ndarray, dtype: torch.dtype, seconds: float) -> float:
+    """Positions per second of ``model`` alone (already in ``dtype``) on ``planes``."""
+    inputs = torch.as_tensor(planes, dtype=dtype)
+
+    def step() -> int:
+        with torch.inference_mode():
+            model(inputs)
+        return len(inputs)
+
+    return rate(step, seconds)
+
+
+def measure_forward(
+    model: ZeroNet, batches: list[int], thread_counts: list[int], seconds: float, seed: int = 0
+) -> list[ForwardRow]:
+    """Forward passes per second at every batch size, thread count and precision."""
+    model.eval()
+    rows = []
+    planes = {batch: sample_planes(model.board_size, batch, seed) for batch in batches}
+    for name, dtype in PRECISIONS.items():
+        cast = model if dtype == torch.float32 else copy.deepcopy(model).to(dtype)
+        why = _unsupported(cast, planes[batches[0]], dtype)
+        for count in thread_counts:
+            with threads(count):
+                for batch in batches:
+                    measured = None if why else forward_rate(cast, planes[batch], dtype, seconds)
+                    rows.append(ForwardRow(batch, count, name, measured, why))
+    return rows
+
+
+def _unsupported(model: nn.Module, planes: np.ndarray, dtype: torch.dtype) -> str:
+    """Why ``model`` cannot run in ``dtype`` here ("" if it can)."""
+    try:
+        with torch.inference_mode():
+            model(torch.as_tensor(planes, dtype=dtype))
+    except (RuntimeError, TypeError) as error:
+        return f"torch: {str(error).splitlines()[0]}"
+    return ""
+
+
+# -- self-play ----------------------------------------------------------------------------------
+
+
+def selfplay_rate(
+    model: ZeroNet, search: str, batch_size: int, seconds: float, simulations: int, seed: int = 0
+) -> tuple[float, float]:
+    """(network evaluations per second, mean positions per forward pass) of self-play with
+    ``batch_size`` games, one leaf per game per step, on the threads set by the caller."""
+    settings = SelfPlaySettings(search=search, simulations=simulations)
+    evaluator = ZeroEvaluator(model)
+    searcher: BatchedPUCT | GumbelSearch
+    if search == "gumbel":
+        searcher = GumbelSearch(evaluator, max_considered=settings.max_considered, seed=seed)
+    else:
+        searcher = BatchedPUCT(
+            evaluator, c_puct=settings.c_puct, leaves_per_game=1, noise=settings.noise, seed=seed
+        )
+    size = model.board_size
+    planes = np.empty((batch_size, size, size, NUM_HISTORY_PLANES), np.int8)
+    state = {"batch": GameBatch(size, batch_size, rules(), seed=seed), "batches": 1, "calls": 0}
+
+    def move() -> int:
+        """One self-play move of every running game; the positions evaluated."""
+        batch = state["batch"]
+        if batch.is_over.all():
+            batch = state["batch"] = GameBatch(size, batch_size, rules(), seed=seed + state["batches"])
+            state["batches"] += 1
+        before = evaluator.evaluations
+        moves = searcher.search(batch, settings.simulations)
+        state["calls"] += searcher.evaluations
+        running = np.flatnonzero(~batch.is_over)
+        if isinstance(searcher, GumbelSearch):
+            targets = searcher.policy_targets()
+        else:
+            targets = searcher.visit_distributions(1.0)
+            opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < settings.temperature_moves
+            moves = np.where(opening, searcher.choose_moves(1.0), moves)
+        batch_history_planes(batch.state, batch.geometry, planes)
+        state["recorded"] = (
+            planes[running].copy(),
+            targets[running].astype(np.float32),
+        )  # as self-play keeps
+        batch.play(moves)
+        return evaluator.evaluations - before
+
+    move()  # warm up outside the clock (compiles or loads the kernels), then time fresh games
+    state["batch"] = GameBatch(size, batch_size, rules(), seed=seed + state["batches"])
+    state["batches"] += 1
+    first, state["calls"] = evaluator.evaluations, 0
+    evaluations_per_second = rate(move, seconds)
+    # The mean batch counts every call since the warm-up (``rate``'s own untimed first one too).
+    return evaluations_per_second, (evaluator.evaluations - first) / max(state["calls"], 1)
+
+
+def measure_selfplay(
+    model: ZeroNet,
+    batches: list[int],
+    searches: list[str],
+    forward: list[ForwardRow],
+    seconds: float,
+    simulations: int,
+    seed: int = 0,
+) -> list[SelfPlayRow]:
+    """Self-play's evaluations per second on one thread at every batch size, each against the
+    float32 one-thread forward rate in ``forward`` at the same batch."""
+    raw = {
+        row.batch: row.positions_per_second
+        for row in forward
+        if row.threads == 1 and row.precision == "float32"
+    }
+    rows = []
+    with threads(1, 1):
+        for search in searches:
+            for batch in batches:
+                measured, mean_batch = selfplay_rate(model, search, batch, seconds, simulations, seed)
+                reference = raw.get(batch)
+                if reference is None:  # one thread was not among the forward pass's
+                    reference = forward_rate(
+                        model, sample_planes(model.board_size, batch, seed), torch.float32, seconds
+                    )
+                rows.append(SelfPlayRow(search, batch, measured, mean_batch, reference, measured / reference))
+    return rows
+
+
+# -- games per hour -----------------------------------------------------------------------------
+
+
+def games_per_hour(
+    model: ZeroNet, workers: int, settings: SelfPlaySettings, games: int, shards: int, seed: int = 0
+) -> GamesRow:
+    """Whole games of ``shards`` shards of ``games`` games (the same seeds whatever
+    ``workers``), played by ``SelfPlayWorkers(workers)`` after a warm-up of one quick game
+    a worker."""
+    quick = SelfPlaySettings(search=settings.search, simulations=2, cheap_simulations=1)
+    pool = SelfPlayWorkers(workers)
+    try:
+        with threads(1, 1):  # one worker plays here: on one thread, as each worker process does
+            pool.play(model, 1, rules(), quick, [seed + 1000 + w for w in range(workers)])
+            start = time.perf_counter()
+            played = pool.play(model, games, rules(), settings, [seed + shard for shard in range(shards)])
+            spent = time.perf_counter() - start
+    finally:
+        pool.close()
+    total = sum(len(shard.lengths) for shard in played)
+    moves = sum(int(shard.lengths.sum()) for shard in played)
+    return GamesRow(workers, total, moves, spent, 3600.0 * total / spent)
+
+
+# -- the report ---------------------------------------------------------------------------------
+
+
+def measure(
+    model: ZeroNet,
+    description: str,
+    seconds: float = 2.0,
+    batches: list[int] | None = None,
+    thread_counts: list[int] | None = None,
+    search: str = "gumbel",
+    simulations: int | None = None,
+    workers: list[int] | None = None,
+    games: int = 32,
+    shards: int = 2,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> Report:
+    """Every figure of the bench (see the module documentation)."""
+    batches = sorted(batches or BATCHES)
+    settings = SelfPlaySettings(
+        search=search, **({} if simulations is None else {"simulations": simulations})
+    )
+    say = progress or (lambda _: None)
+    report = Report(description, model.board_size, settings.simulations, os.cpu_count(), os.getloadavg()[0])
+    report.bfloat16_native = bfloat16_native()
+    say("forward passes ...")
+    report.forward = measure_forward(model, batches, sorted(thread_counts or THREADS), seconds, seed)
+    say("self-play evaluations ...")
+    report.selfplay = measure_selfplay(model, batches, list(SEARCHES), report.forward, seconds,
+                                       settings.simulations, seed)  # fmt: skip
+    for count in sorted(workers or WORKERS):
+        say(f"self-play games with {count} worker(s) ...")
+        report.games.append(games_per_hour(model, count, settings, games, shards, seed))
+    report.load_after = os.getloadavg()[0]
+    return report
+
+
+def _figure(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.0f}"
+
+
+def format_report(report: Report, search: str, games: int, shards: int) -> str:
+    """The report as the tables the command prints."""
+    native = {True: "native", False: "converted to float32 (no AVX512-BF16/AMX)", None: "unknown"}
+    lines = [
+        f"AlphaZero throughput: {report.network}; {report.cores} cores, load average "
+        f"{report.load_before:.2f} before",
+        "",
+        f"network forward passes, positions/s (torch {torch.__version__}; bfloat16 on this CPU: "
+        f"{native[report.bfloat16_native]})",
+    ]
+    batches = sorted({row.batch for row in report.forward})
+    lines.append(f"  {'precision':10s} {'threads':>7s}" + "".join(f" {f'batch {b}':>11s}" for b in batches))
+    keys = dict.fromkeys((row.precision, row.threads) for row in report.forward)
+    for precision, count in keys:
+        rows = [row for row in report.forward if (row.precision, row.threads) == (precision, count)]
+        line = f"  {precision:10s} {count:7d}" + "".join(
+            f" {_figure(row.positions_per_second):>11s}" for row in rows
+        )
+        notes = {row.note for row in rows if row.note}
+        lines.append(line + ("  " + "; ".join(sorted(notes)) if notes else ""))
+    lines += [
+        "",
+        f"self-play: network evaluations/s on one thread, {report.simulations} simulations a move, "
+        "games = batch, one leaf a game a step",
+        f"  {'search':7s} {'batch':>6s} {'evaluations/s':>14s} {'mean batch':>11s} {'forward/s':>10s}"
+        f" {'self-play / forward':>20s}",
+    ]
+    for row in report.selfplay:
+        mark = "" if row.share >= AIM else "  below the aim"
+        lines.append(
+            f"  {row.search:7s} {row.batch:6d} {row.evaluations_per_second:14,.0f} {row.mean_batch:11.1f}"
+            f" {row.forward_per_second:10,.0f} {100 * row.share:19.0f}%{mark}"
+        )
+    lines.append(
+        f"  (the aim: self-play keeps the network at least {100 * AIM:.0f}% as busy as the raw forward pass)"
+    )
+    lines += [
+        "",
+        f"self-play games per hour: {report.board_size}x{report.board_size}, {search}, {report.simulations} "
+        f"simulations, {shards} shard(s) of {games} game(s), the same games for every worker count",
+        f"  {'workers':>7s} {'games':>6s} {'moves/game':>11s} {'seconds':>8s} {'games/hour':>11s}"
+        f" {'/ 1 worker':>11s}",
+    ]
+    base = next((row.games_per_hour for row in report.games if row.workers == 1), None)
+    for row in report.games:
+        ratio = f"{row.games_per_hour / base:10.2f}x" if base else f"{'-':>11s}"
+        lines.append(
+            f"  {row.workers:7d} {row.games:6d} {row.moves / max(row.games, 1):11.1f} {row.seconds:8.1f}"
+            f" {row.games_per_hour:11,.0f} {ratio}"
+        )
+    lines += ["", f"load average after: {report.load_after:.2f}"]
+    return "\n".join(lines)
+
+
+# -- the command: ``goarena bench zero`` --------------------------------------------------------
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``goarena bench zero``."""
+    parser.add_argument(
+        "--weights",
+        type=Path,
+        default=None,
+        help="a ZeroNet checkpoint (default: the shipped 9x9, else a fresh one)",
+    )
+    parser.add_argument(
+        "--size", type=_positive, default=None, help=f"a fresh network's board (default {DEFAULT_SIZE})"
+    )
+    parser.add_argument(
+        "--blocks", type=_positive, default=None, help=f"its blocks (default {DEFAULT_BLOCKS})"
+    )
+    parser.add_argument(
+        "--filters", type=_positive, default=None, help=f"its filters (default {DEFAULT_FILTERS})"
+    )
+    add_seconds(parser, 2.0)
+    parser.add_argument(
+        "--batches", type=_positive, nargs="+", default=None, help="batch sizes (default 1 16 64 256)"
+    )
+    parser.add_argument(
+        "--threads", type=_positive, nargs="+", default=None, help="torch threads (default 1 2)"
+    )
+    parser.add_argument(
+        "--search", choices=SEARCHES, default="gumbel", help="games per hour's search (default gumbel)"
+    )
+    parser.add_argument(
+        "--simulations", type=_positive, default=None, help="simulations a move (default: self-play's, 16)"
+    )
+    parser.add_argument(
+        "--workers", type=_positive, nargs="+", default=None, help="worker counts (default 1 2)"
+    )
+    parser.add_argument("--games", type=_positive, default=32, help="games per shard (default 32)")
+    parser.add_argument(
+        "--shards", type=_positive, default=2, help="shards each worker count plays (default 2)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the positions and games (default 0)")
+    parser.add_argument("--json", action="store_true", help="print the measurements as JSON")
+
+
+def _progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)  # stderr: ``--json`` keeps stdout to itself
+
+
+def command(args: argparse.Namespace) -> None:
+    """``goarena bench zero``: measure and print."""
+    if args.seconds <= 0:
+        raise ValueError(f"--seconds must be positive, got {args.seconds}")
+    model, description = zero_network(args.weights, args.size, args.blocks, args.filters)
+    report = measure(
+        model, description, args.seconds, args.batches, args.threads, args.search, args.simulations,
+        args.workers, args.games, args.shards, args.seed, _progress,
+    )  # fmt: skip
+    if args.json:
+        print(json.dumps(asdict(report), indent=2))
+    else:
+        print(format_report(report, args.search, args.games, args.shards))

@@ -1,0 +1,99 @@
+"""``goarena bench zero`` prints, from one run, the network's forward passes per second by
+precision, threads and batch; self-play's evaluations per second for both searches, each
+against the forward rate; and games per hour by worker count. The tests check the report's
+shape at tiny settings, never a measured speed."""
+
+import json
+import re
+
+import pytest
+import torch
+
+from goarena.agents.nets.checkpoint import save_model
+from goarena.agents.nets.policy import PolicyNet
+from goarena.agents.nets.zero import ZeroNet
+from goarena.benchmarks.bench.zero_speed import zero_network
+from goarena.benchmarks.cli import main
+
+TINY = ["--size", "5", "--blocks", "1", "--filters", "4", "--seconds", "0.02", "--batches", "1", "4"]
+QUICK_GAMES = ["--simulations", "2", "--games", "1", "--shards", "2"]
+FIGURE = r"\d[\d,]*"
+
+
+def table(out: str, title: str) -> list[str]:
+    """The rows of the table under the line starting with ``title``, its header first."""
+    lines = out.split("\n" + title, 1)[1].split("\n\n")[0].splitlines()[1:]
+    return [line.strip() for line in lines]
+
+
+def test_prints_forward_selfplay_and_games_per_hour_tables(capsys):
+    main(["bench", "zero", *TINY, *QUICK_GAMES])
+    out = capsys.readouterr().out
+    assert out.startswith("AlphaZero throughput: a fresh ZeroNet (5x5, 1 blocks x 4 filters)")
+
+    forward = table(out, "network forward passes, positions/s")
+    assert forward[0].split() == ["precision", "threads", "batch", "1", "batch", "4"]
+    assert [row.split()[:2] for row in forward[1:]] == [
+        ["float32", "1"], ["float32", "2"], ["bfloat16", "1"], ["bfloat16", "2"]
+    ]  # fmt: skip
+    for row in forward[1:]:  # a figure for each batch, or n/a and torch's reason
+        assert re.fullmatch(rf"\w+ +\d +({FIGURE}|n/a) +({FIGURE}|n/a)( +torch: .+)?", row), row
+
+    selfplay = table(out, "self-play: network evaluations/s on one thread, 2 simulations a move")
+    assert selfplay[0].split()[:3] == ["search", "batch", "evaluations/s"]
+    rows = selfplay[1:-1]
+    assert [row.split()[:2] for row in rows] == [
+        ["puct", "1"],
+        ["puct", "4"],
+        ["gumbel", "1"],
+        ["gumbel", "4"],
+    ]
+    for row in rows:
+        assert re.fullmatch(rf"\w+ +\d +{FIGURE} +\d+\.\d +{FIGURE} +\d+%( +below the aim)?", row), row
+    assert "at least 80% as busy" in selfplay[-1]
+
+    games = table(out, "self-play games per hour: 5x5, gumbel, 2 simulations, 2 shard(s) of 1 game(s)")
+    assert games[0].split()[:2] == ["workers", "games"]
+    assert [row.split()[:2] for row in games[1:]] == [["1", "2"], ["2", "2"]]  # the same 2 games each
+    for row in games[1:]:
+        assert re.fullmatch(rf"\d +2 +\d+\.\d +\d+\.\d +{FIGURE} +\d+\.\d\dx", row), row
+    assert games[1].endswith(" 1.00x")
+
+
+def test_json_gives_every_measurement(capsys):
+    main(["bench", "zero", *TINY, "--threads", "1", "--workers", "1", *QUICK_GAMES, "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["board_size"] == 5 and report["simulations"] == 2
+    assert [(row["precision"], row["batch"]) for row in report["forward"]] == [
+        ("float32", 1), ("float32", 4), ("bfloat16", 1), ("bfloat16", 4)
+    ]  # fmt: skip
+    assert [(row["search"], row["batch"]) for row in report["selfplay"]] == [
+        ("puct", 1), ("puct", 4), ("gumbel", 1), ("gumbel", 4)
+    ]  # fmt: skip
+    for row in report["selfplay"]:
+        assert row["mean_batch"] <= row["batch"]
+        assert row["share"] == pytest.approx(row["evaluations_per_second"] / row["forward_per_second"])
+    assert [(row["workers"], row["games"]) for row in report["games"]] == [(1, 2)]
+
+
+def test_the_network_comes_from_weights_or_is_a_fresh_one(tmp_path):
+    torch.manual_seed(1)
+    save_model(tmp_path / "zero.pt", ZeroNet(7, 2, 8))
+    model, description = zero_network(tmp_path / "zero.pt")
+    assert (model.board_size, model.kwargs["blocks"]) == (
+        7,
+        2,
+    ) and description == "zero.pt (7x7, 2 blocks x 8 filters)"
+    model, description = zero_network(size=5)
+    assert model.kwargs == {"board_size": 5, "blocks": 4, "filters": 32, "global_pool": True}
+    assert description.startswith("a fresh ZeroNet")
+
+
+def test_weights_that_are_no_zero_network_or_clash_with_a_fresh_ones_options_are_refused(tmp_path, capsys):
+    save_model(tmp_path / "policy.pt", PolicyNet(5, layers=2, filters=4))
+    with pytest.raises(ValueError, match=r"--weights .*policy\.pt: a \w+ network, not a ZeroNet"):
+        zero_network(tmp_path / "policy.pt")
+    with pytest.raises(ValueError, match=r"--size, --filters describe a fresh network; --weights"):
+        zero_network(tmp_path / "zero.pt", size=9, filters=8)
+    with pytest.raises(SystemExit, match=r"goarena: .*missing\.pt"):
+        main(["bench", "zero", "--weights", str(tmp_path / "missing.pt")])
