@@ -9,8 +9,9 @@
    timed step is the work of a self-play move: the search, the recorded policy targets and
    planes, and the move played (resignation's few array operations a move are left out); the
    games start from the empty board and a new batch starts when all are over. Its ratio to the
-   raw float32 forward rate at the same batch on one thread says how busy search and features
-   leave the network (the aim: at least 80%, i.e. they cost at most a fifth).
+   raw float32 forward rate at the same batch on one thread (measured just before and after)
+   says how busy search and features leave the network (the aim: at least 80%, i.e. they
+   cost at most a fifth).
 3. Games per hour: ``SelfPlayWorkers`` plays the same seeded shards (``goarena train zero``'s
    default: 2 shards of 32 games, ``SelfPlaySettings``' defaults with the search asked for)
    with 1 worker (this process, one torch and one numba thread) and with 2 worker processes.
@@ -60,6 +61,7 @@ THREADS = (1, 2)
 PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 WORKERS = (1, 2)
 AIM = 0.8  # the issue's aim: self-play keeps the network at least this busy
+BUSY = 0.5  # a load average from which the report says that other work shared the cores
 # A fresh network has ``goarena train zero``'s default architecture on 9x9.
 DEFAULT_SIZE, DEFAULT_BLOCKS, DEFAULT_FILTERS = 9, 4, 32
 
@@ -88,7 +90,9 @@ class SelfPlayRow:
     batch: int
     evaluations_per_second: float
     mean_batch: float  # positions per forward pass, on average (fewer once games end)
-    forward_per_second: float  # the raw float32 forward rate at the same batch, one thread
+    forward_per_second: (
+        float  # the raw float32 forward rate at the same batch, one thread, measured around it
+    )
     share: float  # evaluations_per_second / forward_per_second
 
 
@@ -173,12 +177,13 @@ def bfloat16_native() -> bool | None:
 
 @contextmanager
 def threads(torch_threads: int, numba_threads: int | None = None) -> Iterator[None]:
-    """Torch's (and numba's, if given) CPU threads set for the block, restored after."""
+    """Torch's (and numba's, if given: at most the threads it has now) CPU threads set for the
+    block, restored after."""
     numba_before = numba.get_num_threads()  # starts numba's pool first: it resets torch's threads
     torch_before = torch.get_num_threads()
     torch.set_num_threads(torch_threads)
     if numba_threads is not None:
-        numba.set_num_threads(min(numba_threads, numba.config.NUMBA_NUM_THREADS))
+        numba.set_num_threads(min(numba_threads, numba_before))
     try:
         yield
     finally:
@@ -249,85 +254,95 @@ def _unsupported(model: nn.Module, planes: np.ndarray, dtype: torch.dtype) -> st
 # -- self-play ----------------------------------------------------------------------------------
 
 
-def selfplay_rate(
-    model: ZeroNet, search: str, batch_size: int, seconds: float, simulations: int, seed: int = 0
-) -> tuple[float, float]:
-    """(network evaluations per second, mean positions per forward pass) of self-play with
-    ``batch_size`` games, one leaf per game per step, on the threads set by the caller."""
-    settings = SelfPlaySettings(search=search, simulations=simulations)
-    evaluator = ZeroEvaluator(model)
-    searcher: BatchedPUCT | GumbelSearch
-    if search == "gumbel":
-        searcher = GumbelSearch(evaluator, max_considered=settings.max_considered, seed=seed)
-    else:
-        searcher = BatchedPUCT(
-            evaluator, c_puct=settings.c_puct, leaves_per_game=1, noise=settings.noise, seed=seed
-        )
-    size = model.board_size
-    planes = np.empty((batch_size, size, size, NUM_HISTORY_PLANES), np.int8)
-    state = {"batch": GameBatch(size, batch_size, rules(), seed=seed), "batches": 1, "calls": 0}
+class SelfPlayMoves:
+    """The work of self-play's moves over ``batch_size`` games, one leaf per game per search
+    step (``step`` plays one move of every running game; a new batch once all are over)."""
 
-    def move() -> int:
-        """One self-play move of every running game; the positions evaluated."""
-        batch = state["batch"]
-        if batch.is_over.all():
-            batch = state["batch"] = GameBatch(size, batch_size, rules(), seed=seed + state["batches"])
-            state["batches"] += 1
-        before = evaluator.evaluations
-        moves = searcher.search(batch, settings.simulations)
-        state["calls"] += searcher.evaluations
+    def __init__(self, model: ZeroNet, search: str, batch_size: int, simulations: int, seed: int = 0):
+        self.settings = SelfPlaySettings(search=search, simulations=simulations)
+        self.evaluator = ZeroEvaluator(model)
+        self.searcher: BatchedPUCT | GumbelSearch
+        if search == "gumbel":
+            self.searcher = GumbelSearch(
+                self.evaluator, max_considered=self.settings.max_considered, seed=seed
+            )
+        else:
+            self.searcher = BatchedPUCT(
+                self.evaluator,
+                c_puct=self.settings.c_puct,
+                leaves_per_game=1,
+                noise=self.settings.noise,
+                seed=seed,
+            )
+        self.size, self.batch_size, self.seed = model.board_size, batch_size, seed
+        self.planes = np.empty((batch_size, self.size, self.size, NUM_HISTORY_PLANES), np.int8)
+        self.batches = 0
+        self.batch = self.new_batch()
+        self.calls = 0  # evaluator calls
+        self.recorded: tuple[np.ndarray, np.ndarray] | None = None
+
+    def new_batch(self) -> GameBatch:
+        self.batches += 1
+        return GameBatch(self.size, self.batch_size, rules(), seed=self.seed + self.batches)
+
+    def step(self) -> int:
+        """One self-play move of every running game; the positions the network evaluated."""
+        if self.batch.is_over.all():
+            self.batch = self.new_batch()
+        batch, searcher = self.batch, self.searcher
+        before = self.evaluator.evaluations
+        moves = searcher.search(batch, self.settings.simulations)
+        self.calls += searcher.evaluations
         running = np.flatnonzero(~batch.is_over)
         if isinstance(searcher, GumbelSearch):
             targets = searcher.policy_targets()
         else:
             targets = searcher.visit_distributions(1.0)
-            opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < settings.temperature_moves
+            opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < self.settings.temperature_moves
             moves = np.where(opening, searcher.choose_moves(1.0), moves)
-        batch_history_planes(batch.state, batch.geometry, planes)
-        state["recorded"] = (
-            planes[running].copy(),
+        batch_history_planes(batch.state, batch.geometry, self.planes)
+        self.recorded = (
+            self.planes[running].copy(),
             targets[running].astype(np.float32),
         )  # as self-play keeps
         batch.play(moves)
-        return evaluator.evaluations - before
+        return self.evaluator.evaluations - before
 
-    move()  # warm up outside the clock (compiles or loads the kernels), then time fresh games
-    state["batch"] = GameBatch(size, batch_size, rules(), seed=seed + state["batches"])
-    state["batches"] += 1
-    first, state["calls"] = evaluator.evaluations, 0
-    evaluations_per_second = rate(move, seconds)
+
+def selfplay_rate(
+    model: ZeroNet, search: str, batch_size: int, seconds: float, simulations: int, seed: int = 0
+) -> tuple[float, float]:
+    """(network evaluations per second, mean positions per forward pass) of self-play's moves
+    over ``batch_size`` games, on the threads set by the caller."""
+    moves = SelfPlayMoves(model, search, batch_size, simulations, seed)
+    moves.step()  # warm up outside the clock (compiles or loads the kernels), then time fresh games
+    moves.batch, moves.calls = moves.new_batch(), 0
+    first = moves.evaluator.evaluations
+    evaluations_per_second = rate(moves.step, seconds)
     # The mean batch counts every call since the warm-up (``rate``'s own untimed first one too).
-    return evaluations_per_second, (evaluator.evaluations - first) / max(state["calls"], 1)
+    return evaluations_per_second, (moves.evaluator.evaluations - first) / max(moves.calls, 1)
 
 
 def measure_selfplay(
-    model: ZeroNet,
-    batches: list[int],
-    searches: list[str],
-    forward: list[ForwardRow],
-    seconds: float,
-    simulations: int,
-    seed: int = 0,
+    model: ZeroNet, batches: list[int], searches: list[str], seconds: float, simulations: int, seed: int = 0
 ) -> list[SelfPlayRow]:
     """Self-play's evaluations per second on one thread at every batch size, each against the
-    float32 one-thread forward rate in ``forward`` at the same batch."""
-    raw = {
-        row.batch: row.positions_per_second
-        for row in forward
-        if row.threads == 1 and row.precision == "float32"
-    }
+    raw float32 forward rate at the same batch, measured just before and just after the
+    searches at that batch (the mean of the two: on shared cores the load drifts)."""
     rows = []
     with threads(1, 1):
-        for search in searches:
-            for batch in batches:
-                measured, mean_batch = selfplay_rate(model, search, batch, seconds, simulations, seed)
-                reference = raw.get(batch)
-                if reference is None:  # one thread was not among the forward pass's
-                    reference = forward_rate(
-                        model, sample_planes(model.board_size, batch, seed), torch.float32, seconds
-                    )
-                rows.append(SelfPlayRow(search, batch, measured, mean_batch, reference, measured / reference))
-    return rows
+        for batch in batches:
+            planes = sample_planes(model.board_size, batch, seed)
+            before = forward_rate(model, planes, torch.float32, seconds)
+            measured = {
+                search: selfplay_rate(model, search, batch, seconds, simulations, seed) for search in searches
+            }
+            reference = (before + forward_rate(model, planes, torch.float32, seconds)) / 2
+            for search, (evaluations, mean_batch) in measured.items():
+                rows.append(
+                    SelfPlayRow(search, batch, evaluations, mean_batch, reference, evaluations / reference)
+                )
+    return sorted(rows, key=lambda row: searches.index(row.search))
 
 
 # -- games per hour -----------------------------------------------------------------------------
@@ -382,8 +397,7 @@ def measure(
     say("forward passes ...")
     report.forward = measure_forward(model, batches, sorted(thread_counts or THREADS), seconds, seed)
     say("self-play evaluations ...")
-    report.selfplay = measure_selfplay(model, batches, list(SEARCHES), report.forward, seconds,
-                                       settings.simulations, seed)  # fmt: skip
+    report.selfplay = measure_selfplay(model, batches, list(SEARCHES), seconds, settings.simulations, seed)
     for count in sorted(workers or WORKERS):
         say(f"self-play games with {count} worker(s) ...")
         report.games.append(games_per_hour(model, count, settings, games, shards, seed))
@@ -397,26 +411,46 @@ def _figure(value: float | None) -> str:
 
 def format_report(report: Report, search: str, games: int, shards: int) -> str:
     """The report as the tables the command prints."""
-    native = {True: "native", False: "converted to float32 (no AVX512-BF16/AMX)", None: "unknown"}
     lines = [
         f"AlphaZero throughput: {report.network}; {report.cores} cores, load average "
         f"{report.load_before:.2f} before",
         "",
+        *_forward_table(report),
+        "",
+        *_selfplay_table(report),
+        "",
+        *_games_table(report, search, games, shards),
+        "",
+        f"load average after: {report.load_after:.2f}",
+    ]
+    if report.load_before >= BUSY:
+        lines.append(
+            "(other work shared the cores: the figures for 2 threads and 2 workers wait for cores, "
+            "and need idle ones to mean what they say)"
+        )
+    return "\n".join(lines)
+
+
+def _forward_table(report: Report) -> list[str]:
+    native = {True: "native", False: "converted to float32 (no AVX512-BF16/AMX)", None: "unknown"}
+    batches = sorted({row.batch for row in report.forward})
+    lines = [
         f"network forward passes, positions/s (torch {torch.__version__}; bfloat16 on this CPU: "
         f"{native[report.bfloat16_native]})",
+        f"  {'precision':10s} {'threads':>7s}" + "".join(f" {f'batch {b}':>11s}" for b in batches),
     ]
-    batches = sorted({row.batch for row in report.forward})
-    lines.append(f"  {'precision':10s} {'threads':>7s}" + "".join(f" {f'batch {b}':>11s}" for b in batches))
-    keys = dict.fromkeys((row.precision, row.threads) for row in report.forward)
-    for precision, count in keys:
+    for precision, count in dict.fromkeys((row.precision, row.threads) for row in report.forward):
         rows = [row for row in report.forward if (row.precision, row.threads) == (precision, count)]
         line = f"  {precision:10s} {count:7d}" + "".join(
             f" {_figure(row.positions_per_second):>11s}" for row in rows
         )
-        notes = {row.note for row in rows if row.note}
-        lines.append(line + ("  " + "; ".join(sorted(notes)) if notes else ""))
-    lines += [
-        "",
+        notes = sorted({row.note for row in rows if row.note})
+        lines.append(line + ("  " + "; ".join(notes) if notes else ""))
+    return lines
+
+
+def _selfplay_table(report: Report) -> list[str]:
+    lines = [
         f"self-play: network evaluations/s on one thread, {report.simulations} simulations a move, "
         "games = batch, one leaf a game a step",
         f"  {'search':7s} {'batch':>6s} {'evaluations/s':>14s} {'mean batch':>11s} {'forward/s':>10s}"
@@ -431,8 +465,11 @@ def format_report(report: Report, search: str, games: int, shards: int) -> str:
     lines.append(
         f"  (the aim: self-play keeps the network at least {100 * AIM:.0f}% as busy as the raw forward pass)"
     )
-    lines += [
-        "",
+    return lines
+
+
+def _games_table(report: Report, search: str, games: int, shards: int) -> list[str]:
+    lines = [
         f"self-play games per hour: {report.board_size}x{report.board_size}, {search}, {report.simulations} "
         f"simulations, {shards} shard(s) of {games} game(s), the same games for every worker count",
         f"  {'workers':>7s} {'games':>6s} {'moves/game':>11s} {'seconds':>8s} {'games/hour':>11s}"
@@ -445,8 +482,7 @@ def format_report(report: Report, search: str, games: int, shards: int) -> str:
             f"  {row.workers:7d} {row.games:6d} {row.moves / max(row.games, 1):11.1f} {row.seconds:8.1f}"
             f" {row.games_per_hour:11,.0f} {ratio}"
         )
-    lines += ["", f"load average after: {report.load_after:.2f}"]
-    return "\n".join(lines)
+    return lines
 
 
 # -- the command: ``goarena bench zero`` --------------------------------------------------------
