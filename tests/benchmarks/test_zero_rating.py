@@ -7,8 +7,6 @@ import pytest
 from goarena.agents.gtp import find_engine
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.zero import ZeroNet
-from goarena.agents.specs import BUILTIN_AGENTS
-from goarena.benchmarks.league import zero_rating
 from goarena.benchmarks.league.play import GNUGO_RULES
 from goarena.benchmarks.league.store import LeagueStore
 from goarena.benchmarks.league.zero_rating import (
@@ -92,7 +90,6 @@ def test_a_league_whose_players_changed_is_refused_before_anything_is_written(ru
     assert stored_games(run) == before
 
 
-@pytest.mark.skipif("zero" not in BUILTIN_AGENTS, reason="no zero player yet: no weights digest is recorded")
 def test_a_generation_whose_weights_were_rewritten_is_refused(run):
     rate_generations(run, **TINY)
     add_generation(run, 2)
@@ -165,14 +162,6 @@ def test_gnugo_at_a_level_is_the_default_leagues_gnugo_player():
 def test_an_anchor_named_as_a_generation_is_refused(run):
     with pytest.raises(ZeroRatingError, match="named as a generation: gen-0001"):
         rate_generations(run, **{**TINY, "anchors": ["gen-0001=random"]})
-
-
-@pytest.fixture(autouse=True)
-def _zero_player(monkeypatch):
-    """Until the ``zero`` player exists, the generations play as a stand-in that is no
-    network player (so no weights digest is recorded)."""
-    if "zero" not in BUILTIN_AGENTS:
-        monkeypatch.setattr(zero_rating, "generation_spec", lambda weights, sims: f"uct:simulations={sims}")
 
 
 def test_a_league_killed_before_its_configuration_was_stored_is_started(run):
