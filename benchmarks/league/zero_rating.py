@@ -299,9 +299,9 @@ def elo_table(report: Report, generations: list[Generation], simulations: int) -
     def rating(name: str) -> dict[str, Any]:
         standing = rated[name]
         return {
-            "elo": standing.elo,
-            "elo_low": standing.low,
-            "elo_high": standing.high,
+            "elo": float(standing.elo),  # plain floats, not numpy's
+            "elo_low": float(standing.low),
+            "elo_high": float(standing.high),
             "league_games": standing.games,
         }
 

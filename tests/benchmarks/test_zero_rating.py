@@ -57,6 +57,7 @@ def test_every_generation_and_anchor_is_rated_and_written_to_elo_json(run):
     assert [row["games"] for row in rows] == [0, 100]  # the generations.json entries, joined
     for row in rows:
         assert row["elo_low"] <= row["elo"] <= row["elo_high"] and row["league_games"] == 4
+        assert all(type(row[key]) is float for key in ("elo", "elo_low", "elo_high"))
     table = json.loads((run / "elo.json").read_text())
     assert table["generations"] == rows
     assert [anchor["name"] for anchor in table["anchors"]] == ["random"]
