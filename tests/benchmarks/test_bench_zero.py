@@ -6,13 +6,14 @@ shape at tiny settings, never a measured speed."""
 import json
 import re
 
+import numba
 import pytest
 import torch
 
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.zero import ZeroNet
-from goarena.benchmarks.bench.zero_speed import zero_network
+from goarena.benchmarks.bench.zero_speed import Report, format_report, measure_forward, zero_network
 from goarena.benchmarks.cli import main
 
 TINY = ["--size", "5", "--blocks", "1", "--filters", "4", "--seconds", "0.02", "--batches", "1", "4"]
@@ -60,7 +61,8 @@ def test_prints_forward_selfplay_and_games_per_hour_tables(capsys):
     assert games[1].endswith(" 1.00x")
 
 
-def test_json_gives_every_measurement(capsys):
+def test_json_gives_every_measurement_and_the_threads_are_restored(capsys):
+    before = torch.get_num_threads(), numba.get_num_threads()
     main(["bench", "zero", *TINY, "--threads", "1", "--workers", "1", *QUICK_GAMES, "--json"])
     report = json.loads(capsys.readouterr().out)
     assert report["board_size"] == 5 and report["simulations"] == 2
@@ -74,6 +76,30 @@ def test_json_gives_every_measurement(capsys):
         assert row["mean_batch"] <= row["batch"]
         assert row["share"] == pytest.approx(row["evaluations_per_second"] / row["forward_per_second"])
     assert [(row["workers"], row["games"]) for row in report["games"]] == [(1, 2)]
+    assert (torch.get_num_threads(), numba.get_num_threads()) == before
+
+
+class NoBFloat16(ZeroNet):
+    """A network as torch runs it where bfloat16 convolutions are not implemented."""
+
+    def forward(self, planes):
+        if planes.dtype == torch.bfloat16:
+            raise RuntimeError(""""slow_conv2d_cpu" not implemented for 'BFloat16'\nmore lines""")
+        return super().forward(planes)
+
+
+def test_bfloat16_where_torch_cannot_run_it_is_na_with_the_reason():
+    rows = measure_forward(NoBFloat16(5, 1, 4), [1, 4], [1], seconds=0.01)
+    assert [(row.precision, row.positions_per_second is None) for row in rows] == [
+        ("float32", False), ("float32", False), ("bfloat16", True), ("bfloat16", True)
+    ]  # fmt: skip
+    report = Report("a test network", 5, 2, 2, 0.0, forward=rows)
+    line = next(
+        line for line in format_report(report, "gumbel", 1, 1).splitlines() if line.startswith("  bfloat16")
+    )
+    assert re.fullmatch(
+        r" +bfloat16 +1 +n/a +n/a  torch: \"slow_conv2d_cpu\" not implemented for 'BFloat16'", line
+    ), line
 
 
 def test_the_network_comes_from_weights_or_is_a_fresh_one(tmp_path):
