@@ -87,7 +87,9 @@ COMMANDS: dict[str, Command] = {
     "train rl": Command("goarena.agents.training.rl", "the RL policy network by self-play"),
     "train value": Command("goarena.agents.training.value", "the value network on self-play positions"),
     "train sb3": Command("goarena.agents.training.sb3", "MaskablePPO on the Gymnasium env"),
-    "train zero": Command("goarena.agents.training.zero", "AlphaZero from zero knowledge by self-play"),
+    "train zero": Command(
+        "goarena.benchmarks.commands.train_zero", "AlphaZero from zero knowledge by self-play, its generations rated"
+    ),
 }
 
 GROUPS: dict[str, str] = {

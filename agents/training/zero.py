@@ -9,9 +9,10 @@ buffer's growing window, each position under a random symmetry, on the loss
 
 with Adam. Every ``generation_every`` rounds the network is saved as a generation
 (``generations/gen-NNNN.pt``, listed with its step, games and training time in
-``generations.json``; generation 0 is the untrained network). At the end, unless
-``--rate-games 0``, the generations meet fixed anchors in a league (``zero_rating``), whose
-Elo table is the run's learning curve (``elo.json``, ``elo.png``).
+``generations.json``; generation 0 is the untrained network). At the end of ``goarena train
+zero``, unless ``--rate-games 0``, the generations meet fixed anchors in a league
+(``benchmarks.league.zero_rating``), whose Elo table is the run's learning curve
+(``elo.json``, ``elo.png``).
 
 Self-play is split into ``shards`` batches of games, each seeded by the run's seed, the round
 and the shard alone, so a round's games do not depend on where they are played: in the
@@ -91,9 +92,6 @@ class ZeroConfig(RunConfig):
     generation_every: int = option(10, "rounds between generations", check=positive)
     checkpoint_every: int = redefault(RunConfig, "checkpoint_every", 1)
     log_every: int = option(1, "rounds between TensorBoard points", check=positive)
-    rate_games: int = option(4, "games per pair in the final league of generations; 0: none", check=at_least_zero)
-    rate_simulations: int = option(64, "simulations a move of the generations in that league", check=positive)
-    anchors: str = option("random,uct:simulations=300", "the league's fixed players (comma-separated specs)")
 
     def check(self) -> None:
         self.rules()
@@ -270,38 +268,19 @@ def build_network(config: ZeroConfig) -> ZeroNet:
 
 
 def train_zero(
-    config: ZeroConfig,
-    run_dir: Path | str,
-    *,
-    workers: int = 1,
-    ray: str | None = None,
-    rate: bool = True,
-    **run: Any,
+    config: ZeroConfig, run_dir: Path | str, *, workers: int = 1, ray: str | None = None, **run: Any
 ) -> dict[str, Any]:
-    """Train (or resume) the zero run in ``run_dir``; export ``zero.pt``; rate the generations
-    in a league unless ``rate_games`` is 0 (or ``rate`` is False). ``run``: ``run_training``'s
-    keywords (device, threads, progress)."""
+    """Train (or resume) the zero run in ``run_dir`` and export ``zero.pt``; ``workers`` and
+    ``ray`` say where self-play runs (``SelfPlayWorkers``), ``run`` holds ``run_training``'s
+    keywords (device, threads, progress). The generations are rated by
+    ``goarena.benchmarks.league.zero_rating`` (``goarena train zero`` does it at the end)."""
     directory = Path(run_dir)
 
     def build(where: torch.device) -> ZeroJob:
         pool = SelfPlayWorkers(workers=workers, ray_address=ray)
         return ZeroJob(build_network(config).to(where), config, directory, pool)
 
-    metrics = run_training(config, run_dir, build, "round", **run)
-    if rate and config.rate_games > 0:
-        from goarena.agents.training.zero_rating import plot_elo, rate_generations
-
-        table = rate_generations(
-            directory,
-            anchors=[spec for spec in config.anchors.split(",") if spec],
-            games_per_pair=config.rate_games,
-            simulations=config.rate_simulations,
-            progress=run.get("progress", True),
-        )
-        metrics["elo"] = table
-        metrics["elo_plot"] = str(plot_elo(directory).name)
-        write_json(directory / "metrics.json", metrics)
-    return metrics
+    return run_training(config, run_dir, build, "round", **run)
 
 
 def summary(metrics: dict[str, Any], run: Path) -> list[str]:
@@ -310,25 +289,32 @@ def summary(metrics: dict[str, Any], run: Path) -> list[str]:
         f"in {metrics['seconds'] / 60:.1f} minutes of training"
     ]
     for row in metrics.get("elo", []):
-        lines.append(f"  {row.get('name', row.get('generation'))}: Elo {row.get('elo', float('nan')):.0f}")
+        lines.append(
+            f"  {row['name']} ({row['games']} games): Elo {row['elo']:.0f} ({row['elo_low']:.0f} to {row['elo_high']:.0f})"
+        )
     if "elo_plot" in metrics:
         lines.append(f"Elo curve {run / metrics['elo_plot']}")
     return lines
 
 
-class _ZeroCommand(loop.Command):
+class ZeroCommand(loop.Command):
+    """The zero job's command line: the config's options and the run's, and where self-play runs."""
+
     def parser(self) -> argparse.ArgumentParser:
         parser = super().parser()
-        parser.add_argument("--workers", type=int, default=1, help="local self-play processes (default 1: in the training process)")
-        parser.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
-                            help="play the self-play shards on Ray actors (a local Ray without ADDRESS)")  # fmt: skip
-        parser.add_argument("--no-rate", action="store_true", help="no league of the generations at the end")
+        parser.add_argument(
+            "--workers", type=int, default=1, help="local self-play processes (default 1: in the training process)"
+        )
+        parser.add_argument(
+            "--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+            help="play the self-play shards on Ray (a local Ray without ADDRESS)",
+        )  # fmt: skip
         return parser
 
     def run_options(self, args: argparse.Namespace) -> dict[str, Any]:
-        return {"workers": args.workers, "ray": args.ray, "rate": not args.no_rate}
+        return {"workers": args.workers, "ray": args.ray}
 
 
-COMMAND = _ZeroCommand("zero", DESCRIPTION, ZeroConfig, train_zero, summary)
-main = COMMAND.main
+COMMAND = ZeroCommand("zero", DESCRIPTION, ZeroConfig, train_zero, summary)
+main = COMMAND.main  # trains only: ``goarena train zero`` (benchmarks.commands.train_zero) also rates
 parser = COMMAND.parser

@@ -21,7 +21,7 @@ from goarena.agents.training.replay import ReplayBuffer
 from goarena.agents.training.zero import ZeroConfig, train_zero, zero_loss
 
 TINY = dict(size=5, komi=0.5, blocks=1, filters=8, games=4, shards=2, simulations=4, cheap_simulations=2,
-            updates=2, batch_size=16, generation_every=2, rate_games=0)  # fmt: skip
+            updates=2, batch_size=16, generation_every=2)  # fmt: skip
 
 
 def config(**changes: object) -> ZeroConfig:
@@ -100,7 +100,7 @@ def test_a_corrupt_chunk_is_named_and_skipped(tmp_path: Path):
 
 def command(directory: Path) -> list[str]:
     options = [f"--{key.replace('_', '-')}={value}" for key, value in {**TINY, "rounds": 8}.items()]
-    return [*options, "--run", str(directory), "--threads", "1", "--no-progress", "--no-rate"]
+    return [*options, "--run", str(directory), "--threads", "1", "--no-progress"]
 
 
 @pytest.mark.slow

@@ -1,0 +1,35 @@
+"""goarena train zero: the run, then its generations rated against anchors, with the Elo curve."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from goarena.benchmarks.cli import main
+from goarena.benchmarks.commands.train_zero import anchor_specs
+
+TINY = ["--size", "5", "--komi", "0.5", "--blocks", "1", "--filters", "8", "--games", "4", "--shards", "1",
+        "--simulations", "4", "--updates", "1", "--batch-size", "8", "--rounds", "2", "--generation-every", "1"]  # fmt: skip
+
+
+def test_trains_then_rates_every_generation_against_the_anchors(tmp_path: Path, capsys):
+    run = tmp_path / "run"
+    main(["train", "zero", *TINY, "--run", str(run), "--no-progress", "--rate-games", "2",
+          "--rate-simulations", "2", "--anchors", "random"])  # fmt: skip
+    elo = json.loads((run / "elo.json").read_text())
+    rated = {row["name"] for row in json.loads((run / "metrics.json").read_text())["elo"]}
+    assert rated == {"gen-0000", "gen-0001", "gen-0002"}
+    assert [anchor["name"] for anchor in elo["anchors"]] == ["random"]
+    assert (run / "elo.png").read_bytes().startswith(b"\x89PNG")
+    out = capsys.readouterr().out
+    assert "3 generations, 8 self-play games" in out and "gen-0002" in out and "elo.png" in out
+
+
+def test_rate_games_0_trains_only(tmp_path: Path):
+    main(["train", "zero", *TINY, "--run", str(tmp_path / "run"), "--no-progress", "--rate-games", "0"])
+    assert (tmp_path / "run" / "zero.pt").is_file()
+    assert not (tmp_path / "run" / "elo.json").exists()
+
+
+def test_anchors_are_separated_by_semicolons_as_specs_have_commas():
+    assert anchor_specs("random; uct-300=uct:simulations=300,c=1.4;") == ["random", "uct-300=uct:simulations=300,c=1.4"]
