@@ -81,11 +81,14 @@ class ZeroAgent(PUCTAgent):
 
     @staticmethod
     def warmup(size: int) -> None:
-        """Compile the search's kernels and the history planes (see ``Warmable``)."""
+        """Compile both searches' kernels and the history planes (see ``Warmable``)."""
         from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
         from goarena.search.warmup import warmup_game
 
+        from goarena.search.gumbel import GumbelSearch
+
         PUCTAgent.warmup(size)
+        GumbelSearch(seed=0).search(GameBatch(size, 1), simulations=2)
         game = warmup_game(size)
         leaves = K.GoState(*(field[None] for field in game.state))
         batch_history_planes(leaves, game.geometry, np.zeros((1, size, size, NUM_HISTORY_PLANES), np.int8))

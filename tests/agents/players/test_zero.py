@@ -85,3 +85,13 @@ def test_search_values_follow_the_network(weights: Path):
     visits = player.searcher.visit_counts()  # type: ignore[attr-defined]
     assert visits.sum() > 0
     assert np.isfinite(action.value)
+
+
+def test_gtp_lz_analyze_reports_the_networks_search(weights: Path):
+    from goarena.agents.gtp.engine import GTPEngine
+
+    engine = GTPEngine(make_agent(f"zero:weights={weights},simulations=32", seed=0), size=5)
+    answer = engine.handle("lz-analyze b 0")
+    assert answer.startswith("=\ninfo move ") and answer.endswith("\n\n")
+    assert " visits " in answer and " winrate " in answer and " pv " in answer
+    assert engine.handle("genmove b").startswith("= ")
