@@ -46,8 +46,20 @@ def train_and_rate(
             progress=run.get("progress", True),
         )
         metrics["elo_plot"] = plot_elo(directory).name
+        log_elo(directory, metrics["elo"])
         write_json(directory / "metrics.json", metrics)
     return metrics
+
+
+def log_elo(run_dir: Path, table: list[dict[str, Any]]) -> None:
+    """Each generation's Elo in the run's TensorBoard log (``elo/generation`` at its round,
+    ``elo/by_games`` at its self-play games)."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(run_dir / "tensorboard")) as writer:
+        for row in table:
+            writer.add_scalar("elo/generation", row["elo"], row["step"])
+            writer.add_scalar("elo/by_games", row["elo"], row["games"])
 
 
 class TrainAndRate(ZeroCommand):

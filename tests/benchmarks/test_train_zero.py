@@ -21,6 +21,11 @@ def test_trains_then_rates_every_generation_against_the_anchors(tmp_path: Path, 
     assert rated == {"gen-0000", "gen-0001", "gen-0002"}
     assert [anchor["name"] for anchor in elo["anchors"]] == ["random"]
     assert (run / "elo.png").read_bytes().startswith(b"\x89PNG")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run / "tensorboard")).Reload()
+    assert [event.step for event in events.Scalars("elo/generation")] == [0, 1, 2]
+    assert "train/policy_entropy" in events.Tags()["scalars"]
     out = capsys.readouterr().out
     assert "3 generations, 8 self-play games" in out and "gen-0002" in out and "elo.png" in out
 
