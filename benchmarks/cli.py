@@ -88,7 +88,8 @@ COMMANDS: dict[str, Command] = {
     "train value": Command("goarena.agents.training.value", "the value network on self-play positions"),
     "train sb3": Command("goarena.agents.training.sb3", "MaskablePPO on the Gymnasium env"),
     "train zero": Command(
-        "goarena.benchmarks.commands.train_zero", "AlphaZero from zero knowledge by self-play, its generations rated"
+        "goarena.benchmarks.commands.train_zero",
+        "AlphaZero from zero knowledge by self-play, its generations rated",
     ),
 }
 

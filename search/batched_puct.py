@@ -59,7 +59,13 @@ def scratch_item(states, arrays, b):
     """Work arrays ``b`` of a stack of them, as views: their states and the other arrays
     apart, since a parallel kernel takes no nested tuples."""
     return Scratch(
-        K.batch_item(states, b), arrays[0][b], arrays[1][b], arrays[2][b], arrays[3][b], arrays[4][b], arrays[5][b]
+        K.batch_item(states, b),
+        arrays[0][b],
+        arrays[1][b],
+        arrays[2][b],
+        arrays[3][b],
+        arrays[4][b],
+        arrays[5][b],
     )
 
 

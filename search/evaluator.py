@@ -48,7 +48,9 @@ class Scratch(NamedTuple):
     legal: np.ndarray  # int8[A]: a legal-move mask
     marks: np.ndarray  # int8[P]: flood-fill marks for scoring
     stack: np.ndarray  # int64[P]: flood-fill stack for scoring
-    owner: np.ndarray  # int8[P]: who owns each point when a game finished in the tree is settled (0: count every stone)
+    owner: (
+        np.ndarray
+    )  # int8[P]: who owns each point when a game finished in the tree is settled (0: count every stone)
 
 
 def new_scratch(like: GoState) -> Scratch:

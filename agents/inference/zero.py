@@ -38,7 +38,9 @@ class ZeroEvaluator:
         """int8[B, 17, N, N]: the leaves' history planes, channels first."""
         count = len(leaves)
         if leaves.geometry.size != self.board_size:
-            raise ValueError(f"the network plays {self.board_size}x{self.board_size}, not {leaves.geometry.size}")
+            raise ValueError(
+                f"the network plays {self.board_size}x{self.board_size}, not {leaves.geometry.size}"
+            )
         if self._planes.shape[0] < count:
             self._planes = np.zeros((count, self.board_size, self.board_size, NUM_HISTORY_PLANES), np.int8)
         out = self._planes[:count]

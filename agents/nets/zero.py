@@ -93,7 +93,9 @@ class ZeroNet(nn.Module):
         self.board_size = board_size
         self.planes = NUM_HISTORY_PLANES
         self.stem = nn.Sequential(
-            nn.Conv2d(NUM_HISTORY_PLANES, filters, 3, padding=1, bias=False), nn.BatchNorm2d(filters), nn.ReLU()
+            nn.Conv2d(NUM_HISTORY_PLANES, filters, 3, padding=1, bias=False),
+            nn.BatchNorm2d(filters),
+            nn.ReLU(),
         )
         self.tower = nn.Sequential(
             *(ResidualBlock(filters, global_pool and i % POOL_EVERY == POOL_EVERY - 1) for i in range(blocks))

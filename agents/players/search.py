@@ -245,7 +245,9 @@ class _SearchAgent:
                 return RESIGN
         move = self.searcher.choose_move(self._temperature(game))
         if move == game.pass_move and self._ownership is not None and self._passes is not None:
-            move = self._passes.move(game, self.searcher, self._ownership)  # not while its own dead stones count
+            move = self._passes.move(
+                game, self.searcher, self._ownership
+            )  # not while its own dead stones count
         return move
 
     def act(self, game: Game) -> Action:

@@ -83,9 +83,8 @@ class ZeroAgent(PUCTAgent):
     def warmup(size: int) -> None:
         """Compile both searches' kernels and the history planes (see ``Warmable``)."""
         from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
-        from goarena.search.warmup import warmup_game
-
         from goarena.search.gumbel import GumbelSearch
+        from goarena.search.warmup import warmup_game
 
         PUCTAgent.warmup(size)
         GumbelSearch(seed=0).search(GameBatch(size, 1), simulations=2)
@@ -99,7 +98,9 @@ class ZeroAgent(PUCTAgent):
         from goarena.search.gumbel import GumbelSearch
 
         if self._gumbel is None:
-            self._gumbel = GumbelSearch(self.evaluator, seed=self.seed, max_considered=self.max_considered, gumbel=False)
+            self._gumbel = GumbelSearch(
+                self.evaluator, seed=self.seed, max_considered=self.max_considered, gumbel=False
+            )
         batch = GameBatch(game.size, 1, game.rules)
         K.copy_into(K.state_item(batch.state, 0), game.state)
         move = int(self._gumbel.search(batch, self.simulations or DEFAULT_SIMULATIONS)[0])

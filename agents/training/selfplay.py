@@ -201,7 +201,11 @@ def _collect(
         planes, policy, to_play, game = (np.concatenate(parts) for parts in zip(*recorded, strict=True))
     else:
         planes = np.zeros((0, size, size, NUM_HISTORY_PLANES), np.int8)
-        policy, to_play, game = np.zeros((0, actions), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        policy, to_play, game = (
+            np.zeros((0, actions), np.float32),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+        )
     winner = winners[game]
     value = np.where(winner == 0, 0, np.where(winner == to_play, 1, -1)).astype(np.int8)
     own = owners[game]

@@ -85,7 +85,9 @@ class SelfPlayWorkers:
         if self.workers == 1:
             return [play_selfplay(model, games, rules, settings, seed) for seed in seeds]
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"), initializer=_init_worker)
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=get_context("spawn"), initializer=_init_worker
+            )
         network = _cpu_copy(model)
         futures = [self._pool.submit(_play_shard, network, games, rules, settings, seed) for seed in seeds]
         return [future.result() for future in futures]

@@ -75,14 +75,20 @@ class ZeroConfig(RunConfig):
     shards: int = option(2, "batches a round's games are played in (the unit of --workers)", check=positive)
     search: str = option("gumbel", "self-play search: gumbel or puct", check=one_of(*SEARCHES))
     simulations: int = option(16, "simulations of a full search", check=positive)
-    cheap_simulations: int = option(4, "simulations of a cheap search (playout cap randomization)", check=positive)
+    cheap_simulations: int = option(
+        4, "simulations of a cheap search (playout cap randomization)", check=positive
+    )
     full_search_probability: float = option(
         1.0, "share of moves searched fully and recorded; 1: no playout cap randomization", check=_probability
     )
     noise: float = option(0.25, "weight of the root's Dirichlet noise (puct)", check=_probability)
-    temperature_moves: int = option(8, "opening moves drawn in proportion to the visits (puct)", check=at_least_zero)
+    temperature_moves: int = option(
+        8, "opening moves drawn in proportion to the visits (puct)", check=at_least_zero
+    )
     max_considered: int = option(16, "root moves Gumbel search considers", check=positive)
-    resign_value: float = option(0.9, "resign when the root value is below minus this; 0: never", check=_probability)
+    resign_value: float = option(
+        0.9, "resign when the root value is below minus this; 0: never", check=_probability
+    )
     no_resign_fraction: float = option(0.2, "share of games never resigned", check=_probability)
     updates: int = option(16, "minibatches trained per round", check=positive)
     batch_size: int = option(256, "positions per minibatch", check=positive)
@@ -120,7 +126,9 @@ class ZeroConfig(RunConfig):
         )
 
 
-def zero_loss(model: ZeroNet, batch: dict[str, np.ndarray], ownership_weight: float) -> dict[str, torch.Tensor]:
+def zero_loss(
+    model: ZeroNet, batch: dict[str, np.ndarray], ownership_weight: float
+) -> dict[str, torch.Tensor]:
     """The AlphaZero loss of a minibatch, with its parts and the policy's entropy."""
     device = next(model.parameters()).device
     planes = torch.as_tensor(batch["planes"], dtype=torch.float32, device=device)
@@ -183,7 +191,9 @@ class ZeroJob:
         entries = json.loads(path.read_text()) if path.exists() else []
         entries = [entry for entry in entries if entry["step"] < done]
         games = done * self.config.games
-        entries.append({"generation": number, "step": done, "games": games, "seconds": seconds, "weights": weights})
+        entries.append(
+            {"generation": number, "step": done, "games": games, "seconds": seconds, "weights": weights}
+        )
         write_json(path, entries)  # type: ignore[arg-type]
 
     # -- one round ----------------------------------------------------------------------
@@ -196,7 +206,9 @@ class ZeroJob:
         rng = step_rng(self.config.seed, step)
         shard_seeds = [int(seed) for seed in rng.integers(2**63, size=self.config.shards)]
         self.model.eval()
-        games = self.workers.play(self.model, self.config.games // self.config.shards, self.rules, self.settings, shard_seeds)
+        games = self.workers.play(
+            self.model, self.config.games // self.config.shards, self.rules, self.settings, shard_seeds
+        )
         played = _merge(games)
         self.buffer.add(step, played)
         self.model.train()
@@ -290,7 +302,8 @@ def summary(metrics: dict[str, Any], run: Path) -> list[str]:
     ]
     for row in metrics.get("elo", []):
         lines.append(
-            f"  {row['name']} ({row['games']} games): Elo {row['elo']:.0f} ({row['elo_low']:.0f} to {row['elo_high']:.0f})"
+            f"  {row['name']} (after {row['games']} games): Elo {row['elo']:.0f}"
+            f" ({row['elo_low']:.0f} to {row['elo_high']:.0f})"
         )
     if "elo_plot" in metrics:
         lines.append(f"Elo curve {run / metrics['elo_plot']}")
@@ -303,7 +316,10 @@ class ZeroCommand(loop.Command):
     def parser(self) -> argparse.ArgumentParser:
         parser = super().parser()
         parser.add_argument(
-            "--workers", type=int, default=1, help="local self-play processes (default 1: in the training process)"
+            "--workers",
+            type=int,
+            default=1,
+            help="local self-play processes (default 1: in the training process)",
         )
         parser.add_argument(
             "--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",

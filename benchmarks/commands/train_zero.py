@@ -9,8 +9,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from goarena.agents.training.zero import DESCRIPTION, ZeroCommand, ZeroConfig, summary, train_zero
 from goarena.agents.training.loop import write_json
+from goarena.agents.training.zero import DESCRIPTION, ZeroCommand, ZeroConfig, summary, train_zero
 
 DEFAULT_ANCHORS = "random;uct-300=uct:simulations=300"
 
@@ -66,13 +66,21 @@ class TrainAndRate(ZeroCommand):
     def parser(self) -> argparse.ArgumentParser:
         parser = super().parser()
         parser.add_argument(
-            "--rate-games", type=int, default=4, help="games per pair in the league of generations; 0: none (default 4)"
+            "--rate-games",
+            type=int,
+            default=4,
+            help="games per pair in the league of generations; 0: none (default 4)",
         )
         parser.add_argument(
-            "--rate-simulations", type=int, default=64, help="simulations a move of each generation there (default 64)"
+            "--rate-simulations",
+            type=int,
+            default=64,
+            help="simulations a move of each generation there (default 64)",
         )
         parser.add_argument(
-            "--anchors", default=DEFAULT_ANCHORS, help=f"the league's fixed players, ';'-separated (default {DEFAULT_ANCHORS!r})"
+            "--anchors",
+            default=DEFAULT_ANCHORS,
+            help=f"the league's fixed players, ';'-separated (default {DEFAULT_ANCHORS!r})",
         )
         parser.add_argument("--rate-workers", type=int, default=1, help="league games at once (default 1)")
         return parser

@@ -9,7 +9,8 @@ from goarena.benchmarks.cli import main
 from goarena.benchmarks.commands.train_zero import anchor_specs
 
 TINY = ["--size", "5", "--komi", "0.5", "--blocks", "1", "--filters", "8", "--games", "4", "--shards", "1",
-        "--simulations", "4", "--updates", "1", "--batch-size", "8", "--rounds", "2", "--generation-every", "1"]  # fmt: skip
+        "--simulations", "4", "--updates", "1", "--batch-size", "8", "--rounds", "2",
+        "--generation-every", "1"]  # fmt: skip
 
 
 def test_trains_then_rates_every_generation_against_the_anchors(tmp_path: Path, capsys):
@@ -37,4 +38,7 @@ def test_rate_games_0_trains_only(tmp_path: Path):
 
 
 def test_anchors_are_separated_by_semicolons_as_specs_have_commas():
-    assert anchor_specs("random; uct-300=uct:simulations=300,c=1.4;") == ["random", "uct-300=uct:simulations=300,c=1.4"]
+    assert anchor_specs("random; uct-300=uct:simulations=300,c=1.4;") == [
+        "random",
+        "uct-300=uct:simulations=300,c=1.4",
+    ]

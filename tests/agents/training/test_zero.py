@@ -33,7 +33,11 @@ def test_a_run_writes_chunks_generations_and_the_exported_network(tmp_path: Path
     run = tmp_path / "run"
     assert sorted(p.name for p in (run / "buffer").iterdir()) == [f"chunk-0000000{i}" for i in range(4)]
     generations = json.loads((run / "generations.json").read_text())
-    assert [(g["generation"], g["step"], g["games"]) for g in generations] == [(0, 0, 0), (1, 2, 8), (2, 4, 16)]
+    assert [(g["generation"], g["step"], g["games"]) for g in generations] == [
+        (0, 0, 0),
+        (1, 2, 8),
+        (2, 4, 16),
+    ]
     assert all((run / g["weights"]).is_file() for g in generations)
     assert metrics["generations"] == 3 and metrics["games"] == 16
     assert weights_digest(run / "zero.pt") == weights_digest(run / "generations" / "gen-0002.pt")
@@ -112,7 +116,9 @@ def test_resumes_after_kill_9_with_no_game_lost_or_counted_twice(tmp_path: Path)
     killed, whole = tmp_path / "killed", tmp_path / "whole"
     last = killed / "checkpoints" / "last.pt"
     script = f"from goarena.agents.training.zero import main; main({command(killed)!r})"
-    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         while process.poll() is None:
             if last.exists() and read_checkpoint(last)["step"] >= 3:
