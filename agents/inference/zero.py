@@ -9,6 +9,8 @@ them, such as self-play's targets or GTP's analysis.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import torch
 from torch import nn
@@ -16,6 +18,7 @@ from torch import nn
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from goarena.agents.inference.network import legal_weights
 from goarena.agents.nets.predict import forward
+from goarena.agents.nets.zero import ZeroOutput
 from goarena.search import Leaves
 
 
@@ -48,7 +51,7 @@ class ZeroEvaluator:
         return np.ascontiguousarray(np.moveaxis(out, -1, 1))
 
     def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
-        output = forward(self.model, self.planes(leaves))
+        output = cast(ZeroOutput, forward(self.model, self.planes(leaves)))
         logits = output.logits.float().cpu().numpy()
         self.last_logits = logits
         self.last_ownership = output.ownership.float().cpu().numpy()

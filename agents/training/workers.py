@@ -5,11 +5,11 @@ wherever they are played; the network goes to the workers as its weights each ro
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from typing import Any
 
+import numba
 import torch
 from torch import nn
 
@@ -39,7 +39,7 @@ def _play_shard(
 
 
 def _init_worker() -> None:
-    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    numba.set_num_threads(1)  # a worker per core: the kernels' own threads would only compete
 
 
 class SelfPlayWorkers:
@@ -80,8 +80,8 @@ class SelfPlayWorkers:
         if self._ray_play is not None:
             import ray
 
-            network = ray.put(_cpu_copy(model))
-            return ray.get([self._ray_play.remote(network, games, rules, settings, seed) for seed in seeds])
+            shared = ray.put(_cpu_copy(model))
+            return ray.get([self._ray_play.remote(shared, games, rules, settings, seed) for seed in seeds])
         if self.workers == 1:
             return [play_selfplay(model, games, rules, settings, seed) for seed in seeds]
         if self._pool is None:
