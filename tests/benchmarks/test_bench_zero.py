@@ -27,6 +27,7 @@ def table(out: str, title: str) -> list[str]:
     return [line.strip() for line in lines]
 
 
+@pytest.mark.slow  # the whole bench at tiny settings: half a minute
 def test_prints_forward_selfplay_and_games_per_hour_tables(capsys):
     main(["bench", "zero", *TINY, *QUICK_GAMES])
     out = capsys.readouterr().out

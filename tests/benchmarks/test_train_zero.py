@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from goarena.benchmarks.cli import main
 from goarena.benchmarks.commands.train_zero import anchor_specs
 
@@ -13,6 +15,7 @@ TINY = ["--size", "5", "--komi", "0.5", "--blocks", "1", "--filters", "8", "--ga
         "--generation-every", "1"]  # fmt: skip
 
 
+@pytest.mark.slow  # a league in processes of its own
 def test_trains_then_rates_every_generation_against_the_anchors(tmp_path: Path, capsys):
     run = tmp_path / "run"
     main(["train", "zero", *TINY, "--run", str(run), "--no-progress", "--rate-games", "2",

@@ -51,6 +51,7 @@ def stored_games(run):
         return store.games()
 
 
+@pytest.mark.slow  # a league in processes of its own
 def test_every_generation_and_anchor_is_rated_and_written_to_elo_json(run):
     rows = rate_generations(run, **TINY)
     assert [row["name"] for row in rows] == ["gen-0000", "gen-0001"]
@@ -66,6 +67,7 @@ def test_every_generation_and_anchor_is_rated_and_written_to_elo_json(run):
     assert table["league_games"] == len(stored_games(run)) == 3 * 2
 
 
+@pytest.mark.slow  # a league in processes of its own
 def test_a_new_generation_plays_only_the_new_pairs_and_keeps_every_game(run):
     rate_generations(run, **TINY)
     before = stored_games(run)
@@ -81,6 +83,7 @@ def test_a_new_generation_plays_only_the_new_pairs_and_keeps_every_game(run):
     assert stored_games(run) == after
 
 
+@pytest.mark.slow  # a league in processes of its own
 def test_a_league_whose_players_changed_is_refused_before_anything_is_written(run):
     rate_generations(run, **TINY)
     before = stored_games(run)
@@ -91,6 +94,7 @@ def test_a_league_whose_players_changed_is_refused_before_anything_is_written(ru
     assert stored_games(run) == before
 
 
+@pytest.mark.slow  # a league in processes of its own
 def test_a_generation_whose_weights_were_rewritten_is_refused(run):
     rate_generations(run, **TINY)
     add_generation(run, 2)
@@ -99,6 +103,7 @@ def test_a_generation_whose_weights_were_rewritten_is_refused(run):
         rate_generations(run, **TINY)
 
 
+@pytest.mark.slow  # a league in processes of its own
 def test_the_plot_is_a_png_in_the_run_directory(run):
     rate_generations(run, **TINY)
     path = plot_elo(run)
@@ -165,6 +170,7 @@ def test_an_anchor_named_as_a_generation_is_refused(run):
         rate_generations(run, **{**TINY, "anchors": ["gen-0001=random"]})
 
 
+@pytest.mark.slow  # a league in processes of its own
 def test_a_league_killed_before_its_configuration_was_stored_is_started(run):
     """An empty database (the league killed as it began) is the league's to start, as
     ``goarena league`` starts it; the check of its players must not refuse it."""

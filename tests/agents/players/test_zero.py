@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from go_env import Game, Rules
 from goarena.agents import make_agent
@@ -21,6 +22,7 @@ RULES = Rules(komi=0.5, scoring="area")
 @pytest.fixture(scope="module")
 def weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("zero") / "zero.pt"
+    torch.manual_seed(0)  # the same untrained network whatever ran before
     save_model(path, ZeroNet(5, blocks=1, filters=8))
     return path
 
@@ -36,6 +38,8 @@ def started(spec: str, size: int = 5) -> tuple[object, Game]:
 def test_plays_legal_moves_and_reports_its_policy(weights: Path, search: str):
     player, game = started(f"zero:weights={weights},simulations=16,search={search}")
     for _ in range(6):
+        if game.is_over:
+            break
         action = player.act(game)  # type: ignore[attr-defined]
         assert game.legal_mask()[action.move]
         assert action.policy.shape == (26,)
