@@ -80,8 +80,9 @@ GNUGO_RULES = "--chinese-rules --positional-superko"  # GNU Go's options for the
 
 def default_config() -> LeagueConfig:
     """The built-in league on 9x9: random, UCT at three budgets, the shipped SL and RL policy
-    networks (greedy) and rollout policy, and GNU Go at levels 1 and 10 when it is installed
-    (level 10 is then the anchor, rated 1000)."""
+    networks (greedy) and rollout policy, the shipped AlphaZero network at 50 simulations a
+    move, and GNU Go at levels 1 and 10 when it is installed (level 10 is then the anchor,
+    rated 1000)."""
     players = {
         "random": "random",
         "uct-30": "uct:simulations=30",
@@ -90,6 +91,7 @@ def default_config() -> LeagueConfig:
         "sl-policy": "sl-policy",
         "rl-policy": "rl-policy",
         "rollout-policy": "rollout-policy",
+        "zero": "zero:simulations=50",
     }
     if find_engine("gnugo"):
         for level in (1, 10):

@@ -140,7 +140,7 @@ def test_default_league_anchors_gnu_go_level_10_or_random():
 
 
 def test_the_shipped_networks_play_9x9_and_refuse_other_boards():
-    for spec in ("sl-policy", "rl-policy", "rollout-policy"):
+    for spec in ("sl-policy", "rl-policy", "rollout-policy", "zero"):
         check_spec(spec, GameContext(9, Rules()))
         with pytest.raises(AgentSpecError, match="9x9, not 13x13"):
             check_spec(spec, GameContext(13, Rules()))
