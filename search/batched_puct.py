@@ -108,6 +108,17 @@ def expand_backup_all(
             )  # fmt: skip
 
 
+def root_stats(trees: Tree) -> tuple[np.ndarray, np.ndarray]:
+    """(visits int64[B, A], mean values float64[B, A] for the side to move) of every root move
+    of a stack of trees; 0 where a move is unvisited or illegal."""
+    children = trees.children[:, ROOT]
+    created = (children >= 0) & (trees.expanded[:, ROOT, None] != 0)
+    nodes = np.where(created, children, 0)
+    visits = np.where(created, np.take_along_axis(trees.visits, nodes, axis=1), 0).astype(np.int64)
+    sums = np.where(created, np.take_along_axis(trees.value_sum, nodes, axis=1), 0.0)
+    return visits, sums / np.maximum(visits, 1)
+
+
 def _stacked(fields: tuple[np.ndarray, ...], count: int) -> list[np.ndarray]:
     return [np.repeat(field[None], count, axis=0) for field in fields]
 
@@ -255,14 +266,8 @@ class BatchedPUCT:
     # -- reading the roots ------------------------------------------------------------------
 
     def _root_stats(self) -> tuple[np.ndarray, np.ndarray]:
-        trees = self.trees
-        assert trees is not None, "search first"
-        children = trees.children[:, ROOT]
-        created = (children >= 0) & (trees.expanded[:, ROOT, None] != 0)
-        nodes = np.where(created, children, 0)
-        visits = np.where(created, np.take_along_axis(trees.visits, nodes, axis=1), 0).astype(np.int64)
-        sums = np.where(created, np.take_along_axis(trees.value_sum, nodes, axis=1), 0.0)
-        return visits, sums / np.maximum(visits, 1)
+        assert self.trees is not None, "search first"
+        return root_stats(self.trees)
 
     def visit_counts(self) -> np.ndarray:
         """int64[B, A]: visits of each root move of each game (0 where unvisited or illegal)."""

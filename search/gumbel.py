@@ -43,7 +43,7 @@ from numba import njit
 from go_env import core as K
 from go_env.batch import GameBatch
 from go_env.core import GoState, inline_kernel
-from goarena.search.batched_puct import expand_backup_all, scratch_item, tree_item
+from goarena.search.batched_puct import expand_backup_all, root_stats, scratch_item, tree_item
 from goarena.search.evaluator import (
     Evaluator,
     Leaves,
@@ -416,14 +416,8 @@ class GumbelSearch:
     # -- reading the roots ------------------------------------------------------------------
 
     def _root_stats(self) -> tuple[np.ndarray, np.ndarray]:
-        trees = self.trees
-        assert trees is not None, "search first"
-        children = trees.children[:, ROOT]
-        created = (children >= 0) & (trees.expanded[:, ROOT, None] != 0)
-        nodes = np.where(created, children, 0)
-        visits = np.where(created, np.take_along_axis(trees.visits, nodes, axis=1), 0).astype(np.int64)
-        sums = np.where(created, np.take_along_axis(trees.value_sum, nodes, axis=1), 0.0)
-        return visits, sums / np.maximum(visits, 1)
+        assert self.trees is not None, "search first"
+        return root_stats(self.trees)
 
     def best_moves(self) -> np.ndarray:
         """int64[B]: the moves the last search chose (pass in finished games)."""
