@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,7 +158,14 @@ def zero_loss(
 class ZeroJob:
     """Self-play rounds and training steps, for ``loop.train``."""
 
-    def __init__(self, model: ZeroNet, config: ZeroConfig, directory: Path, workers: SelfPlayWorkers):
+    def __init__(
+        self,
+        model: ZeroNet,
+        config: ZeroConfig,
+        directory: Path,
+        workers: SelfPlayWorkers,
+        on_generation: Callable[[], float] | None = None,
+    ):
         self.model = model
         self.config = config
         self.directory = directory
@@ -167,6 +176,8 @@ class ZeroJob:
         self.buffer = ReplayBuffer(directory / "buffer", config.window)
         self._rounds_done = 0
         self._timeline: dict[int, float] | None = None  # step -> training seconds when it ended
+        self.on_generation = on_generation  # rates the generations so far; the newest one's Elo
+        self._latest_elo = math.nan
 
     # -- the run's record of time, kept beside the checkpoints --------------------------
 
@@ -230,6 +241,8 @@ class ZeroJob:
         self._record_time(done, seconds)
         if done % self.config.generation_every == 0:
             self._save_generation(done, seconds)
+            if self.on_generation is not None:
+                self._latest_elo = self.on_generation()
         metrics = {name: total / self.config.updates for name, total in sums.items()}
         checks = sum(g.resign_checks for g in games)
         metrics.update(
@@ -243,6 +256,8 @@ class ZeroJob:
             games_per_hour=self.config.games * 3600.0 / round_seconds,
             evaluations_per_second=sum(g.evaluations for g in games) / round_seconds,
         )
+        if self.on_generation is not None:
+            metrics["latest_elo"] = self._latest_elo  # NaN until the first generation is rated
         return metrics
 
     def evaluate(self) -> dict[str, float]:
@@ -280,17 +295,25 @@ def build_network(config: ZeroConfig) -> ZeroNet:
 
 
 def train_zero(
-    config: ZeroConfig, run_dir: Path | str, *, workers: int = 1, ray: str | None = None, **run: Any
+    config: ZeroConfig,
+    run_dir: Path | str,
+    *,
+    workers: int = 1,
+    ray: str | None = None,
+    on_generation: Callable[[], float] | None = None,
+    **run: Any,
 ) -> dict[str, Any]:
     """Train (or resume) the zero run in ``run_dir`` and export ``zero.pt``; ``workers`` and
-    ``ray`` say where self-play runs (``SelfPlayWorkers``), ``run`` holds ``run_training``'s
+    ``ray`` say where self-play runs (``SelfPlayWorkers``), ``on_generation`` (if given) rates
+    the generations after each new one and gives the newest one's Elo, shown as the run goes
+    (``latest_elo``), and ``run`` holds ``run_training``'s
     keywords (device, threads, progress). The generations are rated by
     ``goarena.benchmarks.league.zero_rating`` (``goarena train zero`` does it at the end)."""
     directory = Path(run_dir)
 
     def build(where: torch.device) -> ZeroJob:
         pool = SelfPlayWorkers(workers=workers, ray_address=ray)
-        return ZeroJob(build_network(config).to(where), config, directory, pool)
+        return ZeroJob(build_network(config).to(where), config, directory, pool, on_generation)
 
     return run_training(config, run_dir, build, "round", **run)
 

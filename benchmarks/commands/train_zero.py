@@ -28,23 +28,33 @@ def train_and_rate(
     rate_simulations: int = 64,
     anchors: str = DEFAULT_ANCHORS,
     rate_workers: int = 1,
+    rate_every_generation: bool = False,
     **run: Any,
 ) -> dict[str, Any]:
     """``train_zero``, then (unless ``rate_games`` is 0) the league of its generations and the
-    anchors; metrics.json gets the Elo table and the plot's name."""
-    metrics = train_zero(config, run_dir, **run)
-    if rate_games > 0:
-        from goarena.benchmarks.league.zero_rating import plot_elo, rate_generations
+    anchors; metrics.json gets the Elo table and the plot's name. With
+    ``rate_every_generation`` the league also plays after each new generation, and the
+    progress shows the newest one's Elo (``latest_elo``)."""
+    from goarena.benchmarks.league.zero_rating import plot_elo, rate_generations
 
-        directory = Path(run_dir)
-        metrics["elo"] = rate_generations(
+    directory = Path(run_dir)
+
+    def rate(progress: bool) -> list[dict[str, Any]]:
+        return rate_generations(
             directory,
             anchors=anchor_specs(anchors),
             games_per_pair=rate_games,
             simulations=rate_simulations,
             workers=rate_workers,
-            progress=run.get("progress", True),
+            progress=progress,
         )
+
+    live = rate_every_generation and rate_games > 0
+    metrics = train_zero(
+        config, run_dir, on_generation=(lambda: rate(False)[-1]["elo"]) if live else None, **run
+    )
+    if rate_games > 0:
+        metrics["elo"] = rate(run.get("progress", True))
         metrics["elo_plot"] = plot_elo(directory).name
         log_elo(directory, metrics["elo"])
         write_json(directory / "metrics.json", metrics)
@@ -83,6 +93,11 @@ class TrainAndRate(ZeroCommand):
             help=f"the league's fixed players, ';'-separated (default {DEFAULT_ANCHORS!r})",
         )
         parser.add_argument("--rate-workers", type=int, default=1, help="league games at once (default 1)")
+        parser.add_argument(
+            "--rate-every-generation",
+            action="store_true",
+            help="play the league after each new generation too, showing its Elo as the run goes",
+        )
         return parser
 
     def run_options(self, args: argparse.Namespace) -> dict[str, Any]:
@@ -92,6 +107,7 @@ class TrainAndRate(ZeroCommand):
             "rate_simulations": args.rate_simulations,
             "anchors": args.anchors,
             "rate_workers": args.rate_workers,
+            "rate_every_generation": args.rate_every_generation,
         }
 
 

@@ -45,3 +45,17 @@ def test_anchors_are_separated_by_semicolons_as_specs_have_commas():
         "random",
         "uct-300=uct:simulations=300,c=1.4",
     ]
+
+
+@pytest.mark.slow  # a league in processes of its own, after each generation
+def test_rating_every_generation_shows_the_newest_elo_as_the_run_goes(tmp_path: Path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run = tmp_path / "run"
+    main(["train", "zero", *TINY, "--run", str(run), "--no-progress", "--rate-games", "2",
+          "--rate-simulations", "2", "--anchors", "random", "--rate-every-generation"])  # fmt: skip
+    events = EventAccumulator(str(run / "tensorboard")).Reload()
+    latest = [event.value for event in events.Scalars("train/latest_elo")]
+    assert len(latest) == 2 and all(value == value for value in latest)  # rated after rounds 1 and 2
+    final = {row["name"]: row["elo"] for row in json.loads((run / "metrics.json").read_text())["elo"]}
+    assert set(final) == {"gen-0000", "gen-0001", "gen-0002"}
