@@ -3,8 +3,6 @@
 ``ZeroEvaluator`` builds the history planes of all leaves in one kernel call, runs the
 network once, and serves the priors (the softmax's weights on each leaf's legal moves, left
 for the search to normalise) and the values (the tanh head, for each leaf's side to move).
-The last call's policy logits and ownership stay readable (``last``) for callers that record
-them, such as self-play's targets or GTP's analysis.
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
-import torch
 from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
@@ -34,8 +31,6 @@ class ZeroEvaluator:
         self.board_size: int = model.board_size  # type: ignore[assignment]
         self._planes = np.zeros((0, self.board_size, self.board_size, NUM_HISTORY_PLANES), np.int8)
         self.evaluations = 0  # positions evaluated
-        self.last_logits = np.zeros((0, self.board_size**2 + 1), np.float32)
-        self.last_ownership = np.zeros((0, self.board_size**2), np.float32)
 
     def planes(self, leaves: Leaves) -> np.ndarray:
         """int8[B, 17, N, N]: the leaves' history planes, channels first."""
@@ -53,16 +48,6 @@ class ZeroEvaluator:
     def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
         output = cast(ZeroOutput, forward(self.model, self.planes(leaves)))
         logits = output.logits.float().cpu().numpy()
-        self.last_logits = logits
-        self.last_ownership = output.ownership.float().cpu().numpy()
         self.evaluations += len(leaves)
         values = output.value.float().cpu().numpy().astype(np.float64)
         return legal_weights(logits, leaves.legal), values
-
-
-def zero_outputs(model: nn.Module, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(logits float32[B, A], values float32[B], ownership float32[B, N*N]) for history
-    planes ``planes`` [B, 17, N, N]."""
-    with torch.inference_mode():
-        output = forward(model, planes)
-    return tuple(tensor.float().cpu().numpy() for tensor in output)  # type: ignore[return-value]

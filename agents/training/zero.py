@@ -37,7 +37,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from go_env import Rules
+from go_env import BLACK, Rules
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.training import loop
@@ -252,7 +252,7 @@ class ZeroJob:
             positions=float(len(played)),
             false_resignation_rate=sum(g.false_resignations for g in games) / checks if checks else 0.0,
             resigned=float(played.resigned.mean()),
-            black_wins=float(np.mean(played.winners == 1)),
+            black_wins=float(np.mean(played.winners == BLACK)),
             games_per_hour=self.config.games * 3600.0 / round_seconds,
             evaluations_per_second=sum(g.evaluations for g in games) / round_seconds,
         )
@@ -311,11 +311,17 @@ def train_zero(
     ``goarena.benchmarks.league.zero_rating`` (``goarena train zero`` does it at the end)."""
     directory = Path(run_dir)
 
-    def build(where: torch.device) -> ZeroJob:
-        pool = SelfPlayWorkers(workers=workers, ray_address=ray)
-        return ZeroJob(build_network(config).to(where), config, directory, pool, on_generation)
+    pools: list[SelfPlayWorkers] = []
 
-    return run_training(config, run_dir, build, "round", **run)
+    def build(where: torch.device) -> ZeroJob:
+        pools.append(SelfPlayWorkers(workers=workers, ray_address=ray))
+        return ZeroJob(build_network(config).to(where), config, directory, pools[-1], on_generation)
+
+    try:
+        return run_training(config, run_dir, build, "round", **run)
+    finally:
+        for pool in pools:
+            pool.close()  # the worker processes end with the run
 
 
 def summary(metrics: dict[str, Any], run: Path) -> list[str]:
