@@ -41,6 +41,8 @@ def _zero_options(options: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     search = options.pop("search", "puct")
     if search not in SEARCHES:
         raise ValueError(f"search is one of {', '.join(SEARCHES)}, got {search!r}")
+    if search == "gumbel" and options.get("seconds") is not None:
+        raise ValueError("search=gumbel takes a budget in simulations, not seconds")
     if options.get("simulations") is None and options.get("seconds") is None:
         options["simulations"] = DEFAULT_SIMULATIONS
     return weights, search, options
@@ -103,7 +105,7 @@ class ZeroAgent(PUCTAgent):
             )
         batch = GameBatch(game.size, 1, game.rules)
         K.copy_into(K.state_item(batch.state, 0), game.state)
-        move = int(self._gumbel.search(batch, self.simulations or DEFAULT_SIMULATIONS)[0])
+        move = int(self._gumbel.search(batch, self.simulations)[0])  # type: ignore[arg-type]  # set: no seconds
         return move, self._gumbel.policy_targets()[0], float(self._gumbel.root_values()[0])
 
     def select_move(self, game: Game) -> int:

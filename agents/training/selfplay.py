@@ -153,9 +153,7 @@ def play_selfplay(
             else:
                 targets = search.visit_distributions(1.0)
             batch_history_planes(batch.state, batch.geometry, planes)
-            recorded.append(
-                (planes[running].copy(), targets[running].astype(np.float32), to_play[running], running)
-            )
+            recorded.append((planes[running], targets[running].astype(np.float32), to_play[running], running))
         if settings.search == "puct":
             opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < settings.temperature_moves
             drawn = search.choose_moves(1.0)

@@ -76,7 +76,9 @@ def test_refuses_another_board_size(weights: Path):
         check_spec(f"zero:weights={weights}", GameContext(9, RULES))
 
 
-@pytest.mark.parametrize("bad", ["evaluator=rollout", "search=minimax", "prior=x.pt"])
+@pytest.mark.parametrize(
+    "bad", ["evaluator=rollout", "search=minimax", "prior=x.pt", "search=gumbel,seconds=1"]
+)
 def test_refuses_options_that_are_not_its(weights: Path, bad: str):
     with pytest.raises(AgentSpecError):
         check_spec(f"zero:weights={weights},{bad}")
