@@ -14,7 +14,11 @@ and backs them up (another parallel kernel). A network thus sees one batch of ab
 
 Game ``b``'s tree is the one ``PUCT(evaluator, batch=leaves_per_game)`` grows for that game
 alone, given an evaluator that values each leaf on its own: the same selection, the same
-chunks of leaves, the same noise for one game. Trees are not kept between moves.
+chunks of leaves, the same noise for one game.
+
+With ``reuse=True``, moves are played through ``search.play(batch, moves)``: each game keeps
+the subtree of its move, and the next search tops its root up to ``simulations`` visits (as
+KataGo's visit limit does), so the visits already spent below the move are not paid twice.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from goarena.search.evaluator import (
 )
 from goarena.search.puct import collect, expand_backup, mix_root_noise
 from goarena.search.selection import make_selection
-from goarena.search.tree import ROOT, Tree, clear, new_tree
+from goarena.search.tree import ROOT, Tree, clear, new_tree, reroot
 
 
 @inline_kernel
@@ -119,6 +123,11 @@ def root_stats(trees: Tree) -> tuple[np.ndarray, np.ndarray]:
     return visits, sums / np.maximum(visits, 1)
 
 
+def _positions(batch: GameBatch) -> np.ndarray:
+    """int64[B, 2]: each game's board key and move number, which tell a kept tree's position."""
+    return np.stack([batch.state.key[:, 0].view(np.int64), batch.state.info[:, K.INFO_MOVE_NUMBER]], axis=1)
+
+
 def _stacked(fields: tuple[np.ndarray, ...], count: int) -> list[np.ndarray]:
     return [np.repeat(field[None], count, axis=0) for field in fields]
 
@@ -136,6 +145,8 @@ class BatchedPUCT:
         seed: seed of the noise and of ``choose_moves``.
         selection, fpu, fpu_reduction, virtual_loss: the selection rule and its parameters,
             as for ``PUCT``.
+        reuse: keep each game's subtree of the move played by ``play`` for the next search,
+            which then runs only the simulations its root lacks.
         threads: numba threads that may work on the trees during a search (at most numba's
             number and one per game). A step's tree work is small, microseconds a game, and
             waking threads for it twice a step costs more than it saves unless the games are
@@ -156,11 +167,13 @@ class BatchedPUCT:
         fpu: float = 0.0,
         fpu_reduction: float | None = None,
         virtual_loss: float = 1.0,
+        reuse: bool = False,
         threads: int = 1,
     ):
         if leaves_per_game < 1 or threads < 1 or not 0.0 <= noise <= 1.0:
             raise ValueError("leaves_per_game and threads must be >= 1 and noise in [0, 1]")
         self.threads = threads
+        self.reuse = reuse
         self.evaluator = as_evaluator(evaluator if evaluator is not None else UniformEvaluator())
         self.selection = make_selection(selection, c_puct, fpu, virtual_loss, fpu_reduction)
         self.leaves_per_game = leaves_per_game
@@ -169,18 +182,25 @@ class BatchedPUCT:
         self.np_random = np.random.default_rng(seed)
         self.trees: Tree | None = None  # every field with a leading axis [B]
         self._key: tuple | None = None  # the shapes the work arrays were made for
+        self._kept: np.ndarray | None = None  # (key, move number) of each game whose tree ``play`` kept
         self.simulations = np.zeros(0, np.int64)  # per game, in the last search
         self.steps = 0  # collection steps of the last search
         self.evaluations = 0  # evaluator calls of the last search (one per step with leaves)
 
     def _allocate(self, batch: GameBatch, simulations: int) -> Tree:
-        """Empty trees with room for ``simulations`` in each game, and the work arrays."""
+        """Trees with room for ``simulations`` in each game, and the work arrays; a game's
+        tree is kept if ``play`` kept it for the position it is in now, else emptied."""
         size, k = batch.batch_size, self.leaves_per_game
         key = (shapes(batch.state), k)
         trees = self.trees
+        kept = self._kept_trees(batch) if key == self._key else np.zeros(size, bool)
         if key != self._key or trees is None or trees.parent.shape[1] < simulations + 1:
-            # A simulation adds one node at most.
+            # A simulation adds one node at most, and a kept tree has no more nodes than visits.
+            old = trees
             trees = Tree(*_stacked(new_tree(simulations + 1, batch.num_actions, priors=True), size))
+            if old is not None and kept.any():
+                for new_field, old_field in zip(trees, old, strict=True):
+                    new_field[:, : old_field.shape[1]] = old_field
             one = K.state_item(batch.state, 0)
             scratch = new_scratch(one)
             self._scratch_states = GoState(*_stacked(scratch.state, size))
@@ -192,10 +212,34 @@ class BatchedPUCT:
             self._priors = np.zeros((size, k, batch.num_actions), np.float32)
             self._values = np.zeros((size, k), np.float64)
             self._key = key
-        for b in range(size):
+        for b in np.flatnonzero(~kept):
             clear(Tree(*(field[b] for field in trees)))
         self.trees = trees
+        self._kept = None
         return trees
+
+    def _kept_trees(self, batch: GameBatch) -> np.ndarray:
+        """bool[B]: the games whose tree ``play`` kept for the position they are in now."""
+        if self._kept is None or len(self._kept) != batch.batch_size:
+            return np.zeros(batch.batch_size, bool)
+        return (self._kept == _positions(batch)).all(axis=1)
+
+    def play(self, batch: GameBatch, moves: np.ndarray) -> None:
+        """Play ``moves`` (int[B]) in ``batch``; with ``reuse``, each game's tree keeps the
+        subtree of its move for the next search."""
+        batch.play(moves)
+        if not self.reuse or self.trees is None:
+            return
+        trees = self.trees
+        remap = np.empty(trees.parent.shape[1], np.int32)
+        for b, move in enumerate(np.asarray(moves)):
+            tree = Tree(*(field[b] for field in trees))
+            child = tree.children[ROOT, move] if tree.expanded[ROOT] else -1
+            if child > 0 and not batch.is_over[b]:
+                reroot(tree, child, remap)
+            else:
+                clear(tree)
+        self._kept = _positions(batch)
 
     def search(self, batch: GameBatch, simulations: int) -> np.ndarray:
         """Run ``simulations`` simulations in every running game of ``batch`` (left unchanged).
@@ -222,7 +266,11 @@ class BatchedPUCT:
 
     def _search(self, batch: GameBatch, simulations: int) -> None:
         trees, k = self._allocate(batch, simulations), self.leaves_per_game
-        done = np.where(batch.is_over, simulations, 0).astype(np.int64)
+        visited = trees.visits[:, ROOT].astype(np.int64)  # a kept tree's visits count
+        done = np.where(batch.is_over, simulations, np.minimum(visited, simulations))
+        unexpanded = trees.expanded[:, ROOT] == 0
+        if self.noise > 0.0:  # fresh noise on a kept root; a new one gets it once expanded
+            self._add_noise(np.flatnonzero(~unexpanded & ~batch.is_over))
         collected = np.zeros(batch.batch_size, np.int64)
         finished = np.zeros(batch.batch_size, np.int64)
         slots = np.arange(k)[None, :]
@@ -252,8 +300,8 @@ class BatchedPUCT:
                 self._scratch_states, self._scratch_arrays,
             )  # fmt: skip
             if self.steps == 1 and self.noise > 0.0:
-                self._add_noise(np.flatnonzero(counts > 0))
-        self.simulations = np.where(batch.is_over, 0, done)
+                self._add_noise(np.flatnonzero((counts > 0) & unexpanded))
+        self.simulations = np.where(batch.is_over, 0, np.maximum(done - visited, 0))
 
     def _add_noise(self, games: np.ndarray) -> None:
         """Mix Dirichlet noise into the priors of the roots of ``games``, as ``PUCT`` does."""

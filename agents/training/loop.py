@@ -60,6 +60,10 @@ LOCK = "LOCK"
 DATA_DIGEST = "data_manifest_sha256"  # config.json's key for the digest of the data's manifest
 
 
+def _grows(saved: Any, wanted: Any) -> bool:
+    return isinstance(saved, int) and isinstance(wanted, int) and wanted > saved
+
+
 def data_digest(data: Path | str) -> str | None:
     """The sha256 of the manifest of the shard folder ``data`` (None without one): a run
     resumed on a folder whose shards changed is refused."""
@@ -76,10 +80,20 @@ class Run:
         RunLockedError: another process trains in the directory now.
         RunConfigError: the directory holds a run with another config (naming the keys), or
             one whose data changed.
+
+    ``extendable`` names keys that may grow on resume (a job whose schedule does not depend
+    on its length: ``rounds`` of a zero run); config.json then records the new value.
     """
 
-    def __init__(self, directory: Path | str, config: Mapping[str, Any], data: Path | str | None = None):
+    def __init__(
+        self,
+        directory: Path | str,
+        config: Mapping[str, Any],
+        data: Path | str | None = None,
+        extendable: Sequence[str] = (),
+    ):
         self.directory = Path(directory)
+        self.extendable = tuple(extendable)
         self.config = json.loads(json.dumps(dict(config)))  # as it reads back from the file
         digest = data_digest(data) if data is not None else None
         if digest is not None:
@@ -113,12 +127,21 @@ class Run:
                 f"(the sha256 of their manifest was {saved[DATA_DIGEST][:12]}..., now "
                 f"{str(self.config.get(DATA_DIGEST))[:12]}...): use another run directory for the new data"
             )
+        extended = [
+            key for key in differing if key in self.extendable and _grows(saved.get(key), self.config[key])
+        ]
+        differing = [key for key in differing if key not in extended]
         if differing:
             changes = ", ".join(f"{key}: {saved.get(key)!r} -> {self.config.get(key)!r}" for key in differing)
             raise RunConfigError(
                 f"{self.directory} holds a run with another config ({changes}); "
                 "use another run directory, or the same options to resume"
             )
+        if extended:
+            with storage(self.directory, "extend the run's config"):
+                temporary = path.with_suffix(".json.tmp")
+                temporary.write_text(json.dumps(self.config, indent=2) + "\n")
+                temporary.replace(path)
 
     def close(self) -> None:
         """Release the directory's lock."""
@@ -370,7 +393,9 @@ def _save(path: Path, job: TrainingJob, run: Run, step: int, best: float, held_o
 
 
 def _restore(job: TrainingJob, contents: dict[str, Any], run: Run) -> tuple[int, float, dict[str, float]]:
-    if json.loads(contents["config"]) != run.config:
+    written = json.loads(contents["config"])
+    compared = (written.keys() | run.config.keys()) - set(run.extendable)
+    if any(written.get(key) != run.config.get(key) for key in compared):
         raise RunConfigError(f"{run.last} was written by a run with another config than config.json")
     job.model.load_state_dict(contents["state_dict"])
     job.optimizer.load_state_dict(contents["optimizer"])
@@ -432,6 +457,7 @@ def run_training(
     threads: int = 1,
     progress: bool = True,
     data: Path | str | None = None,
+    extendable: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Train (or resume) the run of ``config`` (a ``RunConfig`` with ``steps`` and
     ``log_every``) in ``run_dir``: the skeleton every job shares.
@@ -446,6 +472,7 @@ def run_training(
     Args:
         data: the shard folder the job reads; the digest of its manifest joins config.json,
             so a run resumed after its data changed is refused.
+        extendable: config keys that may grow when the run resumes (``Run``).
 
     Raises:
         RunLockedError, RunConfigError: the directory is in use, or holds another run.
@@ -459,7 +486,7 @@ def run_training(
     with process_threads(threads):
         seed_everything(config.seed, torch_device)
         job = build(torch_device)
-        with Run(run_dir, asdict(config), data) as run, storage(run.directory, "write the run"):
+        with Run(run_dir, asdict(config), data, extendable) as run, storage(run.directory, "write the run"):
             train(run, job, schedule, progress=progress)
             best = read_checkpoint(run.best, torch_device)
             job.model.load_state_dict(best["state_dict"])

@@ -13,6 +13,10 @@ runs over all running games, with one forward pass per search step for all their
   full search (``simulations``, recorded) with that probability, else a cheap one
   (``cheap_simulations``, no noise, not recorded): more games for the value head per unit of
   compute.
+- Tree reuse (PUCT, ``tree_reuse``): each game keeps the subtree of the move played, and the
+  next search only tops its root up to the simulations asked (KataGo's visit limit), with
+  fresh noise on it. Gumbel search starts each move afresh, as its sequential halving plans
+  the root's whole budget.
 - Resignation: a side whose root value stays below ``-resign_value`` resigns, except in the
   share ``no_resign_fraction`` of games, which play on and measure how often a resignation
   would have been wrong (``false_resignations`` of ``resign_checks``).
@@ -53,6 +57,7 @@ class SelfPlaySettings:
     c_puct: float = 1.5
     resign_value: float = 0.9  # resign below this root value's negative; 0: never
     no_resign_fraction: float = 0.2
+    tree_reuse: bool = False  # PUCT only
 
     def __post_init__(self) -> None:
         if self.search not in SEARCHES:
@@ -63,6 +68,8 @@ class SelfPlaySettings:
             raise ValueError(f"full_search_probability is in (0, 1], got {self.full_search_probability}")
         if not 0.0 <= self.resign_value < 1.0 or not 0.0 <= self.no_resign_fraction <= 1.0:
             raise ValueError("resign_value is in [0, 1) and no_resign_fraction in [0, 1]")
+        if self.tree_reuse and self.search != "puct":
+            raise ValueError("tree_reuse is for search='puct': Gumbel search starts each move afresh")
 
 
 @dataclass
@@ -113,6 +120,7 @@ def _make_search(evaluator: ZeroEvaluator, settings: SelfPlaySettings, seed: int
         noise=settings.noise if full else 0.0,
         dirichlet_alpha=settings.dirichlet_alpha,
         seed=seed,
+        reuse=settings.tree_reuse,
     )
 
 
@@ -135,6 +143,8 @@ def play_selfplay(
     evaluator = ZeroEvaluator(model)
     full_search = _make_search(evaluator, settings, int(rng.integers(2**63)), True)
     cheap_search = _make_search(evaluator, settings, int(rng.integers(2**63)), False)
+    if settings.tree_reuse:  # one tree for both budgets, noise on the full searches only
+        cheap_search = full_search
     may_resign = rng.random(games) >= settings.no_resign_fraction
     resigned = np.zeros(games, bool)
     winners = np.zeros(games, np.int64)
@@ -144,6 +154,8 @@ def play_selfplay(
     while not (over := batch.is_over).all():
         full = settings.full_search_probability >= 1.0 or rng.random() < settings.full_search_probability
         search = full_search if full else cheap_search
+        if settings.tree_reuse:
+            search.noise = settings.noise if full else 0.0
         moves = search.search(batch, settings.simulations if full else settings.cheap_simulations)
         running = np.flatnonzero(~over)
         to_play = batch.to_play
@@ -168,7 +180,10 @@ def play_selfplay(
             first = losing & ~may_resign & (would_resign == 0)
             would_resign[first] = to_play[first]
             moves = np.where(resigning, batch.num_actions - 1, moves)
-        batch.play(moves)
+        if settings.search == "puct":
+            search.play(batch, moves)  # keeps the trees' subtrees with tree_reuse
+        else:
+            batch.play(moves)
         if resigned.any():
             batch.stop(resigned)
     played_out = ~resigned

@@ -92,6 +92,9 @@ class ZeroConfig(RunConfig):
         0.9, "resign when the root value is below minus this; 0: never", check=_probability
     )
     no_resign_fraction: float = option(0.2, "share of games never resigned", check=_probability)
+    tree_reuse: bool = option(
+        False, "keep the played move's subtree and top its root up to --simulations visits (puct)"
+    )
     updates: int = option(16, "minibatches trained per round", check=positive)
     batch_size: int = option(256, "positions per minibatch", check=positive)
     window: int = option(20000, "positions the replay window holds before it grows slower", check=positive)
@@ -125,6 +128,7 @@ class ZeroConfig(RunConfig):
             max_considered=self.max_considered,
             resign_value=self.resign_value,
             no_resign_fraction=self.no_resign_fraction,
+            tree_reuse=self.tree_reuse,
         )
 
 
@@ -306,8 +310,8 @@ def train_zero(
     """Train (or resume) the zero run in ``run_dir`` and export ``zero.pt``; ``workers`` and
     ``ray`` say where self-play runs (``SelfPlayWorkers``), ``on_generation`` (if given) rates
     the generations after each new one and gives the newest one's Elo, shown as the run goes
-    (``latest_elo``), and ``run`` holds ``run_training``'s
-    keywords (device, threads, progress). The generations are rated by
+    (``latest_elo``), and ``run`` holds ``run_training``'s keywords (device, threads,
+    progress). A finished run resumed with more ``rounds`` goes on. The generations are rated by
     ``goarena.benchmarks.league.zero_rating`` (``goarena train zero`` does it at the end)."""
     directory = Path(run_dir)
 
@@ -318,7 +322,8 @@ def train_zero(
         return ZeroJob(build_network(config).to(where), config, directory, pools[-1], on_generation)
 
     try:
-        return run_training(config, run_dir, build, "round", **run)
+        # the learning rate does not depend on the run's length, so --rounds may grow on resume
+        return run_training(config, run_dir, build, "round", extendable=("rounds",), **run)
     finally:
         for pool in pools:
             pool.close()  # the worker processes end with the run

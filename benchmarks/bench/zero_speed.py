@@ -16,6 +16,8 @@
    default: 2 shards of 32 games, ``SelfPlaySettings``' defaults with the search asked for)
    with 1 worker (this process, one torch and one numba thread) and with 2 worker processes.
    The processes are started and warmed up on a few quick games before the clock starts.
+   With ``--search puct`` the games are played with and without tree reuse, and the table
+   gives the network evaluations a move of each: what the kept subtrees save.
 
 Every measurement runs after a warm-up call outside the clock (numba's compile or cache load,
 torch's first call). Torch's and numba's threads are set for each part and restored after.
@@ -34,7 +36,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numba
@@ -105,6 +107,8 @@ class GamesRow:
     moves: int
     seconds: float
     games_per_hour: float
+    evaluations: int = 0  # positions the network evaluated
+    tree_reuse: bool = False
 
 
 @dataclass
@@ -366,7 +370,8 @@ def games_per_hour(
         pool.close()
     total = sum(len(shard.lengths) for shard in played)
     moves = sum(int(shard.lengths.sum()) for shard in played)
-    return GamesRow(workers, total, moves, spent, 3600.0 * total / spent)
+    evaluations = sum(shard.evaluations for shard in played)
+    return GamesRow(workers, total, moves, spent, 3600.0 * total / spent, evaluations, settings.tree_reuse)
 
 
 # -- the report ---------------------------------------------------------------------------------
@@ -388,9 +393,9 @@ def measure(
 ) -> Report:
     """Every figure of the bench (see the module documentation)."""
     batches = sorted(batches or BATCHES)
-    settings = SelfPlaySettings(
-        search=search, **({} if simulations is None else {"simulations": simulations})
-    )
+    settings = SelfPlaySettings(search=search)
+    if simulations is not None:
+        settings = replace(settings, simulations=simulations)
     say = progress or (lambda _: None)
     report = Report(description, model.board_size, settings.simulations, os.cpu_count(), os.getloadavg()[0])
     report.bfloat16_native = bfloat16_native()
@@ -398,9 +403,12 @@ def measure(
     report.forward = measure_forward(model, batches, sorted(thread_counts or THREADS), seconds, seed)
     say("self-play evaluations ...")
     report.selfplay = measure_selfplay(model, batches, list(SEARCHES), seconds, settings.simulations, seed)
-    for count in sorted(workers or WORKERS):
-        say(f"self-play games with {count} worker(s) ...")
-        report.games.append(games_per_hour(model, count, settings, games, shards, seed))
+    reuses = (False, True) if search == "puct" else (False,)
+    for reuse in reuses:
+        played = replace(settings, tree_reuse=reuse)
+        for count in sorted(workers or WORKERS):
+            say(f"self-play games with {count} worker(s){' and tree reuse' if reuse else ''} ...")
+            report.games.append(games_per_hour(model, count, played, games, shards, seed))
     report.load_after = os.getloadavg()[0]
     return report
 
@@ -472,15 +480,16 @@ def _games_table(report: Report, search: str, games: int, shards: int) -> list[s
     lines = [
         f"self-play games per hour: {report.board_size}x{report.board_size}, {search}, {report.simulations} "
         f"simulations, {shards} shard(s) of {games} game(s), the same games for every worker count",
-        f"  {'workers':>7s} {'games':>6s} {'moves/game':>11s} {'seconds':>8s} {'games/hour':>11s}"
-        f" {'/ 1 worker':>11s}",
+        f"  {'tree reuse':10s} {'workers':>7s} {'games':>6s} {'moves/game':>11s} {'evaluations/move':>17s}"
+        f" {'seconds':>8s} {'games/hour':>11s} {'/ 1 worker':>11s}",
     ]
     base = next((row.games_per_hour for row in report.games if row.workers == 1), None)
     for row in report.games:
         ratio = f"{row.games_per_hour / base:10.2f}x" if base else f"{'-':>11s}"
         lines.append(
-            f"  {row.workers:7d} {row.games:6d} {row.moves / max(row.games, 1):11.1f} {row.seconds:8.1f}"
-            f" {row.games_per_hour:11,.0f} {ratio}"
+            f"  {'yes' if row.tree_reuse else 'no':10s} {row.workers:7d} {row.games:6d}"
+            f" {row.moves / max(row.games, 1):11.1f} {row.evaluations / max(row.moves, 1):17.1f}"
+            f" {row.seconds:8.1f} {row.games_per_hour:11,.0f} {ratio}"
         )
     return lines
 

@@ -55,10 +55,10 @@ def test_prints_forward_selfplay_and_games_per_hour_tables(capsys):
     assert "at least 80% as busy" in selfplay[-1]
 
     games = table(out, "self-play games per hour: 5x5, gumbel, 2 simulations, 2 shard(s) of 1 game(s)")
-    assert games[0].split()[:2] == ["workers", "games"]
-    assert [row.split()[:2] for row in games[1:]] == [["1", "2"], ["2", "2"]]  # the same 2 games each
+    assert games[0].split()[:4] == ["tree", "reuse", "workers", "games"]
+    assert [row.split()[:3] for row in games[1:]] == [["no", "1", "2"], ["no", "2", "2"]]  # the same 2 games
     for row in games[1:]:
-        assert re.fullmatch(rf"\d +2 +\d+\.\d +\d+\.\d +{FIGURE} +\d+\.\d\dx", row), row
+        assert re.fullmatch(rf"no +\d +2 +\d+\.\d +\d+\.\d +\d+\.\d +{FIGURE} +\d+\.\d\dx", row), row
     assert games[1].endswith(" 1.00x")
 
 
@@ -124,3 +124,12 @@ def test_weights_that_are_no_zero_network_or_clash_with_a_fresh_ones_options_are
         zero_network(tmp_path / "zero.pt", size=9, filters=8)
     with pytest.raises(SystemExit, match=r"goarena: .*missing\.pt"):
         main(["bench", "zero", "--weights", str(tmp_path / "missing.pt")])
+
+
+def test_puct_games_are_played_with_and_without_tree_reuse(capsys):
+    main(["bench", "zero", *TINY, "--threads", "1", "--workers", "1", *QUICK_GAMES, "--search", "puct",
+          "--simulations", "8", "--json"])  # fmt: skip
+    games = json.loads(capsys.readouterr().out)["games"]
+    assert [(row["tree_reuse"], row["games"]) for row in games] == [(False, 2), (True, 2)]
+    per_move = [row["evaluations"] / row["moves"] for row in games]
+    assert per_move[1] < per_move[0] <= 8  # the kept subtrees pay part of each move's visits

@@ -105,3 +105,55 @@ def test_threads_change_the_speed_only():
     np.testing.assert_array_equal(counts[0], counts[2])
     with pytest.raises(ValueError):
         BatchedPUCT(threads=0)
+
+
+@pytest.mark.parametrize("leaves_per_game", [1, 4])
+def test_a_kept_tree_is_the_subtree_puct_keeps_topped_up_to_the_simulations(leaves_per_game):
+    batch = _opened(3)
+    games = [_single(batch, b) for b in range(3)]
+    search = BatchedPUCT(_keyed, leaves_per_game=leaves_per_game, reuse=True, seed=0)
+    puct = [PUCT(_keyed, batch=leaves_per_game, reuse=True, seed=0) for _ in range(3)]
+    for b in range(3):
+        puct[b].search(games[b], simulations=120)
+    moves = search.search(batch, simulations=120)
+    kept = search.visit_counts()[np.arange(3), moves]
+    search.play(batch, moves)
+    for b in range(3):
+        games[b].play(int(moves[b]))
+    search.search(batch, simulations=120)
+    np.testing.assert_array_equal(search.simulations, 120 - kept)  # the kept visits are not paid twice
+    assert (search.visit_counts().sum(axis=1) == 119).all()  # the root's own evaluation aside
+    for b in range(3):
+        puct[b].search(games[b], simulations=int(120 - kept[b]))  # PUCT adds, keeping its subtree too
+        np.testing.assert_array_equal(search.visit_counts()[b], puct[b].visit_counts())
+        np.testing.assert_allclose(search.values()[b], puct[b].values(), atol=1e-12)
+
+
+def test_a_tree_is_kept_only_for_the_position_play_left():
+    batch = _opened(2)
+    search = BatchedPUCT(_keyed, reuse=True, seed=0)
+    moves = search.search(batch, simulations=60)
+    search.play(batch, moves)
+    batch.play(search.search(batch, simulations=60))  # played past the search: no tree is kept
+    search.search(batch, simulations=60)
+    assert search.simulations.tolist() == [60, 60]
+    plain = BatchedPUCT(_keyed, seed=0)
+    plain.search(batch, simulations=60)
+    plain.play(batch, plain.best_moves())
+    plain.search(batch, simulations=60)
+    assert plain.simulations.tolist() == [60, 60]  # without reuse, every search starts afresh
+
+
+def test_self_play_with_reuse_and_noise_fits_the_trees_and_ends():
+    batch = GameBatch(5, 8, Rules(max_moves=40), seed=3)
+    search = BatchedPUCT(_keyed, reuse=True, noise=0.25, seed=3)
+    spent = 0
+    while not batch.is_over.all():
+        over = batch.is_over
+        search.search(batch, simulations=32)
+        spent += int(search.simulations.sum())
+        assert (search.visit_counts()[~over].sum(axis=1) == 31).all()
+        assert np.allclose(search.trees.prior[~over, 0].sum(axis=1), 1.0, atol=1e-5)
+        search.play(batch, search.choose_moves(temperature=1.0))
+    moves = int(batch.state.info[:, 3].sum())
+    assert spent < 32 * moves  # kept subtrees paid part of the visits

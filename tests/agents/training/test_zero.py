@@ -56,6 +56,26 @@ def test_self_play_records_targets_outcomes_and_ownership(tmp_path: Path, search
     assert (np.asarray(chunk.ownership)[~owned] == 0).all()
 
 
+def test_self_play_with_tree_reuse_records_the_same_targets_for_fewer_evaluations():
+    from go_env import Rules
+    from goarena.agents.training.selfplay import SelfPlaySettings, play_selfplay
+
+    torch.manual_seed(0)
+    model = ZeroNet(5, blocks=1, filters=8).eval()
+    played = {}
+    for reuse in (False, True):
+        settings = SelfPlaySettings(search="puct", simulations=24, resign_value=0.0, tree_reuse=reuse)
+        played[reuse] = play_selfplay(model, 8, Rules(komi=0.5, scoring="area"), settings, seed=1)
+        games = played[reuse]
+        assert np.allclose(games.policy.sum(axis=1), 1.0, atol=1e-5)
+        assert games.policy.shape[0] == games.lengths.sum()  # every move recorded
+    assert played[True].evaluations < 0.9 * played[False].evaluations * (
+        played[True].lengths.sum() / played[False].lengths.sum()
+    )
+    with pytest.raises(ValueError, match="tree_reuse"):
+        SelfPlaySettings(search="gumbel", tree_reuse=True)
+
+
 def test_the_loss_falls_on_a_fixed_batch():
     torch.manual_seed(0)
     model = ZeroNet(5, blocks=1, filters=8)
@@ -82,6 +102,18 @@ def test_a_changed_config_is_refused_and_writes_nothing(tmp_path: Path):
     with pytest.raises(RunConfigError, match="simulations"):
         train_zero(config(rounds=1, simulations=8), tmp_path / "run", progress=False)
     assert sorted(p.name for p in (tmp_path / "run").rglob("*")) == before
+
+
+def test_a_finished_run_extended_with_more_rounds_goes_on_as_one_long_run(tmp_path: Path):
+    train_zero(config(rounds=2), tmp_path / "extended", progress=False)
+    metrics = train_zero(config(rounds=4), tmp_path / "extended", progress=False)
+    train_zero(config(rounds=4), tmp_path / "straight", progress=False)
+    assert metrics["games"] == 16
+    assert json.loads((tmp_path / "extended" / "config.json").read_text())["rounds"] == 4
+    extended, straight = (weights_digest(tmp_path / name / "zero.pt") for name in ("extended", "straight"))
+    assert extended == straight
+    with pytest.raises(RunConfigError, match="rounds"):  # a run does not shrink
+        train_zero(config(rounds=3), tmp_path / "extended", progress=False)
 
 
 @pytest.mark.parametrize("bad", [{"games": 5}, {"search": "alphabeta"}, {"resign_value": 1.5}])
