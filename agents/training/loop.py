@@ -27,7 +27,7 @@ import os
 import random
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -82,7 +82,9 @@ class Run:
             one whose data changed.
 
     ``extendable`` names keys that may grow on resume (a job whose schedule does not depend
-    on its length: ``rounds`` of a zero run); config.json then records the new value.
+    on its length: ``rounds`` of a zero run), and ``defaults`` the options' defaults: a run
+    that began before an option existed resumes when the option is left at its default.
+    config.json then records the config as it is now.
     """
 
     def __init__(
@@ -91,9 +93,11 @@ class Run:
         config: Mapping[str, Any],
         data: Path | str | None = None,
         extendable: Sequence[str] = (),
+        defaults: Mapping[str, Any] | None = None,
     ):
         self.directory = Path(directory)
         self.extendable = tuple(extendable)
+        self.defaults = json.loads(json.dumps(dict(defaults or {})))
         self.config = json.loads(json.dumps(dict(config)))  # as it reads back from the file
         digest = data_digest(data) if data is not None else None
         if digest is not None:
@@ -109,39 +113,47 @@ class Run:
 
     def _check_or_write(self, data: Path | str | None) -> None:
         path = self.directory / "config.json"
-        if not path.exists():
+        saved = None
+        if path.exists():
+            try:
+                saved = json.loads(path.read_text())
+            except ValueError as error:
+                raise RunConfigError(f"{path} is not JSON: {error}") from None
+            differing = self.differences(saved)
+            if differing == [DATA_DIGEST] and saved.get(DATA_DIGEST):
+                raise RunConfigError(
+                    f"{self.directory} was trained on the shards in {data} as they were; they changed "
+                    f"since (the sha256 of their manifest was {saved[DATA_DIGEST][:12]}..., now "
+                    f"{str(self.config.get(DATA_DIGEST))[:12]}...): use another run directory for the "
+                    "new data"
+                )
+            if differing:
+                changes = ", ".join(
+                    f"{key}: {saved.get(key)!r} -> {self.config.get(key)!r}" for key in differing
+                )
+                raise RunConfigError(
+                    f"{self.directory} holds a run with another config ({changes}); "
+                    "use another run directory, or the same options to resume"
+                )
+        if saved != self.config:  # a new run, extended, or an option added since it began
             with storage(self.directory, "write the run's config"):
                 temporary = path.with_suffix(".json.tmp")
                 temporary.write_text(json.dumps(self.config, indent=2) + "\n")
                 temporary.replace(path)
-            return
-        try:
-            saved = json.loads(path.read_text())
-        except ValueError as error:
-            raise RunConfigError(f"{path} is not JSON: {error}") from None
-        keys = saved.keys() | self.config.keys()
-        differing = sorted(key for key in keys if saved.get(key) != self.config.get(key))
-        if differing == [DATA_DIGEST] and saved.get(DATA_DIGEST):
-            raise RunConfigError(
-                f"{self.directory} was trained on the shards in {data} as they were; they changed since "
-                f"(the sha256 of their manifest was {saved[DATA_DIGEST][:12]}..., now "
-                f"{str(self.config.get(DATA_DIGEST))[:12]}...): use another run directory for the new data"
-            )
-        extended = [
-            key for key in differing if key in self.extendable and _grows(saved.get(key), self.config[key])
-        ]
-        differing = [key for key in differing if key not in extended]
-        if differing:
-            changes = ", ".join(f"{key}: {saved.get(key)!r} -> {self.config.get(key)!r}" for key in differing)
-            raise RunConfigError(
-                f"{self.directory} holds a run with another config ({changes}); "
-                "use another run directory, or the same options to resume"
-            )
-        if extended:
-            with storage(self.directory, "extend the run's config"):
-                temporary = path.with_suffix(".json.tmp")
-                temporary.write_text(json.dumps(self.config, indent=2) + "\n")
-                temporary.replace(path)
+
+    def differences(self, saved: Mapping[str, Any]) -> list[str]:
+        """The keys in which the config ``saved`` (config.json's, or a checkpoint's) differs
+        from this run's, less two allowed changes: an ``extendable`` key that grew, and a key
+        ``saved`` lacks whose value here is its default (an option added since the run began)."""
+        differing = []
+        for key in sorted(saved.keys() | self.config.keys()):
+            old, new = saved.get(key, MISSING), self.config.get(key, MISSING)
+            if old == new or (key in self.extendable and _grows(old, new)):
+                continue
+            if old is MISSING and key in self.defaults and self.defaults[key] == new:
+                continue
+            differing.append(key)
+        return differing
 
     def close(self) -> None:
         """Release the directory's lock."""
@@ -393,9 +405,7 @@ def _save(path: Path, job: TrainingJob, run: Run, step: int, best: float, held_o
 
 
 def _restore(job: TrainingJob, contents: dict[str, Any], run: Run) -> tuple[int, float, dict[str, float]]:
-    written = json.loads(contents["config"])
-    compared = (written.keys() | run.config.keys()) - set(run.extendable)
-    if any(written.get(key) != run.config.get(key) for key in compared):
+    if run.differences(json.loads(contents["config"])):
         raise RunConfigError(f"{run.last} was written by a run with another config than config.json")
     job.model.load_state_dict(contents["state_dict"])
     job.optimizer.load_state_dict(contents["optimizer"])
@@ -486,7 +496,8 @@ def run_training(
     with process_threads(threads):
         seed_everything(config.seed, torch_device)
         job = build(torch_device)
-        with Run(run_dir, asdict(config), data, extendable) as run, storage(run.directory, "write the run"):
+        run_config = Run(run_dir, asdict(config), data, extendable, _defaults(config))
+        with run_config as run, storage(run.directory, "write the run"):
             train(run, job, schedule, progress=progress)
             best = read_checkpoint(run.best, torch_device)
             job.model.load_state_dict(best["state_dict"])
@@ -496,6 +507,10 @@ def run_training(
             metrics["sha256"] = file_digest(run.directory / metrics["weights"])
             write_json(run.directory / "metrics.json", metrics)
     return metrics
+
+
+def _defaults(config: Any) -> dict[str, Any]:
+    return {each.name: each.default for each in fields(config) if each.default is not MISSING}
 
 
 def write_json(path: Path, data: Mapping[str, Any]) -> None:

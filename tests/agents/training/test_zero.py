@@ -116,6 +116,17 @@ def test_a_finished_run_extended_with_more_rounds_goes_on_as_one_long_run(tmp_pa
         train_zero(config(rounds=3), tmp_path / "extended", progress=False)
 
 
+def test_a_run_begun_before_an_option_existed_resumes_with_it_at_its_default(tmp_path: Path):
+    train_zero(config(rounds=1), tmp_path / "run", progress=False)
+    saved = json.loads((tmp_path / "run" / "config.json").read_text())
+    del saved["tree_reuse"]  # as a run written before the option was added
+    (tmp_path / "run" / "config.json").write_text(json.dumps(saved))
+    with pytest.raises(RunConfigError, match="tree_reuse: None -> True"):
+        train_zero(config(rounds=2, search="puct", tree_reuse=True), tmp_path / "run", progress=False)
+    assert train_zero(config(rounds=2), tmp_path / "run", progress=False)["games"] == 8
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["tree_reuse"] is False
+
+
 @pytest.mark.parametrize("bad", [{"games": 5}, {"search": "alphabeta"}, {"resign_value": 1.5}])
 def test_bad_options_are_refused(bad: dict):
     with pytest.raises(ValueError):
