@@ -25,6 +25,13 @@ from go_env.game import Game, IllegalMoveError
 from go_env.rules import Rules
 
 
+def owners_for_mover(owners: np.ndarray, to_play: np.ndarray) -> np.ndarray:
+    """int8 ``owners`` (BLACK, WHITE or EMPTY per point, [..., N*N]) from the view of ``to_play``
+    ([...]): +1 the side to move's, -1 the opponent's, 0 neither's (a training target)."""
+    mover = np.asarray(to_play)[..., None]
+    return np.where(owners == K.EMPTY, 0, np.where(owners == mover, 1, -1)).astype(np.int8)
+
+
 class GameBatch:
     """``batch_size`` independent games on ``size`` x ``size`` boards under ``rules``;
     ``seed`` seeds the moves ``sample_and_play`` draws."""
@@ -142,6 +149,14 @@ class GameBatch:
         out = np.empty(self.batch_size, np.float64)
         K.batch_score(self.state, self.geometry, out)
         return out
+
+    def area_owners(self) -> np.ndarray:
+        """int8[B, N*N]: each point's area owner as each board stands (BLACK, WHITE or EMPTY):
+        the final owners of games played out, where no dead stone is left on the board."""
+        owners = np.zeros((self.batch_size, self.size * self.size), np.int8)
+        for b in range(self.batch_size):
+            K.area_owner(K.state_item(self.state, b), self.geometry, owners[b])
+        return owners
 
     @property
     def to_play(self) -> np.ndarray:

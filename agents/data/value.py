@@ -34,6 +34,12 @@ are those of ``shards`` (``ShardDataset`` reads them), with 49 planes and two ar
     game_ids    int32[n]                   the game's index in the run (one position each)
     u           int16[n]                   U: the position is the one after U moves
     sequences   int16[n, u_max]            the game's first U moves (-1 after them), to replay it
+    ownership   int8[n, N*N]               each point's final owner for the side to move: +1
+                                           its own, -1 the opponent's, 0 neither (the games
+                                           are played out, so the area count gives it)
+    owned       bool[n]                    the ownership is known (not where the cap stopped it)
+    scores      float32[n]                 the final area score for the side to move, komi not
+                                           included
 
 ``report.json`` totals games, positions, games ended before ``U`` or cut by the move cap,
 Black's share of the wins and the generation speed.
@@ -57,6 +63,7 @@ import numpy as np
 from rich.progress import MofNCompleteColumn, Progress
 
 from go_env import Game, GameBatch, Rules
+from go_env.batch import owners_for_mover
 from go_env.core import BLACK
 from go_env.features.alphago import NUM_VALUE_PLANES, SENSIBLENESS, batch_alphago_planes, new_alphago_planes
 from goarena.agents.data.dataset import ShardDataset
@@ -182,6 +189,7 @@ def play_chunk(
         next_moves[now] = moves[now]
         plies[running] += 1
     margins = batch.scores()
+    ownership = owners_for_mover(batch.area_owners(), to_play)
     won = (margins > 0) == (to_play == BLACK)
     outcomes = np.where(margins == 0, 0, np.where(won, 1, -1)).astype(np.int8)
     sequences[np.arange(u_max)[None, :] >= u[:, None]] = -1  # the moves after U are not kept
@@ -195,6 +203,9 @@ def play_chunk(
         "game_ids": np.arange(first_game, first_game + count, dtype=np.int32)[kept],
         "u": u[kept].astype(np.int16),
         "sequences": sequences[kept],
+        "ownership": ownership[kept],
+        "owned": ~batch.is_truncated[kept],
+        "scores": ownership[kept].sum(axis=1).astype(np.float32),
     }
     return ChunkGames(arrays, plies, margins, batch.is_truncated)
 

@@ -35,6 +35,7 @@ from torch import nn
 
 from go_env import GameBatch, Rules
 from go_env import core as K
+from go_env.batch import owners_for_mover
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from goarena.agents.inference.zero import ZeroEvaluator
 from goarena.search.batched_puct import BatchedPUCT
@@ -124,14 +125,6 @@ def _make_search(evaluator: ZeroEvaluator, settings: SelfPlaySettings, seed: int
     )
 
 
-def _final_owners(batch: GameBatch) -> np.ndarray:
-    """int8[G, N*N]: each game's area owner of every point (BLACK, WHITE or EMPTY)."""
-    owners = np.zeros((batch.batch_size, batch.size * batch.size), np.int8)
-    for b in range(batch.batch_size):
-        K.area_owner(K.state_item(batch.state, b), batch.geometry, owners[b])
-    return owners
-
-
 def play_selfplay(
     model: nn.Module, games: int, rules: Rules, settings: SelfPlaySettings, seed: int
 ) -> SelfPlayGames:
@@ -189,7 +182,7 @@ def play_selfplay(
     played_out = ~resigned
     margins = batch.scores()
     winners[played_out] = np.where(margins > 0, K.BLACK, np.where(margins < 0, K.WHITE, 0))[played_out]
-    owners = _final_owners(batch)
+    owners = batch.area_owners()
     checks = would_resign != 0
     false_resignations = int(np.sum(checks & (winners == would_resign)))
     lengths = batch.state.info[:, K.INFO_MOVE_NUMBER].astype(np.int64)
@@ -221,8 +214,7 @@ def _collect(
         )
     winner = winners[game]
     value = np.where(winner == 0, 0, np.where(winner == to_play, 1, -1)).astype(np.int8)
-    own = owners[game]
-    ownership = np.where(own == 0, 0, np.where(own == to_play[:, None], 1, -1)).astype(np.int8)
+    ownership = owners_for_mover(owners[game], to_play)
     owned = played_out[game]
     ownership[~owned] = 0
     return SelfPlayGames(

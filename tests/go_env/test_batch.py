@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from go_env import Game, IllegalMoveError, Rules
-from go_env.batch import GameBatch
+from go_env.batch import GameBatch, owners_for_mover
 
 
 def _random_moves(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -104,3 +104,16 @@ def test_sample_and_play_draws_again_after_an_empty_but_illegal_point():
     probabilities[:, 0] = 1000.0
     probabilities[:, 25] = 1.0
     assert (batch.sample_and_play(probabilities) == 25).all()
+
+
+def test_area_owners_give_the_score_and_the_mover_view_flips_with_the_side():
+    batch = GameBatch(5, 6, Rules(komi=0.5), seed=3)
+    batch.random_playouts(seed=4)
+    owners = batch.area_owners()
+    black_minus_white = (owners == 1).sum(axis=1) - (owners == 2).sum(axis=1)
+    np.testing.assert_allclose(black_minus_white - 0.5, batch.scores())
+    as_black = owners_for_mover(owners, np.full(6, 1))
+    as_white = owners_for_mover(owners, np.full(6, 2))
+    np.testing.assert_array_equal(as_black, -as_white)
+    np.testing.assert_array_equal(as_black.sum(axis=1), black_minus_white)
+    assert as_black.dtype == np.int8 and set(np.unique(as_black)) <= {-1, 0, 1}

@@ -90,6 +90,20 @@ def test_z_is_the_final_score_for_the_side_to_move(nets):
     assert (games.plies[recorded["game_ids"] - 100] > recorded["u"]).all()  # never the last position
 
 
+def test_the_final_ownership_for_the_side_to_move_sums_to_the_area_score(nets):
+    policies = Policies.load(config(nets, None))
+    games = play_chunk(policies, u_max=SIZE * SIZE, seed=5, index=0, first_game=100, count=16)
+    recorded = games.arrays
+    ownership, to_play = recorded["ownership"], recorded["to_play"]
+    assert ownership.shape == (len(to_play), SIZE * SIZE) and set(np.unique(ownership)) <= {-1, 0, 1}
+    np.testing.assert_array_equal(recorded["owned"], ~games.truncated[recorded["game_ids"] - 100])
+    assert recorded["owned"].sum() > 10  # the cap stops few games
+    black_area = np.where(to_play == 1, 1, -1) * ownership.sum(axis=1)  # Black's points minus White's
+    margins = games.margins[recorded["game_ids"] - 100]
+    np.testing.assert_allclose(black_area - 7.0, margins)  # komi 7: the area count, as scored
+    np.testing.assert_array_equal(recorded["scores"], ownership.sum(axis=1))
+
+
 def test_a_game_that_ends_before_u_gives_no_position(nets):
     policies = Policies.load(config(nets, None))
     games = play_chunk(policies, u_max=1000, seed=1, index=0, first_game=0, count=8)
