@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 from goarena.agents.nets.errors import NetworkFileError
+from goarena.agents.nets.ownership import OwnershipNet
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.rollout import RolloutPolicy
 from goarena.agents.nets.value import ValueNet
@@ -32,6 +33,7 @@ FORMAT = "goarena-checkpoint-1"
 
 # Architecture name -> module class; a class has an ``arch`` name and a ``kwargs`` dict.
 ARCHITECTURES: dict[str, type[nn.Module]] = {
+    OwnershipNet.arch: OwnershipNet,
     PolicyNet.arch: PolicyNet,
     RolloutPolicy.arch: RolloutPolicy,
     ValueNet.arch: ValueNet,

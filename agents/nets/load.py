@@ -2,7 +2,7 @@
 
 A player's files are of two kinds:
 
-- ``.pt`` checkpoints (``goarena.agents.nets.checkpoint``): a policy, value or zero network,
+- ``.pt`` checkpoints (``goarena.agents.nets.checkpoint``): a policy, value, zero or ownership network,
   read with ``torch.load(weights_only=True)`` and checked against the sha256 stored with the
   weights, so a bit-flipped file is refused even when it is still a valid zip;
 - ``rollout.npz``: the fast rollout policy's weights (``go_env.features.patterns``), checked
@@ -28,7 +28,7 @@ from goarena.agents.nets.errors import refuse
 from goarena.agents.protocols import UnsupportedGame, weights_digest
 
 # What a player asks for, and the architecture (``arch``) of a checkpoint that is one.
-KINDS = {"policy": "policy", "value": "value", "zero": "zero", "rollout": None}
+KINDS = {"policy": "policy", "value": "value", "zero": "zero", "ownership": "ownership", "rollout": None}
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = b"PK"
 
@@ -39,7 +39,7 @@ class Network:
 
     Attributes:
         path: the file.
-        kind: "policy", "value" or "rollout".
+        kind: "policy", "value", "zero", "ownership" or "rollout".
         board_size: the board it was trained for.
         digest: the sha256 of its weights (a checkpoint's stored digest, verified; a rollout
             file's bytes).
@@ -54,10 +54,10 @@ class Network:
 
 
 def load_network(path: Path | str, kind: str, device: str = "cpu", precision: str = "float32") -> Network:
-    """The ``kind`` network ("policy", "value", "zero" or "rollout") saved at ``path``.
+    """The ``kind`` network ("policy", "value", "zero", "ownership" or "rollout") saved at ``path``.
 
     Args:
-        path: a ``.pt`` checkpoint (policy, value, zero) or a ``rollout.npz`` (rollout).
+        path: a ``.pt`` checkpoint (policy, value, zero, ownership) or a ``rollout.npz`` (rollout).
         kind: what the caller will use it as; a file holding another network is refused.
         device, precision: where and in what arithmetic a torch network runs.
 

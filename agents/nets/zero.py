@@ -14,7 +14,8 @@ Heads, every one fully convolutional or pooled, so the weights have no board siz
 - value: the pooled trunk through a hidden layer to one tanh output, the expected outcome
   for the side to move;
 - ownership (auxiliary, KataGo): a 1x1 convolution and a tanh per point, the final owner of
-  each point from the side to move's view (+1 its own, -1 the opponent's).
+  each point from the side to move's view (+1 its own, -1 the opponent's): the
+  ``OwnershipHead`` that seed 002's ownership network (``nets.ownership``) carries too.
 
 The seeds' network is ``ZeroNet(19, blocks=20, filters=256)``. The class's default, 6 x 64,
 has 478,916 weights; ``goarena train zero`` trains 4 x 32 by default (85,636 weights, a
@@ -26,10 +27,11 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES
+from goarena.agents.nets.blocks import ResidualBlock, mean_and_max
+from goarena.agents.nets.ownership import OwnershipHead
 from goarena.agents.nets.policy import check_dimensions
 
 VALUE_HIDDEN = 64
@@ -42,30 +44,6 @@ class ZeroOutput(NamedTuple):
     logits: torch.Tensor  # float[B, N*N + 1], pass last (softmax outside)
     value: torch.Tensor  # float[B] in (-1, 1), for the side to move
     ownership: torch.Tensor  # float[B, N*N] in (-1, 1), for the side to move
-
-
-def _pooled(x: torch.Tensor) -> torch.Tensor:
-    """float[B, 2C]: the mean and the max of each channel over the board."""
-    return torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
-
-
-class ResidualBlock(nn.Module):
-    """Two 3x3 convolutions with batch norm, the input added back; with ``global_pool``, the
-    first convolution's output gets a per-channel bias from its board-wide mean and max."""
-
-    def __init__(self, filters: int, global_pool: bool):
-        super().__init__()
-        self.conv1 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
-        self.norm1 = nn.BatchNorm2d(filters)
-        self.conv2 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
-        self.norm2 = nn.BatchNorm2d(filters)
-        self.pool = nn.Linear(2 * filters, filters) if global_pool else None
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = F.relu(self.norm1(self.conv1(x)))
-        if self.pool is not None:
-            y = y + self.pool(_pooled(y))[:, :, None, None]
-        return F.relu(x + self.norm2(self.conv2(y)))
 
 
 class ZeroNet(nn.Module):
@@ -106,7 +84,7 @@ class ZeroNet(nn.Module):
         self.value_head = nn.Sequential(
             nn.Linear(2 * filters, VALUE_HIDDEN), nn.ReLU(), nn.Linear(VALUE_HIDDEN, 1), nn.Tanh()
         )
-        self.ownership_head = nn.Conv2d(filters, 1, 1)
+        self.ownership_head = OwnershipHead(filters)
 
     def forward(self, planes: torch.Tensor) -> ZeroOutput:
         """``planes`` float[B, 17, N, N] -> ``ZeroOutput``."""
@@ -116,8 +94,8 @@ class ZeroNet(nn.Module):
                 f"expected planes of shape [B, {', '.join(map(str, expected))}], got {list(planes.shape)}"
             )
         trunk = self.tower(self.stem(planes))
-        pooled = _pooled(trunk)
+        pooled = mean_and_max(trunk)
         logits = torch.cat([self.point_logits(trunk).flatten(1), self.pass_logit(pooled)], dim=1)
         value = self.value_head(pooled).squeeze(1)
-        ownership = torch.tanh(self.ownership_head(trunk).flatten(1))
+        ownership = self.ownership_head(trunk)
         return ZeroOutput(logits, value, ownership)

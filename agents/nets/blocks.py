@@ -1,0 +1,37 @@
+"""Building blocks the convolutional trunks share: the residual block with KataGo's optional
+global pooling, and the board-wide mean and max it pools with.
+
+``ZeroNet`` (AlphaZero's network) and ``OwnershipNet`` (seed 002's ownership value network)
+build their towers of these blocks; their state-dict keys are the blocks' own
+(``conv1``, ``norm1``, ``conv2``, ``norm2``, ``pool``).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def mean_and_max(x: torch.Tensor) -> torch.Tensor:
+    """float[B, 2C]: the mean and the max of each channel of ``x`` float[B, C, N, N] over the board."""
+    return torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+
+
+class ResidualBlock(nn.Module):
+    """Two 3x3 convolutions with batch norm, the input added back; with ``global_pool``, the
+    first convolution's output gets a per-channel bias from its board-wide mean and max."""
+
+    def __init__(self, filters: int, global_pool: bool):
+        super().__init__()
+        self.conv1 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
+        self.norm1 = nn.BatchNorm2d(filters)
+        self.conv2 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
+        self.norm2 = nn.BatchNorm2d(filters)
+        self.pool = nn.Linear(2 * filters, filters) if global_pool else None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = F.relu(self.norm1(self.conv1(x)))
+        if self.pool is not None:
+            y = y + self.pool(mean_and_max(y))[:, :, None, None]
+        return F.relu(x + self.norm2(self.conv2(y)))

@@ -1,0 +1,164 @@
+"""The ownership network of seed 002: v(s, i) per point, V = Σ v + the komi term, the
+calibrated win probability, its checkpoint, and the head it shares with AlphaZero's network."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from go_env import Game, Rules
+from go_env.features import history_planes, new_history_planes
+from goarena.agents.nets.checkpoint import read_checkpoint, save_model
+from goarena.agents.nets.load import load_network
+from goarena.agents.nets.ownership import (
+    OwnershipHead,
+    OwnershipNet,
+    calibrate,
+    fit_logistic,
+    komi_term,
+)
+from goarena.agents.nets.zero import ZeroNet
+from goarena.agents.weights import ZERO_9X9
+
+
+def planes_of(size, moves=()):
+    game = Game(size, Rules())
+    for move in moves:
+        game.play(move)
+    out = new_history_planes(size)
+    history_planes(game.state, game.geometry, out)
+    return np.moveaxis(out, -1, 0).astype(np.float32)
+
+
+@pytest.mark.parametrize("size", [5, 9, 13])
+def test_one_value_per_point_in_the_open_interval_for_any_board(size):
+    torch.manual_seed(0)
+    model = OwnershipNet(size, blocks=2, filters=8).eval()
+    planes = torch.tensor(np.stack([planes_of(size), planes_of(size, [0, size + 1])]))
+    ownership = model(planes)
+    assert ownership.shape == (2, size * size)
+    assert (ownership.abs() < 1).all()
+    with pytest.raises(ValueError, match=rf"expected planes of shape \[B, 17, {size}, {size}\]"):
+        model(torch.zeros(1, 17, size + 1, size + 1))
+
+
+def test_the_komi_term_is_the_komi_from_the_side_to_moves_view():
+    assert komi_term(7.5, True) == -7.5  # Black to move gives the komi
+    assert komi_term(7.5, False) == 7.5  # White to move receives it
+    np.testing.assert_array_equal(komi_term(np.array([7.0, 5.5]), np.array([True, False])), [-7.0, 5.5])
+
+
+def test_v_is_the_sum_of_ownership_plus_the_komi_term_and_positive_means_the_mover_wins():
+    ownership = torch.tensor([[1.0, 1.0, -1.0, 0.5], [1.0, 1.0, -1.0, 0.5]])
+    komi = torch.tensor(komi_term(np.array([1.0, 1.0]), np.array([True, False])), dtype=torch.float32)
+    scores = OwnershipNet.score(ownership, komi)
+    np.testing.assert_allclose(scores.numpy(), [0.5, 2.5])  # Black gives a point, White gets one
+    model = OwnershipNet(2, blocks=1, filters=2)
+    p = model.win_probability(scores)
+    assert (p > 0.5).all() and p[1] > p[0]
+    assert model.win_probability(torch.tensor([0.0])).item() == pytest.approx(0.5)  # b = 0 uncalibrated
+
+
+def test_calibration_recovers_a_known_logistic():
+    rng = np.random.default_rng(0)
+    scores = rng.uniform(-30, 30, 20_000)
+    p = 1 / (1 + np.exp(-(0.15 * scores - 0.4)))
+    outcomes = np.where(rng.random(len(p)) < p, 1.0, -1.0)
+    a, b = fit_logistic(scores, outcomes)
+    assert a == pytest.approx(0.15, abs=0.01)
+    assert b == pytest.approx(-0.4, abs=0.06)
+
+
+def test_calibrate_fits_the_networks_v_and_stores_the_map_in_its_weights(tmp_path):
+    torch.manual_seed(0)
+    model = OwnershipNet(5, blocks=1, filters=4)
+    rng = np.random.default_rng(1)
+    planes = np.stack([planes_of(5, rng.choice(25, 4, replace=False).tolist()) for _ in range(50)])
+    planes = np.repeat(planes, 40, axis=0)
+    komi_terms = rng.uniform(-25, 25, len(planes))
+    with torch.inference_mode():
+        scores = model.eval()(torch.tensor(planes)).sum(1).numpy() + komi_terms
+    p = 1 / (1 + np.exp(-(0.2 * scores + 0.3)))
+    outcomes = np.where(rng.random(len(p)) < p, 1.0, -1.0)
+    model.train()
+    a, b = calibrate(model, planes, komi_terms, outcomes, batch=300)
+    assert model.training  # left as it was
+    assert a == pytest.approx(0.2, abs=0.02) and b == pytest.approx(0.3, abs=0.1)
+    assert model.calibration == (pytest.approx(a), pytest.approx(b))
+    save_model(tmp_path / "own.pt", model)
+    assert load_network(tmp_path / "own.pt", "ownership").model.calibration == model.calibration
+
+
+def test_calibration_refuses_what_it_cannot_fit():
+    with pytest.raises(ValueError, match="both wins and losses"):
+        fit_logistic(np.arange(4.0), np.ones(4))
+    with pytest.raises(ValueError, match=r"\+1 \(a win\), -1 \(a loss\)"):
+        fit_logistic(np.arange(4.0), np.array([1.0, -1.0, 2.0, 0.0]))
+    with pytest.raises(ValueError, match="komi_terms"):
+        calibrate(OwnershipNet(5, blocks=1, filters=2), np.zeros((3, 17, 5, 5)), np.zeros(2), np.ones(3))
+    a, b = fit_logistic(np.array([-2.0, -1.0, 1.0, 2.0]), np.array([-1.0, -1.0, 1.0, 1.0]))
+    assert np.isfinite([a, b]).all() and a > 0  # separable: large, but finite
+
+
+def test_checkpoint_round_trip_with_weights_only(tmp_path):
+    torch.manual_seed(0)
+    model = OwnershipNet(7, blocks=3, filters=8).eval()
+    model.calibration_a.fill_(0.3)
+    path = tmp_path / "ownership.pt"
+    save_model(path, model)
+    contents = torch.load(path, weights_only=True)
+    assert contents["arch"] == "ownership"
+    assert {"calibration_a", "calibration_b"} <= contents["state_dict"].keys()
+    network = load_network(path, "ownership")
+    assert network.board_size == 7 and network.model.calibration == pytest.approx((0.3, 0.0))
+    planes = torch.tensor(planes_of(7, [3, 10])[None])
+    with torch.inference_mode():
+        torch.testing.assert_close(network.model(planes), model(planes))
+    with pytest.raises(ValueError, match="holds a 'ownership' network, not a value network"):
+        load_network(path, "value")
+    kwargs = {"board_size": 7, "blocks": 3, "filters": 8, "global_pool": True}
+    assert json.loads(read_checkpoint(path)["kwargs"]) == kwargs
+
+
+def test_the_zero_network_carries_the_same_head_with_its_old_keys():
+    model = ZeroNet(9, blocks=1, filters=4)
+    assert type(model.ownership_head) is OwnershipHead
+    assert isinstance(model.ownership_head, torch.nn.Conv2d)
+    keys = [key for key in model.state_dict() if key.startswith("ownership_head")]
+    assert keys == ["ownership_head.weight", "ownership_head.bias"]
+    trunk = torch.randn(2, 4, 9, 9)
+    head = model.ownership_head
+    expected = torch.tanh(torch.nn.functional.conv2d(trunk, head.weight, head.bias).flatten(1))
+    torch.testing.assert_close(head(trunk), expected)
+
+
+# The shipped zero network's outputs on three positions, computed before its ownership head
+# became the shared module (a bare 1x1 convolution and a tanh in ZeroNet.forward then).
+SHIPPED_POSITIONS = [[], [40, 30, 50, 20], [40, 30, 50, 20, 41, 31, 49, 39, 32, 22, 81, 23, 24]]
+SHIPPED_VALUES = [-0.08360910415649414, -0.015968497842550278, 0.042434852570295334]
+SHIPPED_OWNERSHIP_SUMS = [3.644808769226074, 7.57658052444458, -1.8254520893096924]
+SHIPPED_OWNERSHIP = [  # points 0, 40, 80
+    [0.06811908632516861, 0.05301529914140701, 0.07511428743600845],
+    [-0.3378892242908478, 0.8071753978729248, 0.29762840270996094],
+    [0.521804690361023, -0.5292251110076904, -0.28639236092567444],
+]
+SHIPPED_LOGITS = [  # points 0, 40 and the pass
+    [-5.98109769821167, 1.6248281002044678, -3.5493738651275635],
+    [-6.0989603996276855, -9.694832801818848, -3.7748870849609375],
+    [-5.832873821258545, -8.251688957214355, -4.758554935455322],
+]
+
+
+def test_the_shipped_zero_network_loads_and_gives_its_old_outputs():
+    contents = torch.load(ZERO_9X9, weights_only=True)
+    assert {"ownership_head.weight", "ownership_head.bias"} <= contents["state_dict"].keys()
+    model = load_network(ZERO_9X9, "zero").model
+    planes = torch.tensor(np.stack([planes_of(9, moves) for moves in SHIPPED_POSITIONS]))
+    with torch.inference_mode():
+        output = model(planes)
+    close = {"rtol": 0, "atol": 1e-5}
+    np.testing.assert_allclose(output.value.numpy(), SHIPPED_VALUES, **close)
+    np.testing.assert_allclose(output.ownership.sum(1).numpy(), SHIPPED_OWNERSHIP_SUMS, atol=1e-4)
+    np.testing.assert_allclose(output.ownership[:, [0, 40, 80]].numpy(), SHIPPED_OWNERSHIP, **close)
+    np.testing.assert_allclose(output.logits[:, [0, 40, 81]].numpy(), SHIPPED_LOGITS, **close)
