@@ -152,6 +152,7 @@ class Action:
     move: int  # a point, N*N (pass) or RESIGN
     policy: np.ndarray | None = None  # float[N*N+1], the move distribution (sums to 1)
     value: float | None = None  # the position's value for the side to move, in [-1, 1]
+    ownership: np.ndarray | None = None  # float[N*N], each point's final owner, +1 the side to move's
 
 
 @runtime_checkable

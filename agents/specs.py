@@ -93,6 +93,7 @@ BUILTIN_AGENTS: dict[str, str] = {
     "rollout-policy": "goarena.agents.players.rollout:RolloutPolicyAgent",
     "rl-policy": "goarena.agents.players.policy:RLPolicyAgent",
     "value-greedy": "goarena.agents.players.value:ValueGreedyAgent",
+    "ownership-greedy": "goarena.agents.players.ownership:OwnershipGreedyAgent",
     "alphago": "goarena.agents.players.alphago:AlphaGoAgent",
     "zero": "goarena.agents.players.zero:ZeroAgent",
     "sb3": "goarena.agents.players.sb3:SB3Agent",

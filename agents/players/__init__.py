@@ -1,4 +1,5 @@
 """The built-in players, one module each, built by name from spec strings (``goarena.agents.specs``):
 ``random``, ``search`` (uct, puct), ``alphago``, ``minimax`` (minimax, expectimax), ``policy``
-(sl-policy, rl-policy), ``rollout`` (rollout-policy), ``value`` (value-greedy), ``sb3`` and ``pool``
+(sl-policy, rl-policy), ``rollout`` (rollout-policy), ``value`` (value-greedy),
+``ownership`` (ownership-greedy), ``sb3`` and ``pool``
 (a player drawn from several per game, for self-play)."""

@@ -1,0 +1,143 @@
+"""``ownership-greedy``: seed 002's pure-value player, one move of lookahead with the
+ownership network and no search.
+
+For every legal move (pass included) it plays the move on a copy of the position, and asks the
+ownership network, in one forward pass over all the children (and the position itself, for
+its ownership map), the value V of each resulting position for the opponent, who moves there:
+V = Σ v + the komi from the opponent's view, so the move's V for the player is its negative,
+komi included. A move that ends the game (a pass after a pass) is valued by the game's own
+count instead (the margin, komi included). It plays the move of the highest V (the first of
+equal ones), and passes when passing keeps the best V::
+
+    ownership-greedy:weights=RUN/ownership.pt
+    ownership-greedy:weights=ownership.pt,device=cuda
+
+``act()`` gives a one-hot policy on the move, its value (the network's calibrated win
+probability after the move, as 2p − 1; a finished game's result, ±1 or 0) and the ownership
+map of the position it moved from, for its side to move.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from go_env import Game
+from go_env import core as K
+from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
+from goarena.agents.inference.ownership import estimate
+from goarena.agents.nets.load import check_sizes, load_network
+from goarena.agents.nets.predict import move_networks, player_device
+from goarena.agents.protocols import Action, GameContext, check_board_size, game_context
+from goarena.search.warmup import warmup_game
+
+
+class MoveValues:
+    """The legal moves of a position and what the ownership network says of each."""
+
+    def __init__(self, moves: np.ndarray, scores: np.ndarray, values: np.ndarray, ownership: np.ndarray):
+        self.moves = moves  # int64[L]: the legal moves, pass included (last)
+        self.scores = scores  # float64[L]: V after each move, for the player who makes it
+        self.values = values  # float64[L] in [-1, 1]: 2p − 1 after each move, for that player
+        self.ownership = ownership  # float32[N*N]: v(s, i) of the position itself, for its side to move
+
+
+def _weights(weights: Path | str | None) -> Path | str:
+    if weights is None:
+        raise ValueError("ownership-greedy needs weights=PATH, an ownership network's file (ownership.pt)")
+    return weights
+
+
+class OwnershipGreedyAgent:
+    """Plays the move whose resulting position has the best V for it (see the module documentation).
+
+    Args:
+        weights: an ownership network's weights file, read once, here.
+        device: where the network runs (cpu, cuda, cuda:N); None runs it where the game's
+            context says (``GameContext.device``). Resolved, and the network moved there, at
+            ``reset``; on the CPU until then.
+
+    Raises:
+        NetworkFileError: the file is missing, unreadable, or not an ownership network.
+        ValueError: no weights, or a bad device.
+    """
+
+    def __init__(self, weights: Path | str | None = None, device: str | None = None):
+        self.device = device
+        self.network = load_network(_weights(weights), "ownership", device or "cpu")
+        self.model = self.network.model
+        self.board_size = self.network.board_size
+        self.name = "ownership-greedy"
+
+    @staticmethod
+    def check_options(
+        context: GameContext | None, weights: Path | str | None = None, device: str | None = None
+    ) -> None:
+        """Check the options and the weights file as the player reads it (and, given a
+        context, the board size and device)."""
+        player_device(device, context)
+        network = load_network(_weights(weights), "ownership")
+        if context is not None:
+            check_sizes([network], context.size)
+
+    def reset(self, context: GameContext) -> None:
+        """A new game: refuses a board size the network was not trained for; moves the
+        network to the player's device (its own, else the context's)."""
+        check_board_size(self.board_size, game_context(context).size, "the ownership network was")
+        move_networks([self.model], self.device, context)
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the kernels that value every move: the children played in a batch, their
+        scores and history planes (see ``agents.protocols.Warmable``)."""
+        game = warmup_game(size)
+        count = 2
+        children = K.GoState(*(np.repeat(field[None], count, axis=0) for field in game.state))
+        K.batch_play(
+            children, game.geometry, game.legal_moves()[:count].astype(np.int64), np.empty(count, np.int64)
+        )
+        K.batch_score(children, game.geometry, np.empty(count, np.float64))
+        planes = np.zeros((count, size, size, NUM_HISTORY_PLANES), np.int8)
+        batch_history_planes(children, game.geometry, planes)
+
+    def weights_digest(self) -> str:
+        return self.network.digest
+
+    def move_values(self, game: Game) -> MoveValues:
+        """Every legal move's V and value for the side to move, and the position's ownership
+        map: the children and the position itself in one forward pass."""
+        check_board_size(self.board_size, game.size, "the ownership network was")
+        if game.is_over:
+            raise ValueError("the game is over: no move to value")
+        moves = game.legal_moves().astype(np.int64)
+        count = len(moves)
+        # Row 0 is the position itself (for its ownership map), rows 1.. its children.
+        states = K.GoState(*(np.repeat(field[None], count + 1, axis=0) for field in game.state))
+        children = K.GoState(*(field[1:] for field in states))
+        K.batch_play(children, game.geometry, moves, np.empty(count, np.int64))
+        found = estimate(self.model, states, game.geometry)
+        scores = -found.score[1:]  # the opponent moves in each child: its V, negated
+        values = 1.0 - 2.0 * found.win_probability[1:]  # 2(1 − p_opponent) − 1
+        over = children.info[:, K.INFO_OVER] != K.RUNNING
+        if over.any():  # a pass after a pass: the count is known
+            margins = np.empty(count, np.float64)
+            K.batch_score(children, game.geometry, margins)
+            black = 1.0 if game.to_play == K.BLACK else -1.0
+            scores[over] = margins[over] * black
+            values[over] = np.sign(margins[over]) * black
+        return MoveValues(moves, scores, values, found.ownership[0])
+
+    def act(self, game: Game) -> Action:
+        """The move of the best V (pass where passing keeps it), a one-hot policy on it, its
+        value for the side to move, and the position's ownership map."""
+        found = self.move_values(game)
+        best = int(np.argmax(found.scores))
+        if found.moves[-1] == game.pass_move and found.scores[-1] >= found.scores[best]:
+            best = len(found.moves) - 1
+        policy = np.zeros(game.num_points + 1)
+        policy[found.moves[best]] = 1.0
+        return Action(int(found.moves[best]), policy, float(found.values[best]), found.ownership)
+
+    def select_move(self, game: Game) -> int:
+        return self.act(game).move

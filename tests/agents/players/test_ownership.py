@@ -1,0 +1,122 @@
+"""``ownership-greedy``: seed 002's pure-value player, one ply over the ownership network's V."""
+
+import numpy as np
+import pytest
+import torch
+
+from go_env import BLACK, Game, Rules
+from goarena.agents.nets.checkpoint import save_model, weights_digest
+from goarena.agents.nets.ownership import OwnershipNet
+from goarena.agents.players.ownership import OwnershipGreedyAgent
+from goarena.agents.protocols import Action, Actor, GameContext, UnsupportedGame, WeightedAgent
+from goarena.agents.specs import AgentSpecError, check_spec, make_agent, player_warmup
+
+SIZE = 5
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory):
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("nets") / "ownership.pt"
+    save_model(path, OwnershipNet(SIZE, blocks=1, filters=8))
+    return path
+
+
+class Controlled(torch.nn.Module):
+    """A stand-in network whose ownership of a position is +1 on every point where the side to
+    move has a stone, -1 where the opponent has one, and ``empty`` elsewhere; so V is the
+    stones' balance plus ``empty`` per empty point, plus the komi term."""
+
+    board_size = SIZE
+
+    def __init__(self, empty=0.0):
+        super().__init__()
+        self.dummy = torch.nn.Parameter(torch.zeros(1))
+        self.empty = empty
+        self.calibration_a, self.calibration_b = torch.tensor(0.5), torch.tensor(0.0)
+
+    def forward(self, planes):
+        own, other = planes[:, 0], planes[:, 8]
+        return (own - other + self.empty * (1 - own - other)).flatten(1)
+
+    score = staticmethod(OwnershipNet.score)
+    win_probability = OwnershipNet.win_probability
+
+
+def player_with(weights, model):
+    player = OwnershipGreedyAgent(weights=weights)
+    player.model = model
+    return player
+
+
+def test_it_plays_the_child_whose_v_is_best_for_it(weights):
+    # Black (5) to move against White's lone stone in the corner (0): playing 1 captures it.
+    game = Game(SIZE, Rules(komi=0.5))
+    game.setup([5], [0], to_play=BLACK)
+    player = player_with(weights, Controlled())
+    found = player.move_values(game)
+    assert found.moves[-1] == game.pass_move
+    capture = int(np.flatnonzero(found.moves == 1)[0])
+    assert found.scores[capture] == 2 - 0.5  # two black stones, no white one, the komi given
+    assert found.scores[found.moves == 2] == 2 - 1 - 0.5  # any other stone
+    assert found.scores[-1] == 1 - 1 - 0.5  # the pass
+    action = player.act(game)
+    assert action.move == 1
+    assert action.value == pytest.approx(1 - 2 / (1 + np.exp(-0.5 * -1.5)))  # 2(1 - p_White) - 1
+
+
+# From the empty 5x5 board, Black to move, komi 0.5, with ``empty`` the ownership of an empty
+# point: a stone leaves White V = -1 + 24·empty + 0.5, a pass V = 25·empty + 0.5, so for Black
+# the stone is worth 1 + empty more than the pass.
+@pytest.mark.parametrize(("empty", "passes"), [(0.0, False), (-1.0, True), (-2.0, True)])
+def test_it_passes_when_passing_keeps_the_best_v(weights, empty, passes):
+    game = Game(SIZE, Rules(komi=0.5))
+    player = player_with(weights, Controlled(empty))
+    found = player.move_values(game)
+    np.testing.assert_array_equal(found.scores[:-1], 1 - 24 * empty - 0.5)
+    assert found.scores[-1] == -25 * empty - 0.5
+    assert (player.act(game).move == game.pass_move) == passes  # a tie (-1) passes
+
+
+def test_a_pass_that_ends_the_game_is_valued_by_the_count(weights):
+    game = Game(SIZE, Rules(komi=0.5))
+    game.play(12)
+    game.play(game.pass_move)  # Black's pass now ends the game: Black's stone owns the board
+    player = player_with(weights, Controlled())
+    found = player.move_values(game)
+    assert found.scores[-1] == 25 - 0.5 and found.values[-1] == 1.0
+    assert found.scores[:-1].max() == 2 - 0.5  # the network's V of another stone
+    assert player.act(game).move == game.pass_move
+
+
+def test_it_plays_legal_moves_to_the_end_of_a_game(weights):
+    player = make_agent(f"ownership-greedy:weights={str(weights)!r}")
+    assert isinstance(player, Actor) and isinstance(player, WeightedAgent)
+    player.reset(GameContext(SIZE, Rules()))
+    game = Game(SIZE, Rules(max_moves=60))
+    while not game.is_over:
+        action = player.act(game)
+        assert isinstance(action, Action)
+        assert action.move == game.pass_move or game.legal_mask()[action.move]
+        assert action.policy.sum() == 1.0 and action.policy[action.move] == 1.0
+        assert -1.0 <= action.value <= 1.0
+        assert action.ownership.shape == (SIZE * SIZE,) and (np.abs(action.ownership) <= 1).all()
+        game.play(action.move)
+    assert player.weights_digest() == weights_digest(weights)
+
+
+def test_spec_checks_and_board_size(weights, tmp_path):
+    context = GameContext(SIZE, Rules())
+    check_spec(f"ownership-greedy:weights={str(weights)!r}", context)
+    with pytest.raises(AgentSpecError, match="needs weights=PATH"):
+        check_spec("ownership-greedy", context)
+    with pytest.raises(AgentSpecError, match="not an ownership network|no checkpoint file"):
+        check_spec(f"ownership-greedy:weights={str(tmp_path / 'absent.pt')!r}", context)
+    with pytest.raises(AgentSpecError, match="trained for 5x5, not 9x9"):
+        check_spec(f"ownership-greedy:weights={str(weights)!r}", GameContext(9, Rules()))
+    player = OwnershipGreedyAgent(weights=weights)
+    with pytest.raises(UnsupportedGame, match="ownership network was trained for 5x5, not 9x9"):
+        player.reset(GameContext(9, Rules()))
+    warm = player_warmup("ownership-greedy")
+    assert warm is not None
+    warm(SIZE)
