@@ -78,6 +78,10 @@ COMMANDS: dict[str, Command] = {
         "goarena.benchmarks.commands.data_shards",
         "a folder tree of SGF files as training shards (rerun to resume)",
     ),
+    "data ownership": Command(
+        "goarena.benchmarks.commands.data_ownership",
+        "the final owners of an SGF folder's finished games, as territory marks (rerun to resume)",
+    ),
     "data value": Command(
         "goarena.agents.data.value",
         "self-play positions for the value network, one per game (rerun to resume)",
@@ -96,7 +100,8 @@ COMMANDS: dict[str, Command] = {
 GROUPS: dict[str, str] = {
     "bench": "a benchmark: env, vector, search, networks, alphago, zero, threads, league, strength,"
     " value, ablation",
-    "data": "training data: gnugo (self-play SGF), shards (SGF -> shards), value",
+    "data": "training data: gnugo (self-play SGF), ownership (territory marks), shards (SGF -> shards),"
+    " value",
     "train": "train a network: sl, rollout, rl, value, sb3, zero (goarena train JOB -h)",
 }
 

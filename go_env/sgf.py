@@ -15,6 +15,12 @@ komi whichever way the rules were found.
 Passes are written ``B[]``/``W[]``; ``tt`` is read as a pass on boards up to 19x19.
 Only the main line of a record is read: variations are ignored.
 
+A finished game may carry its final owners as the territory marks of its last node, as KGS and
+CGoban write them: ``TB`` holds Black's area points that are not Black's living stones (its
+territory, dead White stones included), ``TW`` likewise. ``write_sgf(territory=...)`` writes
+them, ``SgfRecord.territory`` reads them, and ``owner_from_territory`` and
+``territory_marks`` turn them into an owner per point and back.
+
 Records are data: reading one never imports or runs anything it names. Since they may come
 from anywhere, a record over ``MAX_SGF_BYTES`` or ``MAX_SGF_NODES`` is refused before it is
 parsed, and whatever is wrong with a record is reported as an ``SgfError``.
@@ -27,11 +33,13 @@ import datetime
 import encodings
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from sgfmill import sgf, sgf_grammar
 
 from go_env import coords
@@ -92,6 +100,8 @@ class SgfRecord:
         date: ``DT`` as written, ``None`` if absent.
         event: ``EV``, ``""`` if absent.
         comments: the ``C`` comment of each move node, keyed by move index (0-based).
+        territory: the territory marks of the main line's last node, ``(TB points, TW points)``
+            (sorted), or ``None`` when it has neither property.
     """
 
     game: Game
@@ -104,10 +114,39 @@ class SgfRecord:
     date: str | None = None
     event: str = ""
     comments: dict[int, str] = field(default_factory=dict)
+    territory: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
     @property
     def komi(self) -> float:
         return self.rules.komi
+
+    @property
+    def final_owner(self) -> np.ndarray | None:
+        """int8[N*N]: each point's final owner (BLACK, WHITE, 0 for neither) by the territory
+        marks and the final position, or ``None`` for a record without marks."""
+        if self.territory is None:
+            return None
+        return owner_from_territory(self.game.board.reshape(-1), *self.territory)
+
+
+def territory_marks(board: np.ndarray, owner: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ``TB`` and ``TW`` points of a final position ``board`` (int8[N*N]) whose points have
+    the final owners ``owner`` (int8[N*N]: BLACK, WHITE, 0): each colour's points that are not
+    its own stones."""
+    board, owner = np.asarray(board).reshape(-1), np.asarray(owner).reshape(-1)
+    return tuple(
+        tuple(int(p) for p in np.flatnonzero((owner == color) & (board != color))) for color in (BLACK, WHITE)
+    )  # type: ignore[return-value]
+
+
+def owner_from_territory(board: np.ndarray, black: Sequence[int], white: Sequence[int]) -> np.ndarray:
+    """int8[N*N]: the final owner of each point of ``board`` (int8[N*N]) with the territory
+    marks ``black`` (TB) and ``white`` (TW): a marked point is its mark's; an unmarked stone is
+    its colour's (it lives); an unmarked empty point is neither's."""
+    owner = np.array(board, np.int8).reshape(-1)
+    owner[list(black)] = BLACK
+    owner[list(white)] = WHITE
+    return owner
 
 
 # -- writing -----------------------------------------------------------------------------
@@ -123,6 +162,7 @@ def write_sgf(
     event: str = "",
     comments: dict[int, str] | None = None,
     extra: dict[str, str] | None = None,
+    territory: tuple[Sequence[int], Sequence[int]] | None = None,
 ) -> bytes:
     """Serialise a game as an SGF record (UTF-8).
 
@@ -137,13 +177,16 @@ def write_sgf(
         comments: comments (engine analysis, say) keyed by move index, 0-based: the
             comment for ``game.moves[i]`` goes in that move's node.
         extra: further root properties as text, e.g. ``{"BR": "3d", "TM": "600"}``.
+        territory: the final owners as territory marks ``(TB points, TW points)``, written in
+            the last node (both properties, even an empty one: the record is marked).
 
     Returns:
         The record as bytes.
 
     Raises:
-        ValueError: a comment for a move the game does not have, or an ``extra``
-            property that is ill-formed or one this function writes itself.
+        ValueError: a comment for a move the game does not have, an ``extra``
+            property that is ill-formed or one this function writes itself, or a territory
+            point off the board or marked for both colours.
     """
     size = game.size
     record = sgf.Sgf_game(size, encoding="UTF-8")
@@ -181,6 +224,14 @@ def write_sgf(
         if i in comments:
             node.set("C", comments[i])
         color = 3 - color
+    if territory is not None:
+        node = record.get_last_node()
+        black, white = ({int(p) for p in points} for points in territory)
+        if black & white or any(not 0 <= p < size * size for p in black | white):
+            where = f"on the {size}x{size} board, each marked once"
+            raise ValueError(f"territory points must be {where}: {territory}")
+        for prop, points in (("TB", black), ("TW", white)):
+            node.set_raw_list(prop, [_sgf_point(p, size) for p in sorted(points)] or [b""])
     return record.serialise()
 
 
@@ -327,7 +378,21 @@ def _replay(record: sgf.Sgf_game, rules: Rules | None) -> SgfRecord:
         date=_text(root, "DT"),
         event=_text(root, "EV") or "",
         comments=comments,
+        territory=_territory(nodes[-1], size),
     )
+
+
+def _territory(node: sgf.Tree_node, size: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The ``TB`` and ``TW`` points of ``node``, sorted; ``None`` if it has neither."""
+    if not (node.has_property("TB") or node.has_property("TW")):
+        return None
+    black, white = _points(node, "TB", size), _points(node, "TW", size)
+    if coords.pass_move(size) in black | white:
+        raise SgfError("a territory mark (TB, TW) on the pass point tt")
+    if black & white:
+        both = ", ".join(coords.to_sgf(p, size) for p in sorted(black & white))
+        raise SgfError(f"points marked as both Black's and White's territory (TB and TW): {_shorten(both)}")
+    return tuple(sorted(black)), tuple(sorted(white))
 
 
 def _setup(nodes: list[sgf.Tree_node], size: int, handicap: int) -> tuple[set[int], set[int], int, int]:

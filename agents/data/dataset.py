@@ -8,6 +8,10 @@
     batch.planes  # float32[256, 48, 9, 9]; batch.moves int64[256], the targets
 
 Every shard's arrays stay on disk (``np.load(mmap_mode="r")``); a batch reads only its rows.
+The ownership targets (shards of format 2 on) are read apart, in the batch's symmetries::
+
+    targets = data.ownership(indices, batch.symmetries)
+    targets.ownership  # int8[256, 81]: +1 the mover's point at the end, -1 the opponent's, 0 neither's
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from go_env.features.symmetry import SYMMETRIES, transform_moves, transform_planes
-from goarena.agents.data.shards import ARRAYS, FORMAT, MANIFEST
+from goarena.agents.data.shards import ARRAYS, FORMATS, MANIFEST, OWNERSHIP_ARRAYS
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,26 @@ class PositionBatch:
         return len(self.moves)
 
 
+@dataclass(frozen=True)
+class OwnershipBatch:
+    """The ownership targets of positions, in the symmetries they were asked in.
+
+    Attributes:
+        ownership: int8[B, N*N], each point's final owner from the side to move's view: +1 its
+            own, -1 the opponent's, 0 neither's (all 0 where ``owned`` is False).
+        owned: bool[B], the position's game has ownership marks.
+        scores: float32[B], the final area score from the side to move's view, komi not
+            included (0 where ``owned`` is False).
+    """
+
+    ownership: np.ndarray
+    owned: np.ndarray
+    scores: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.owned)
+
+
 class ShardDataset:
     """Every shard of a folder built by ``shards.build_shards``, as one indexed set of positions.
 
@@ -57,6 +81,10 @@ class ShardDataset:
 
     Raises:
         ValueError: no manifest there, one of another format, or no positions.
+
+    Attributes:
+        has_ownership: every shard holds the ownership targets (``ownership``); shards built
+            before them (format 1) and value positions (``data value``) do not.
     """
 
     def __init__(self, directory: str | Path):
@@ -65,13 +93,20 @@ class ShardDataset:
         if not path.is_file():
             raise ValueError(f"no shards in {self.directory}: {MANIFEST} is missing (goarena data shards)")
         manifest = json.loads(path.read_text())
-        if manifest.get("format") != FORMAT:
-            raise ValueError(f"{path} is of format {manifest.get('format')!r}, not {FORMAT}")
+        if manifest.get("format") not in FORMATS:
+            raise ValueError(f"{path} is of format {manifest.get('format')!r}, not one of {FORMATS}")
         self.board_size: int = manifest["size"]
         self.shards = [shard for entry in manifest["chunks"].values() for shard in entry["shards"]]
         self._arrays = [
             {key: np.load(self.directory / shard["name"] / f"{key}.npy", mmap_mode="r") for key in ARRAYS}
             for shard in self.shards
+        ]
+        folders = [self.directory / shard["name"] for shard in self.shards]
+        found = [(folder / f"{key}.npy").is_file() for folder in folders for key in OWNERSHIP_ARRAYS]
+        self.has_ownership = all(found)
+        self._ownership = [
+            {key: np.load(folder / f"{key}.npy", mmap_mode="r") for key in OWNERSHIP_ARRAYS}
+            for folder in (folders if self.has_ownership else [])
         ]
         lengths = [len(arrays["moves"]) for arrays in self._arrays]
         self._starts = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
@@ -104,11 +139,7 @@ class ShardDataset:
     ) -> PositionBatch:
         """The positions at ``indices`` (int[B]); with ``augment``, each in one of the 8 board
         symmetries drawn from ``rng``, inputs and targets alike."""
-        indices = np.asarray(indices)
-        if not np.issubdtype(indices.dtype, np.integer) or indices.ndim != 1:
-            raise TypeError(f"indices must be a 1-d integer array, got {indices.dtype}{list(indices.shape)}")
-        if len(indices) and (indices.min() < 0 or indices.max() >= len(self)):
-            raise IndexError(f"indices must be in 0..{len(self) - 1}, got {indices.min()}..{indices.max()}")
+        indices = self._check(indices)
         rows = self._gather(indices)
         size, num_points = self.board_size, self.board_size**2
         planes = np.unpackbits(rows["planes"], axis=-1, count=num_points)
@@ -136,15 +167,58 @@ class ShardDataset:
             symmetries=symmetries,
         )
 
-    def _gather(self, indices: np.ndarray) -> dict[str, np.ndarray]:
-        """The shard rows of ``indices``, read shard by shard in row order."""
+    def ownership(self, indices: np.ndarray, symmetries: np.ndarray | None = None) -> OwnershipBatch:
+        """The ownership targets of the positions at ``indices`` (int[B]), each turned by its
+        symmetry in ``symmetries`` (int[B], a ``batch``'s ``symmetries``; none by default).
+
+        Raises:
+            ValueError: the shards hold no ownership targets (built before them: rerun
+                ``goarena data shards`` into a new folder, or into this one to rebuild it).
+        """
+        if not self.has_ownership:
+            raise ValueError(
+                f"the shards in {self.directory} hold no ownership targets (built before them, or value "
+                "positions): rebuild them with `goarena data shards` from records with ownership marks "
+                "(`goarena data ownership SGF_DIR` adds them)"
+            )
+        indices = self._check(indices)
+        rows = self._gather(indices, self._ownership, OWNERSHIP_ARRAYS)
+        ownership = rows["ownership"]
+        if symmetries is not None:
+            symmetries = np.asarray(symmetries)
+            if symmetries.shape != indices.shape:
+                raise ValueError(f"symmetries must match indices, got {symmetries.shape} for {indices.shape}")
+            size = self.board_size
+            for k in np.unique(symmetries[symmetries > 0]):
+                chosen = symmetries == k
+                turned = transform_planes(ownership[chosen].reshape(-1, size, size), k)
+                ownership[chosen] = turned.reshape(-1, size * size)
+        return OwnershipBatch(ownership=ownership, owned=rows["owned"], scores=rows["scores"])
+
+    def _check(self, indices: np.ndarray) -> np.ndarray:
+        indices = np.asarray(indices)
+        if not np.issubdtype(indices.dtype, np.integer) or indices.ndim != 1:
+            raise TypeError(f"indices must be a 1-d integer array, got {indices.dtype}{list(indices.shape)}")
+        if len(indices) and (indices.min() < 0 or indices.max() >= len(self)):
+            raise IndexError(f"indices must be in 0..{len(self) - 1}, got {indices.min()}..{indices.max()}")
+        return indices
+
+    def _gather(
+        self,
+        indices: np.ndarray,
+        arrays: list[dict[str, np.ndarray]] | None = None,
+        keys: tuple[str, ...] = ARRAYS,
+    ) -> dict[str, np.ndarray]:
+        """The shard rows of ``indices`` in ``arrays`` (the shards' ``keys``; by default their
+        ``ARRAYS``), read shard by shard in row order."""
+        arrays = self._arrays if arrays is None else arrays
         shard_of = np.searchsorted(self._starts, indices, side="right") - 1
         rows = indices - self._starts[shard_of]
-        first = self._arrays[0]
-        out = {key: np.empty((len(indices), *first[key].shape[1:]), first[key].dtype) for key in ARRAYS}
+        first = arrays[0]
+        out = {key: np.empty((len(indices), *first[key].shape[1:]), first[key].dtype) for key in keys}
         for shard in np.unique(shard_of):
             where = np.flatnonzero(shard_of == shard)
             where = where[np.argsort(rows[where], kind="stable")]
-            for key, array in self._arrays[shard].items():
-                out[key][where] = array[rows[where]]
+            for key in keys:
+                out[key][where] = arrays[shard][key][rows[where]]
         return out

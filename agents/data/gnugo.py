@@ -9,6 +9,9 @@ area rules with positional superko until two passes, a resignation or the move c
 (``2 * N * N``). ``RE`` is ``B+R``/``W+R`` after a resignation and otherwise GNU Go's
 ``final_score``, which takes off the stones it judges dead (GNU Go passes with dead stones on the
 board, where the project's own count of the board as it stands could name the wrong winner).
+A game that ends by two passes also records its final owners, the dead and seki stones as GNU Go
+judges them (``final_status_list``), as the territory marks ``TB``/``TW`` of its last node
+(``ownership``); a resigned or capped game has none.
 
 A game is written to ``game-NNNNNN.sgf.tmp`` and renamed when complete, and existing games are
 skipped, so a killed run rerun with the same command completes the set.
@@ -28,7 +31,8 @@ from rich.progress import MofNCompleteColumn, Progress
 
 from go_env.game import BLACK, Game, result_string
 from go_env.rules import Rules
-from go_env.sgf import write_sgf
+from go_env.sgf import territory_marks, write_sgf
+from goarena.agents.data.ownership import engine_owner
 from goarena.agents.data.reader import RANDOM_OPENING
 from goarena.agents.gtp.client import GTPAgent, find_engine
 from goarena.agents.protocols import RESIGN, GameContext
@@ -170,11 +174,15 @@ def _write_in_worker(job: tuple[GnuGoConfig, int]) -> int:
 
 
 def write_game(engine: GTPAgent, config: GnuGoConfig, index: int) -> None:
-    """Play game ``index`` with ``engine`` and write its record atomically."""
+    """Play game ``index`` with ``engine`` and write its record atomically, with the final
+    owners as territory marks when it ended by two passes."""
     game, result, opening = play_game(engine, config, index)
     name = f"{engine.name} level {config.level}"  # GNU Go 3.8 level 1
     comments = dict.fromkeys(range(opening), RANDOM_OPENING)
-    record = write_sgf(game, black=name, white=name, result=result, comments=comments, date="")
+    territory = territory_marks(game.board, engine_owner(engine, game)) if game.is_terminated else None
+    record = write_sgf(
+        game, black=name, white=name, result=result, comments=comments, date="", territory=territory
+    )
     path = config.path(index)
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_bytes(record)

@@ -45,6 +45,8 @@ class ExpertGame:
         first_target: the index of the first expert move; the moves before it are random
             opening moves (0 for a record without them).
         winner: BLACK, WHITE, or EMPTY for a draw.
+        owner: the final owner of each point (BLACK, WHITE, EMPTY for neither), row by row,
+            from the record's territory marks (``TB``/``TW``); ``None`` for a record without.
     """
 
     size: int
@@ -52,6 +54,7 @@ class ExpertGame:
     moves: tuple[int, ...]
     first_target: int
     winner: int
+    owner: tuple[int, ...] | None = None
 
     @property
     def num_targets(self) -> int:
@@ -86,7 +89,9 @@ def read_expert_game(source: bytes | str | Path, size: int) -> ExpertGame:
     first_target = 0
     while first_target < len(record.moves) and record.comments.get(first_target) == RANDOM_OPENING:
         first_target += 1
-    return ExpertGame(size, record.rules, record.moves, first_target, winner)
+    owner = record.final_owner
+    marks = None if owner is None else tuple(int(color) for color in owner)
+    return ExpertGame(size, record.rules, record.moves, first_target, winner, marks)
 
 
 def read_expert_games(path: Path, size: int) -> list[tuple[str, ExpertGame | SkippedGame]]:

@@ -14,16 +14,30 @@ positions, the position before each expert move (passes included)::
     outcomes    int8[n]                    +1 the side to move won, -1 it lost, 0 a draw
     game_ids    int32[n]                   the record's index among the sorted files (the games
                                            of a collection, one file, share it)
+    ownership   int8[n, N*N]               each point's final owner from the side to move's view:
+                                           +1 its own, -1 the opponent's, 0 neither's; all 0
+                                           where the record has no ownership marks
+    owned       bool[n]                    the record has ownership marks (``TB``/``TW``)
+    scores      float32[n]                 the final area score from the side to move's view (its
+                                           points minus the opponent's, komi not included; the
+                                           shard's komi is in the manifest), 0 where unknown
     game_keys   uint64[games]              a digest of each game's moves (``game_key``)
+
+The ownership comes from the territory marks of the record's last node (``goarena data
+ownership`` adds them to a folder, ``data gnugo`` writes them): the final owners after the dead
+stones are taken off. Shards of format 1, built before, have no ``ownership``, ``owned`` or
+``scores``: ``ShardDataset`` reads their other arrays and says so when asked for these, and a
+rerun of this command rebuilds them.
 
 A record whose game (its moves and random opening) was read before is skipped as a duplicate:
 archives hold the same game twice, and GNU Go, given the same opening, sometimes plays the
 same game again.
 
-``manifest.json`` lists the finished chunks (each with the digest of its file names, its
-shards with their komi and rules, and its counts); it is rewritten atomically after every
-chunk, and a shard folder is complete before it is renamed into place, so a rerun rebuilds only
-the chunks that are missing or whose files changed. ``report.json`` totals the counts: files
+``manifest.json`` lists the finished chunks (each with the digest of its files' names, sizes and
+modification times, its shards with their komi and rules, and its counts); it is rewritten
+atomically after every chunk, and a shard folder is complete before it is renamed into place,
+so a rerun rebuilds only the chunks that are missing or whose files changed (a record marked
+by ``data ownership`` since is one that changed). ``report.json`` totals the counts: files
 read, games kept, positions, and games skipped by reason (``reader.SKIP_REASONS``,
 ``DUPLICATE``, and ``NOT_A_FILE`` for entries named ``*.sgf`` that are no regular file: FIFOs,
 devices, broken or looping links, folders; those are all named in ``not_files``). A file that
@@ -56,14 +70,16 @@ import numpy as np
 from rich.progress import MofNCompleteColumn, Progress
 
 from go_env.features.alphago import NUM_ALPHAGO_PLANES, alphago_planes
-from go_env.game import EMPTY, MAX_SIZE, MIN_SIZE, Game
+from go_env.game import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game
 from goarena.agents.data.reader import SKIP_REASONS, ExpertGame, SkippedGame, read_expert_games
 
 NUM_PLANES = NUM_ALPHAGO_PLANES
 ARRAYS = ("planes", "boards", "to_play", "last_moves", "moves", "outcomes", "game_ids")
+OWNERSHIP_ARRAYS = ("ownership", "owned", "scores")  # format 2 on
 MANIFEST = "manifest.json"
 REPORT = "report.json"
-FORMAT = 1
+FORMAT = 2  # 2: OWNERSHIP_ARRAYS added
+FORMATS = (1, 2)  # the formats ``ShardDataset`` reads
 _EXAMPLES = 3  # skipped files named per reason, for the report
 DUPLICATE = "duplicate"  # a skip reason: the same moves as a game read before
 NOT_A_FILE = "not a file"  # a skip reason: a FIFO, device, broken or looping link, folder named *.sgf
@@ -97,6 +113,14 @@ def encode_game(game: ExpertGame, game_id: int, encoder: Encoder) -> dict[str, n
         replay.play(move)
     won = arrays["to_play"] == game.winner
     arrays["outcomes"] = np.where(game.winner == EMPTY, 0, np.where(won, 1, -1)).astype(np.int8)
+    arrays["ownership"] = np.zeros((n, num_points), np.int8)
+    arrays["owned"] = np.full(n, game.owner is not None)
+    if game.owner is not None:
+        owner = np.array(game.owner, np.int8)
+        black_view = (owner == BLACK).astype(np.int8) - (owner == WHITE)
+        sign = np.where(arrays["to_play"] == BLACK, 1, -1).astype(np.int8)
+        arrays["ownership"][:] = black_view * sign[:, None]
+    arrays["scores"] = arrays["ownership"].sum(axis=1, dtype=np.int32).astype(np.float32)
     return arrays
 
 
@@ -105,10 +129,12 @@ class _Chunk:
     index: int
     files: tuple[str, ...]  # paths relative to the SGF folder, sorted
     first_id: int  # the game id of its first file
+    stamps: tuple[str, ...] = ()  # each file's size and modification time
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256("\n".join(self.files).encode()).hexdigest()
+        lines = (f"{name}\t{stamp}" for name, stamp in zip(self.files, self.stamps, strict=True))
+        return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
     @property
     def prefix(self) -> str:
@@ -190,8 +216,9 @@ def build_shards(
         raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
     others: list[str] = []
     files = sgf_files(sgf_dir, others)
+    stamps = [_stamp(sgf_dir / name) for name in files]
     chunks = [
-        _Chunk(i, tuple(files[start : start + chunk_size]), start)
+        _Chunk(i, tuple(files[start : start + chunk_size]), start, tuple(stamps[start : start + chunk_size]))
         for i, start in enumerate(range(0, len(files), chunk_size))
     ]
     settings = {"format": FORMAT, "size": size, "planes": NUM_PLANES, "chunk_size": chunk_size}
@@ -221,6 +248,15 @@ def build_shards(
     return report
 
 
+def _stamp(path: Path) -> str:
+    """A file's size and modification time: a record rewritten since changes it."""
+    try:
+        status = path.stat()
+    except OSError:
+        return "unreadable"  # read as such in the chunk, and rebuilt once it can be read
+    return f"{status.st_size}:{status.st_mtime_ns}"
+
+
 def _open_manifest(out_dir: Path, settings: dict[str, int]) -> dict[str, Any]:
     path = out_dir / MANIFEST
     if not path.exists():
@@ -228,6 +264,8 @@ def _open_manifest(out_dir: Path, settings: dict[str, int]) -> dict[str, Any]:
         return {**settings, "chunks": {}}
     manifest = json.loads(path.read_text())
     built = {key: manifest.get(key) for key in settings}
+    if built == {**settings, "format": built["format"]} and built["format"] in FORMATS:
+        return {**settings, "chunks": {}} if built["format"] != FORMAT else manifest  # older: rebuilt
     if built != settings:
         raise ValueError(f"{out_dir} holds shards built with {built}, not {settings}: use another folder")
     return manifest
@@ -331,10 +369,11 @@ def _write_chunk(out_dir: Path, read: _ChunkRead, seen: set[int]) -> dict[str, A
     shards = []
     for number, ((rules, komi), games) in enumerate(sorted(groups.items())):
         name = f"{read.chunk.prefix}-{number}"
-        arrays = {key: np.concatenate([game[key] for _, game in games]) for key in ARRAYS}
+        arrays = {key: np.concatenate([game[key] for _, game in games]) for key in ARRAYS + OWNERSHIP_ARRAYS}
         arrays["game_keys"] = np.array([key for key, _ in games], np.uint64)
         _write_shard(out_dir, name, arrays)
-        counts = {"positions": len(arrays["moves"]), "games": len(games)}
+        owned = sum(bool(game["owned"][0]) for _, game in games if len(game["owned"]))
+        counts = {"positions": len(arrays["moves"]), "games": len(games), "owned_games": owned}
         shards.append({"name": name, **counts, "komi": komi, "rules": rules})
     return {
         "digest": read.chunk.digest,
@@ -387,6 +426,7 @@ def _report(manifest: dict[str, Any]) -> dict[str, Any]:
     return {
         "files_read": sum(entry["files"] for entry in entries),
         "games_kept": sum(shard["games"] for entry in entries for shard in entry["shards"]),
+        "games_with_ownership": sum(shard["owned_games"] for entry in entries for shard in entry["shards"]),
         "positions": sum(shard["positions"] for entry in entries for shard in entry["shards"]),
         "skipped": dict(skipped),
         "skipped_examples": examples,
@@ -407,7 +447,8 @@ def run(sgf_dir: Path, out_dir: Path, *, size: int = 9, workers: int = 1) -> dic
     skipped = ", ".join(f"{reason} {count}" for reason, count in report["skipped"].items())
     print(
         f"{report['files_read']} files read, {report['games_kept']} games kept, "
-        f"{report['positions']} positions in {report['shards']} shards; skipped: {skipped}"
+        f"{report['positions']} positions in {report['shards']} shards, "
+        f"{report['games_with_ownership']} games with ownership marks; skipped: {skipped}"
     )
     print(f"report: {out_dir / REPORT}")
     return report

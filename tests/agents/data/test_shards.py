@@ -100,7 +100,12 @@ def test_a_shard_holds_the_position_before_each_expert_move() -> None:
         "moves": ("int16", (n,)),
         "outcomes": ("int8", (n,)),
         "game_ids": ("int32", (n,)),
+        "ownership": ("int8", (n, 25)),
+        "owned": ("bool", (n,)),
+        "scores": ("float32", (n,)),
     }
+    # A record without territory marks: its final owners are unknown.
+    assert not arrays["owned"].any() and not arrays["ownership"].any() and not arrays["scores"].any()
     assert arrays["moves"][-2:].tolist() == [25, 25]  # the passes are targets too
     assert arrays["last_moves"].tolist() == [-1, *game.moves[:-1]]
     assert arrays["to_play"].tolist() == [BLACK, WHITE] * (n // 2) + [BLACK] * (n % 2)
