@@ -12,6 +12,7 @@ Their options are plain keywords, so spec strings reach them all::
     uct:pass_check=false                                      # passes by the raw count
     puct:simulations=800,evaluator=rollout,batch=16
     puct:prior=policy.pt,evaluator=pattern,rollout_weights=rollout.npz   # networks' priors
+    puct:prior=uniform,value=ownership.pt                     # seed 002's V as the leaf value
     puct:noise=0.25,temperature=1.0,temperature_moves=30,seed=7     # self-play
 
 A player searches each position once: ``policy`` and then ``select_move`` on the same
@@ -59,6 +60,7 @@ from goarena.search.rollout import PatternRolloutEvaluator
 from goarena.search.warmup import warmup_game
 
 if TYPE_CHECKING:  # torch is imported only by players that load a network
+    from goarena.agents.nets.ownership import OwnershipNet
     from goarena.agents.nets.policy import PolicyNet
     from goarena.agents.nets.value import ValueNet
 
@@ -86,7 +88,7 @@ def _with_networks(
     leaves: EvaluatorSpec,
     evaluator: EvaluatorSpec,
     policy: PolicyNet | None,
-    value: ValueNet | None,
+    value: ValueNet | OwnershipNet | None,
     mixing: float,
 ) -> Evaluator:
     """Priors from the policy network (uniform without one); values from the value network,
@@ -99,10 +101,28 @@ def _with_networks(
         value = None  # the playouts alone
     if policy is None and value is None:
         return UniformEvaluator(playouts)
+    if value is not None and value.arch == "ownership":  # its own planes and its V's win probability
+        from goarena.agents.inference.ownership import OwnershipEvaluator
+
+        ownership = OwnershipEvaluator(value, policy)
+        if playouts is not None and mixing > 0.0:
+            return MixedEvaluator(ownership, playouts, mixing)
+        return ownership
     network = NetworkEvaluator(policy, value, values=None if value is not None else playouts)
     if value is not None and playouts is not None and mixing > 0.0:
         return MixedEvaluator(network, playouts, mixing)
     return network
+
+
+def _value_kind(path: str) -> str:
+    """What value=PATH holds: "ownership" for an ownership network (seed 002's V), else
+    "value" (AlphaGo's value network; a bad file is refused by that load, with its message)."""
+    from goarena.agents.nets.checkpoint import describe
+
+    try:
+        return "ownership" if describe(path)[0] == "ownership" else "value"
+    except Exception:  # unreadable: the load that follows says what is wrong
+        return "value"
 
 
 def _rollout_policy(path: str | None, networks: list[Network]) -> PatternPolicy | None:
@@ -379,8 +399,11 @@ class PUCTAgent(_SearchAgent):
             ``"uniform"``: uniform priors over the legal moves, likewise.
         rollout_weights: the rollout policy's weights (``rollout.npz``) for ``"pattern"``.
         value: a value network's weights (``value.pt``): its value ``v`` of each leaf (needs
-            ``prior``). With playouts too (``evaluator="rollout"`` or ``"pattern"``), the leaf
-            value is AlphaGo's ``(1 - mixing)·v + mixing·z``, ``z`` the playouts' outcome.
+            ``prior``); or an ownership network's (``ownership.pt``, seed 002): ``v = 2p - 1``,
+            ``p`` its calibrated win probability of V = Σ ownership + the komi term, each leaf
+            read through its own planes (``OwnershipEvaluator``). With playouts too
+            (``evaluator="rollout"`` or ``"pattern"``), the leaf value is AlphaGo's
+            ``(1 - mixing)·v + mixing·z``, ``z`` the playouts' outcome.
         mixing: λ of that blend, in [0, 1] (0: the value network alone; 1: the playouts alone).
         device: where the networks run (cpu, cuda, cuda:N); None: where the game's context
             says (``GameContext.device``). Resolved, and the networks moved there, at ``reset``.
@@ -456,7 +479,7 @@ class PUCTAgent(_SearchAgent):
                 networks.append(load_network(str(prior), "policy", device or "cpu", precision))
                 network = networks[-1].model
             if value is not None:
-                networks.append(load_network(value, "value", device or "cpu", precision))
+                networks.append(load_network(value, _value_kind(value), device or "cpu", precision))
                 value_network = networks[-1].model
         pattern_policy = _rollout_policy(rollout_weights, networks)
 
@@ -499,6 +522,7 @@ class PUCTAgent(_SearchAgent):
         """Compile PUCT's kernels with every evaluator it may run: random and pattern
         playouts, and the networks' feature planes (see ``agents.protocols.Warmable``)."""
         from go_env import core as K
+        from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
         from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
         from go_env.features.patterns import load_weights
         from goarena.agents.weights import ROLLOUT_9X9
@@ -511,6 +535,8 @@ class PUCTAgent(_SearchAgent):
         leaves = K.GoState(*(field[None] for field in game.state))
         for colour in (False, True):  # the policy network's planes, the value network's
             batch_alphago_planes(leaves, game.geometry, new_alphago_planes(size, colour, batch=1))
+        history = np.zeros((1, size, size, NUM_HISTORY_PLANES), np.int8)
+        batch_history_planes(leaves, game.geometry, history)  # an ownership network's planes
         pattern_policy, pattern_size = load_weights(ROLLOUT_9X9)
         game = warmup_game(pattern_size)
         PUCT(PatternRolloutEvaluator(pattern_policy, 1, seed=0), batch=2, seed=0).search(game, simulations=8)
@@ -534,7 +560,7 @@ class PUCTAgent(_SearchAgent):
             if prior not in (None, UNIFORM):
                 networks.append(load_network(str(prior), "policy", precision=precision))
             if value is not None:
-                networks.append(load_network(str(value), "value", precision=precision))
+                networks.append(load_network(str(value), _value_kind(str(value)), precision=precision))
         if rollout_weights is not None:
             networks.append(load_network(str(rollout_weights), "rollout"))
         check_sizes(networks, context.size if context is not None else None)

@@ -5,11 +5,14 @@ import pytest
 import torch
 
 from go_env import BLACK, Game, Rules
+from goarena.agents.inference.ownership import OwnershipEvaluator
 from goarena.agents.nets.checkpoint import save_model, weights_digest
 from goarena.agents.nets.ownership import OwnershipNet
+from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.players.ownership import OwnershipGreedyAgent
 from goarena.agents.protocols import Action, Actor, GameContext, UnsupportedGame, WeightedAgent
 from goarena.agents.specs import AgentSpecError, check_spec, make_agent, player_warmup
+from goarena.search import MixedEvaluator
 
 SIZE = 5
 
@@ -120,3 +123,25 @@ def test_spec_checks_and_board_size(weights, tmp_path):
     warm = player_warmup("ownership-greedy")
     assert warm is not None
     warm(SIZE)
+
+
+def test_puct_takes_the_ownership_network_as_its_value(weights, tmp_path):
+    policy = tmp_path / "policy.pt"
+    save_model(policy, PolicyNet(SIZE, layers=2, filters=4))
+    context = GameContext(SIZE, Rules())
+    uniform = f"puct:prior=uniform,value={str(weights)!r},simulations=16"
+    check_spec(uniform, context)
+    player = make_agent(uniform)
+    assert isinstance(player.searcher.evaluator, OwnershipEvaluator)
+    assert player.searcher.evaluator._priors is None
+    player.reset(context)
+    game = Game(SIZE, Rules())
+    assert game.legal_mask()[player.act(game).move]
+    assert player.weights_digest() == weights_digest(weights)
+    with_policy = make_agent(f"puct:prior={str(policy)!r},value={str(weights)!r},simulations=16")
+    assert with_policy.searcher.evaluator._priors is not None
+    mixed = make_agent(f"puct:prior=uniform,value={str(weights)!r},evaluator=rollout,simulations=8")
+    assert isinstance(mixed.searcher.evaluator, MixedEvaluator)
+    assert isinstance(mixed.searcher.evaluator.network, OwnershipEvaluator)
+    with pytest.raises(AgentSpecError, match="trained for 5x5, not 9x9"):
+        check_spec(uniform, GameContext(9, Rules()))
