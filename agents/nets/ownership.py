@@ -69,6 +69,8 @@ class OwnershipNet(nn.Module):
     """
 
     arch = "ownership"
+    calibration_a: torch.Tensor  # buffers: p = sigmoid(a·V + b)
+    calibration_b: torch.Tensor
 
     def __init__(self, board_size: int, blocks: int = 4, filters: int = 32, global_pool: bool = True):
         super().__init__()
