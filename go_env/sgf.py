@@ -387,8 +387,6 @@ def _territory(node: sgf.Tree_node, size: int) -> tuple[tuple[int, ...], tuple[i
     if not (node.has_property("TB") or node.has_property("TW")):
         return None
     black, white = _points(node, "TB", size), _points(node, "TW", size)
-    if coords.pass_move(size) in black | white:
-        raise SgfError("a territory mark (TB, TW) on the pass point tt")
     if black & white:
         both = ", ".join(coords.to_sgf(p, size) for p in sorted(black & white))
         raise SgfError(f"points marked as both Black's and White's territory (TB and TW): {_shorten(both)}")

@@ -463,3 +463,61 @@ def test_sgfmill_replay_agrees(size, handicap, seed):
         for col in range(size):
             ours = game.board[size - 1 - row, col]
             assert board.get(row, col) == expected.get(ours), (row, col)
+
+
+def finished_5x5() -> Game:
+    """A 5x5 game ended by two passes: Black's wall on the C column, White's on the D column."""
+    game = Game(5, Rules(komi=0.5))
+    for vertex in ("C1", "D1", "C2", "D2", "C3", "D3", "C4", "D4", "C5", "D5", "B3", "pass", "pass"):
+        game.play(coords.from_gtp(vertex, 5))
+    return game
+
+
+def test_territory_marks_round_trip_in_the_last_node() -> None:
+    from go_env.sgf import owner_from_territory, territory_marks
+
+    game = finished_5x5()
+    board = game.board.ravel()
+    owner = game.area_owner().ravel().copy()
+    dead = coords.from_gtp("B3", 5)  # a Black stone taken off as dead: its point is White's
+    owner[dead] = WHITE
+    owner[coords.from_gtp("E5", 5)] = 0  # a point neither's
+    black, white = territory_marks(board, owner)
+    assert dead in white and coords.from_gtp("E5", 5) not in black + white
+
+    data = write_sgf(game, territory=(black, white))
+    record = read_sgf(data)
+    assert record.territory == (black, white)
+    assert record.final_owner.tolist() == owner.tolist()
+    assert owner_from_territory(board, black, white).tolist() == owner.tolist()
+    last = sgf.Sgf_game.from_bytes(data).get_last_node()
+    assert last.has_property("TB") and last.has_property("TW") and last.get_move() == ("b", None)
+    # A colour with no territory is still written: the record is marked.
+    assert read_sgf(write_sgf(game, territory=((), white))).territory == ((), white)
+    assert read_sgf(write_sgf(game)).territory is None and read_sgf(write_sgf(game)).final_owner is None
+
+
+def test_kgs_style_territory_marks_are_read() -> None:
+    record = read_sgf(b"(;GM[1]FF[4]SZ[5]KM[0.5];B[cc];W[];B[]TB[aa:bb][ee]TW[])")
+    assert record.territory == ((0, 1, 5, 6, 24), ())  # the rectangle aa:bb, then ee
+
+
+@pytest.mark.parametrize(
+    ("marks", "message"),
+    [
+        ("TB[aa]TW[aa]", "both Black's and White's"),
+        ("TB[zz]", "bad coordinate in TB"),
+        ("TB[tt]", "bad coordinate in TB"),
+    ],
+)
+def test_bad_territory_marks_are_an_sgf_error(marks: str, message: str) -> None:
+    with pytest.raises(SgfError, match=message):
+        read_sgf(f"(;GM[1]SZ[5];B[cc];W[];B[]{marks})".encode())
+
+
+def test_territory_off_the_board_or_marked_twice_is_refused() -> None:
+    game = finished_5x5()
+    with pytest.raises(ValueError, match="territory points"):
+        write_sgf(game, territory=([25], []))
+    with pytest.raises(ValueError, match="territory points"):
+        write_sgf(game, territory=([0], [0]))

@@ -14,6 +14,7 @@ import pytest
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.core import INFO_TO_PLAY
 from go_env.features.alphago import game_planes
+from go_env.features.symmetry import transform_planes
 from go_env.sgf import write_sgf
 from goarena.agents.data import shards
 from goarena.agents.data.dataset import ShardDataset
@@ -342,3 +343,89 @@ def test_the_command_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFix
     out = capsys.readouterr().out
     assert "8 files read, 3 games kept, 15 positions in 1 shards" in out
     assert "handicap or setup 1" in out and (tmp_path / "out" / REPORT).exists()
+
+
+def marked_record() -> tuple[bytes, np.ndarray]:
+    """A 5x5 game ended by two passes whose marks take White's last stone off as dead, and the
+    final owners (BLACK, WHITE, 0) the marks say."""
+    game = Game(5, Rules(komi=6.5))
+    for move in read_expert_game(record(MOVES + " - -", root="RE[B+3]"), 5).moves:
+        game.play(move)
+    board = game.board.reshape(-1)
+    owner = game.area_owner().reshape(-1).copy()
+    dead = int(np.flatnonzero(board == WHITE)[-1])
+    owner[dead] = BLACK
+    black = [p for p in np.flatnonzero(owner == BLACK) if board[p] != BLACK]
+    white = [p for p in np.flatnonzero(owner == WHITE) if board[p] != WHITE]
+    return write_sgf(game, result="B+3", territory=(black, white), date=""), owner
+
+
+def test_shards_carry_the_marks_as_ownership_from_the_movers_view(tmp_path: Path) -> None:
+    sgf = tmp_path / "sgf"
+    sgf.mkdir()
+    data, owner = marked_record()
+    (sgf / "a-marked.sgf").write_bytes(data)
+    (sgf / "b-unmarked.sgf").write_bytes(record("dd cc ee", root="RE[W+R]"))
+
+    report = build_shards(sgf, tmp_path / "out", size=5, encoder=stone_planes)
+
+    assert report["games_with_ownership"] == 1
+    arrays = {
+        key: np.load(tmp_path / "out" / "chunk-000000-0" / f"{key}.npy") for key in shards.OWNERSHIP_ARRAYS
+    }
+    ids = np.load(tmp_path / "out" / "chunk-000000-0" / "game_ids.npy")
+    to_play = np.load(tmp_path / "out" / "chunk-000000-0" / "to_play.npy")
+    marked, unmarked = ids == 0, ids == 1
+    black_view = (owner == BLACK).astype(np.int8) - (owner == WHITE)
+    assert arrays["owned"][marked].all() and not arrays["owned"][unmarked].any()
+    for row in np.flatnonzero(marked):
+        mover = 1 if to_play[row] == BLACK else -1  # the mirror for White to move
+        assert arrays["ownership"][row].tolist() == (mover * black_view).tolist()
+        assert arrays["scores"][row] == mover * (
+            np.count_nonzero(owner == BLACK) - np.count_nonzero(owner == WHITE)
+        )
+    assert set(to_play[marked].tolist()) == {BLACK, WHITE}
+    assert not arrays["ownership"][unmarked].any() and not arrays["scores"][unmarked].any()
+
+    data = ShardDataset(tmp_path / "out")
+    indices = np.arange(len(data))
+    batch = data.batch(indices, rng=np.random.default_rng(1), augment=True)
+    targets = data.ownership(indices, batch.symmetries)
+    assert targets.owned.tolist() == arrays["owned"].tolist() and (targets.scores == arrays["scores"]).all()
+    assert len(set(batch.symmetries.tolist())) > 1
+    for row, k in enumerate(batch.symmetries):  # turned as the boards were
+        turned = transform_planes(arrays["ownership"][row].reshape(1, 5, 5), int(k)).reshape(25)
+        assert targets.ownership[row].tolist() == turned.tolist()
+    assert data.ownership(indices).ownership.tolist() == arrays["ownership"].tolist()
+
+
+def test_shards_of_format_1_read_without_ownership_and_a_rerun_rebuilds_them(tmp_path: Path) -> None:
+    sgf, out = tmp_path / "sgf", tmp_path / "out"
+    sgf.mkdir()
+    (sgf / "a.sgf").write_bytes(marked_record()[0])
+    build_shards(sgf, out, size=5, encoder=stone_planes)
+    # As a folder built before the ownership arrays existed.
+    for key in shards.OWNERSHIP_ARRAYS:
+        (out / "chunk-000000-0" / f"{key}.npy").unlink()
+    manifest = json.loads((out / MANIFEST).read_text())
+    (out / MANIFEST).write_text(json.dumps({**manifest, "format": 1}))
+
+    old = ShardDataset(out)
+    assert not old.has_ownership and len(old.batch(np.arange(len(old)))) == len(old)
+    with pytest.raises(ValueError, match="hold no ownership targets.*goarena data shards"):
+        old.ownership(np.arange(len(old)))
+
+    build_shards(sgf, out, size=5, encoder=stone_planes)
+    rebuilt = ShardDataset(out)
+    assert rebuilt.has_ownership and rebuilt.ownership(np.arange(len(rebuilt))).owned.all()
+
+
+def test_a_record_marked_after_its_chunk_was_built_is_read_again(tmp_path: Path) -> None:
+    sgf, out = tmp_path / "sgf", tmp_path / "out"
+    sgf.mkdir()
+    data, _ = marked_record()
+    unmarked = data.replace(b"TB[", b"XB[").replace(b"TW[", b"XW[")
+    (sgf / "a.sgf").write_bytes(unmarked)
+    assert build_shards(sgf, out, size=5, encoder=stone_planes)["games_with_ownership"] == 0
+    (sgf / "a.sgf").write_bytes(data)  # as `goarena data ownership` would mark it
+    assert build_shards(sgf, out, size=5, encoder=stone_planes)["games_with_ownership"] == 1
