@@ -91,6 +91,9 @@ COMMANDS: dict[str, Command] = {
     "train rl": Command("goarena.agents.training.rl", "the RL policy network by self-play"),
     "train value": Command("goarena.agents.training.value", "the value network on self-play positions"),
     "train sb3": Command("goarena.agents.training.sb3", "MaskablePPO on the Gymnasium env"),
+    "train ownership": Command(
+        "goarena.agents.training.ownership", "the ownership value network by the seed's methods"
+    ),
     "train zero": Command(
         "goarena.benchmarks.commands.train_zero",
         "AlphaZero from zero knowledge by self-play, its generations rated",
@@ -102,7 +105,7 @@ GROUPS: dict[str, str] = {
     " value, ablation",
     "data": "training data: gnugo (self-play SGF), ownership (territory marks), shards (SGF -> shards),"
     " value",
-    "train": "train a network: sl, rollout, rl, value, sb3, zero (goarena train JOB -h)",
+    "train": "train a network: sl, rollout, rl, value, sb3, zero, ownership (goarena train JOB -h)",
 }
 
 

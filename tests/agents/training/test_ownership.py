@@ -1,0 +1,411 @@
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from go_env import BLACK, WHITE, Game, Rules
+from go_env.batch import owners_for_mover
+from goarena.agents.data.shards import FORMAT, MANIFEST, _write_json, _write_shard
+from goarena.agents.nets import checkpoint
+from goarena.agents.nets.checkpoint import read_checkpoint, weights_digest
+from goarena.agents.training import ownership as job_module
+from goarena.agents.training.ownership import (
+    OwnershipConfig,
+    OwnershipJob,
+    augment,
+    moves_targets,
+    ownership_accuracy,
+    train_ownership,
+)
+from goarena.agents.training.ownership_data import (
+    BufferPositions,
+    OwnershipBatch,
+    OwnershipPositions,
+    ShardPositions,
+    open_positions,
+    play_children,
+)
+from goarena.agents.training.replay import write_chunk
+from goarena.agents.training.selfplay import SelfPlayGames
+
+SIZE = 5
+GAMES = 12
+
+
+def random_games(count: int, seed: int, max_moves: int = 40) -> list[list[tuple[Game, int]]]:
+    """Played-out random 5x5 games: each a list of (the position before the move, the move)."""
+    rng = np.random.default_rng(seed)
+    games = []
+    for _ in range(count):
+        game = Game(SIZE, Rules(komi=0.5, scoring="area"))
+        record = []
+        while not game.is_over:
+            legal = game.legal_moves()
+            points = legal[legal < SIZE * SIZE]
+            late = game.move_number >= max_moves
+            move = (
+                int(rng.choice(points)) if len(points) and not late and rng.random() > 0.05 else SIZE * SIZE
+            )
+            record.append((game.copy(), move))
+            game.play(move)
+        record.append((game, -1))  # the final position
+        games.append(record)
+    return games
+
+
+def planes_of(game: Game) -> np.ndarray:
+    return np.moveaxis(game.observation(), -1, 0).copy()
+
+
+@pytest.fixture(scope="module")
+def played():
+    return random_games(GAMES, seed=1)
+
+
+@pytest.fixture(scope="module")
+def shards(played, tmp_path_factory):
+    """A shard folder of the played games, with their final owners; every third game has none."""
+    rows = {key: [] for key in ("boards", "to_play", "last_moves", "moves", "outcomes", "game_ids")}
+    rows.update(ownership=[], owned=[], scores=[])
+    for number, record in enumerate(played):
+        final = record[-1][0]
+        owners = final.area_owner().reshape(-1)
+        known = number % 3 != 2
+        for position, move in record[:-1]:
+            mover = position.to_play
+            mine = owners_for_mover(owners, np.int64(mover)) if known else np.zeros(SIZE * SIZE, np.int8)
+            rows["boards"].append(position.board.reshape(-1).copy())
+            rows["to_play"].append(mover)
+            rows["last_moves"].append(position.last_move if position.last_move is not None else -1)
+            rows["moves"].append(move)
+            rows["outcomes"].append(final.outcome(mover))
+            rows["game_ids"].append(number)
+            rows["ownership"].append(mine)
+            rows["owned"].append(known)
+            rows["scores"].append(float(mine.sum()))
+    dtypes = {"boards": np.int8, "to_play": np.int8, "last_moves": np.int16, "moves": np.int16,
+              "outcomes": np.int8, "game_ids": np.int32, "ownership": np.int8, "owned": bool,
+              "scores": np.float32}  # fmt: skip
+    arrays = {key: np.array(values, dtypes[key]) for key, values in rows.items()}
+    count = len(arrays["moves"])
+    arrays["planes"] = np.zeros((count, 48, (SIZE * SIZE + 7) // 8), np.uint8)
+    out = tmp_path_factory.mktemp("data") / "shards"
+    out.mkdir()
+    _write_shard(out, "chunk-000000-0", arrays)
+    shard = {"name": "chunk-000000-0", "positions": count, "games": GAMES, "komi": 0.5, "rules": "goarena"}
+    manifest = {"format": FORMAT, "size": SIZE, "planes": 48, "chunks": {"0": {"shards": [shard]}}}
+    _write_json(out / MANIFEST, manifest)
+    return out
+
+
+def test_shard_positions_give_the_games_history_planes_and_owners(played, shards):
+    data = open_positions(shards)
+    assert isinstance(data, ShardPositions) and data.board_size == SIZE
+    record = played[0]
+    batch = data.fetch(np.arange(len(record) - 1))
+    for t, (position, move) in enumerate(record[:-1]):
+        np.testing.assert_array_equal(batch.planes[t], planes_of(position))
+        assert batch.chosen[t] == move and batch.move_numbers[t] == t
+    assert (batch.game_lengths == len(record) - 1).all()
+    assert batch.komi_terms[0] == -0.5 and batch.komi_terms[1] == 0.5  # Black, then White to move
+
+
+def test_shards_without_owners_are_refused_clearly(shards, tmp_path):
+    import shutil
+
+    copy = tmp_path / "old"
+    shutil.copytree(shards, copy)
+    for name in ("ownership", "owned", "scores"):  # as shards built before ownership
+        (copy / "chunk-000000-0" / f"{name}.npy").unlink()
+    with pytest.raises(ValueError, match="no ownership targets"):
+        open_positions(copy)
+    with pytest.raises(ValueError, match="neither shards"):
+        open_positions(tmp_path)
+
+
+def test_children_are_the_positions_after_the_moves(played):
+    """Every move of every position of the games, against the game itself: the planes after a
+    legal move (captures, passes), and illegal ones (occupied, suicide, ko) refused."""
+    checked = captured = refused = 0
+    for record in played[:4]:
+        for position, _ in record[:-1]:
+            moves = np.arange(SIZE * SIZE + 1)[None]
+            children, legal = play_children(planes_of(position)[None], moves)
+            mask = position.legal_mask()
+            np.testing.assert_array_equal(legal[0], mask.astype(bool))
+            refused += int((mask == 0).sum())
+            for move in np.flatnonzero(mask):
+                child = position.copy()
+                before = int((child.board != 0).sum())
+                child.play(int(move))
+                captured += int((child.board != 0).sum()) < before + (move < SIZE * SIZE)
+                np.testing.assert_array_equal(children[0, move], planes_of(child))
+                checked += 1
+    assert checked > 500 and captured > 0 and refused > 0
+
+
+def test_a_ko_recapture_is_refused():
+    game = Game(SIZE, Rules(komi=0.5, scoring="area"))
+    # . B W . .
+    # B W . W .   Black takes at (1, 2), White may not take back at (1, 1) at once
+    # . B W . .
+    for move in [(0, 1), (0, 2), (1, 0), (1, 1), (2, 1), (2, 2), (4, 4), (1, 3), (1, 2)]:
+        game.play(move[0] * SIZE + move[1])
+    assert game.legal_mask()[1 * SIZE + 1] == 0
+    _, legal = play_children(planes_of(game)[None], np.array([[1 * SIZE + 1, 4 * SIZE + 0]]))
+    assert legal.tolist() == [[False, True]]
+
+
+def test_soft_and_aggressive_targets_on_a_hand_case():
+    # the children from their own mover's view (the opponent of the mover at s); P = 4
+    chosen = [0.5, 0.5, 0.5, 0.5]  # V(s+i) from s's view: -2
+    better = [-0.5, -0.5, 0.0, 0.9]  # V(s+j) = -(-0.1) = 0.1 > -2: broken, by 2.1
+    worse = [1.0, 1.0, 1.0, 1.0]  # V(s+j) = -4: kept
+    children = torch.tensor([[chosen, better, worse]])
+    legal = torch.ones(1, 3, dtype=torch.bool)
+    soft, broken, gap = moves_targets(children, legal, "soft")
+    assert broken.tolist() == [[True, False]]
+    assert gap[0, 0].item() == pytest.approx(2.1)
+    # each point of s+j gains 2.1 / 4 for its mover (s's mover loses it), clipped at 1
+    assert soft[0, 0].tolist() == pytest.approx([0.025, 0.025, 0.525, 1.0])
+    aggressive, _, _ = moves_targets(children, legal, "aggressive")
+    # min of the two ownerships from s's mover's view: max from the child's
+    assert aggressive[0, 0].tolist() == pytest.approx([0.5, 0.5, 0.5, 0.9])
+    legal[0, 1] = False
+    assert not moves_targets(children, legal, "soft")[1].any()
+
+
+class HandPositions(OwnershipPositions):
+    """Four positions on a 2x2 board with given owners, scores and move numbers."""
+
+    def __init__(self):
+        self.board_size = 2
+        self.ownership = np.array([[1, 1, -1, 0], [1, -1, -1, -1], [1, 1, 1, 1], [0, 0, 0, 0]], np.int8)
+        self.owned = np.array([True, True, True, False])
+        self.move_numbers = np.array([3, 12, 15, 0])
+        self.game_ids = np.arange(4)
+        self.game_lengths = np.full(4, 20)
+
+    def fetch(self, indices):
+        n = len(indices)
+        planes = np.zeros((n, 17, 2, 2), np.int8)
+        planes[:, 0, 0, 0] = indices  # the hand model reads the position's number here
+        return OwnershipBatch(
+            planes=planes,
+            ownership=self.ownership[indices],
+            owned=self.owned[indices],
+            scores=self.ownership[indices].sum(axis=1).astype(np.float32),
+            outcomes=np.zeros(n, np.float32),
+            chosen=np.zeros(n, np.int64),
+            komi_terms=np.zeros(n, np.float32),
+            move_numbers=self.move_numbers[indices],
+            game_lengths=self.game_lengths[indices],
+        )
+
+
+class HandModel(torch.nn.Module):
+    outputs = torch.tensor(
+        [[0.5, 0.2, -0.3, 0.9], [0.5, 0.5, -0.5, 0.0], [-0.5, 0.5, 0.5, 0.5], [1, 1, 1, 1.0]]
+    )
+
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.zeros(1))
+
+    def forward(self, planes):
+        return self.outputs[planes[:, 0, 0, 0].long()]
+
+
+def test_accuracy_by_move_bucket_on_a_hand_case():
+    result = ownership_accuracy(HandModel(), HandPositions(), np.arange(4))
+    # position 0: 3 of 3 owned points agree, sum 1.3 against 1; position 1: 2 of 4 (0.0 is
+    # wrong), sum 0.5 against -2; position 2: 3 of 4, sum 1 against 4; position 3 has no owners
+    assert result["positions"] == 3 and result["points"] == 11
+    assert result["sign_agreement"] == pytest.approx(8 / 11)
+    assert result["score_error"] == pytest.approx((0.3 + 2.5 + 3.0) / 3)
+    assert set(result["by_move"]) == {"0-10", "10-20"}
+    assert result["by_move"]["0-10"] == {"sign_agreement": 1.0, "score_error": pytest.approx(0.3),
+                                         "positions": 1, "points": 3}  # fmt: skip
+    assert result["by_move"]["10-20"]["sign_agreement"] == pytest.approx(5 / 8)
+    with pytest.raises(ValueError, match="no|none"):
+        ownership_accuracy(HandModel(), HandPositions(), np.array([3]))
+
+
+def config(shards, **changes) -> OwnershipConfig:
+    tiny = OwnershipConfig(
+        data=str(shards), blocks=1, filters=8, steps=8, batch_size=16, held_out=0.25,
+        checkpoint_every=4, log_every=2, eval_positions=64, target_every=2, lr=3e-3,
+    )  # fmt: skip
+    return replace(tiny, **changes)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"method": "end"},
+        {"method": "end", "end_power": 0.0},
+        {"method": "moves"},
+        {"method": "moves", "moves_form": "aggressive", "moves_raise": 0.5},
+        {"method": "moves", "moves_pool": 8},
+        {"method": "minimax"},
+        {"method": "end,moves,minimax", "moves_form": "aggressive"},
+    ],
+)
+def test_each_methods_loss_falls_on_a_fixed_batch(shards, options):
+    torch.manual_seed(0)
+    job = OwnershipJob(open_positions(shards), config(shards, **options), torch.device("cpu"))
+    job._refresh_target(0)  # held still: a fixed target
+    positions = job.data.fetch(job.sampler.batch(0))
+    losses = []
+    for _ in range(30):
+        parts = job.losses(positions, np.random.default_rng(0))  # the same children each time
+        job.optimizer.zero_grad()
+        parts["loss"].backward()
+        job.optimizer.step()
+        losses.append(parts["loss"].item())
+    assert losses[-1] < 0.7 * losses[0], losses
+
+
+def test_augment_turns_the_owners_and_the_move_with_the_planes(shards):
+    data = open_positions(shards)
+    positions = data.fetch(np.arange(20))
+    turned = augment(positions, np.random.default_rng(3))
+    size = SIZE
+    for b in range(20):
+        # the owner under the chosen move's point moves with the stones
+        stones = positions.planes[b, 0].reshape(-1)
+        moved = turned.planes[b, 0].reshape(-1)
+        assert stones.sum() == moved.sum()
+        assert sorted(positions.ownership[b].tolist()) == sorted(turned.ownership[b].tolist())
+        if positions.chosen[b] < size * size:
+            assert turned.ownership[b, turned.chosen[b]] == positions.ownership[b, positions.chosen[b]]
+
+
+def run(shards, directory, **changes):
+    return train_ownership(config(shards, **changes), directory, threads=1, progress=False)
+
+
+def test_a_short_run_exports_a_calibrated_loadable_network(shards, tmp_path):
+    metrics = run(shards, tmp_path / "run", method="end,moves,minimax")
+    assert json.loads((tmp_path / "run" / "metrics.json").read_text()) == metrics
+    contents = read_checkpoint(tmp_path / "run" / "ownership.pt")  # weights_only
+    assert contents["arch"] == "ownership"
+    network = checkpoint.load_model(tmp_path / "run" / "ownership.pt")
+    a, b = network.calibration
+    assert (a, b) == pytest.approx((metrics["calibration"]["a"], metrics["calibration"]["b"]))
+    held_out = metrics["held_out"]
+    assert 0 <= held_out["sign_agreement"] <= 1 and held_out["score_error"] >= 0
+    assert "0-10" in held_out["by_move"] and metrics["methods"] == ["end", "moves", "minimax"]
+    tags = list((tmp_path / "run" / "tensorboard").glob("events.out.tfevents*"))
+    assert tags
+
+
+def test_resumed_run_has_the_same_weights_as_a_straight_one(shards, tmp_path, monkeypatch):
+    method = "end,moves,minimax"
+    run(shards, tmp_path / "whole", method=method)
+    original = OwnershipJob.train_step
+
+    def killed(self, step):
+        if step == 6:
+            raise KeyboardInterrupt  # between the checkpoints at steps 4 and 8
+        return original(self, step)
+
+    monkeypatch.setattr(OwnershipJob, "train_step", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run(shards, tmp_path / "killed", method=method)
+    assert read_checkpoint(tmp_path / "killed" / "checkpoints" / "last.pt")["step"] == 4
+    monkeypatch.setattr(OwnershipJob, "train_step", original)
+    run(shards, tmp_path / "killed", method=method)
+    for name in ("ownership.pt", "checkpoints/last.pt"):
+        assert weights_digest(tmp_path / "killed" / name) == weights_digest(tmp_path / "whole" / name)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"method": "end,fit"}, "method is one or more"),
+        ({"method": "end,end"}, "twice"),
+        ({"moves_form": "gentle"}, "moves_form"),
+        ({"moves_pool": 2, "moves_alternatives": 4}, "moves_pool"),
+        ({"method": "minimax", "checkpoint_every": 3, "target_every": 2}, "multiple of target_every"),
+    ],
+)
+def test_bad_options_are_refused(shards, changes, message):
+    with pytest.raises(ValueError, match=message):
+        config(shards, **changes)
+
+
+def test_a_changed_config_is_refused(shards, tmp_path):
+    run(shards, tmp_path / "run", steps=4)
+    with pytest.raises(ValueError, match="another config"):
+        run(shards, tmp_path / "run", steps=4, method="moves")
+
+
+# -- self-play: a zero run's buffer -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def buffer(tmp_path_factory):
+    """A zero run's buffer of random games recorded as self-play records them: the running
+    games of each move together, in game order; the second chunk's games resigned."""
+    run_dir = tmp_path_factory.mktemp("zero")
+    (run_dir / "config.json").write_text(json.dumps({"komi": 0.5}))
+    truth = []
+    for chunk, seed in enumerate((2, 3)):
+        records = random_games(4, seed=seed)
+        steps = max(len(record) - 1 for record in records)
+        planes, policy, value, ownership, game = [], [], [], [], []
+        for t in range(steps):
+            for number, record in enumerate(records):
+                if t >= len(record) - 1:
+                    continue
+                position, move = record[t]
+                final = record[-1][0]
+                planes.append(planes_of(position))
+                policy.append(np.eye(SIZE * SIZE + 1, dtype=np.float32)[move])
+                value.append(final.outcome(position.to_play))
+                ownership.append(owners_for_mover(final.area_owner().reshape(-1), np.int64(position.to_play)))
+                game.append(number)
+                truth.append((chunk, number, t))
+        owned = np.full(len(game), chunk == 0)
+        games = SelfPlayGames(
+            planes=np.array(planes), policy=np.array(policy), value=np.array(value, np.int8),
+            ownership=np.where(owned[:, None], np.array(ownership), 0).astype(np.int8), owned=owned,
+            game=np.array(game), winners=np.zeros(4, np.int64), lengths=np.zeros(4, np.int64),
+            resigned=np.zeros(4, bool), false_resignations=0, resign_checks=0, evaluations=0,
+        )  # fmt: skip
+        write_chunk(run_dir / "buffer", chunk, games)
+    return run_dir, truth
+
+
+def test_the_buffers_games_and_move_numbers_are_rebuilt(buffer):
+    run_dir, truth = buffer
+    data = open_positions(run_dir)
+    assert isinstance(data, BufferPositions) and len(data) == len(truth)
+    true_games = np.array([chunk * 100 + number for chunk, number, _ in truth])
+    assert data.move_numbers.tolist() == [t for _, _, t in truth]
+    pairs = set(zip(true_games.tolist(), data.game_ids.tolist(), strict=True))
+    assert len(pairs) == len(set(true_games.tolist())) == len(set(data.game_ids.tolist()))
+    batch = data.fetch(np.arange(len(data)))
+    assert (batch.owned == (np.array([c for c, _, _ in truth]) == 0)).all()
+    assert set(np.unique(batch.komi_terms).tolist()) == {-0.5, 0.5}
+
+
+def test_a_short_run_on_a_zero_buffer(buffer, tmp_path):
+    run_dir, _ = buffer
+    metrics = run(run_dir, tmp_path / "run", method="end,moves", held_out=0.5, batch_size=8)
+    assert metrics["held_out"]["positions"] > 0
+    assert read_checkpoint(tmp_path / "run" / "ownership.pt")["arch"] == "ownership"
+
+
+def test_the_command_prints_the_held_out_metrics(shards, tmp_path, capsys):
+    job_module.main([
+        "--data", str(shards), "--run", str(tmp_path / "run"), "--steps", "4", "--batch-size", "16",
+        "--blocks", "1", "--filters", "8", "--checkpoint-every", "4", "--held-out", "0.25",
+        "--method", "end,moves", "--no-progress",
+    ])  # fmt: skip
+    out = capsys.readouterr().out
+    assert "sign agreement" in out and "moves    0-10" in out and "ownership.pt" in out
+    assert BLACK != WHITE
