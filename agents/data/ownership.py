@@ -41,6 +41,7 @@ import numpy as np
 from rich.progress import MofNCompleteColumn, Progress
 from sgfmill import sgf
 
+from go_env import coords
 from go_env.game import BLACK, EMPTY, WHITE, Game
 from go_env.rules import Rules
 from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, territory_marks
@@ -134,6 +135,8 @@ class Summary:
             self.marked += 1
             return
         self.skipped[outcome] += 1
+        if outcome == "already marked":
+            return  # a rerun's every record: nothing to name
         named = self.examples.setdefault(outcome, [])
         if len(named) < _EXAMPLES or outcome == "engine error":  # every engine failure named
             named.append(f"{name}: {detail}" if detail else name)
@@ -180,9 +183,11 @@ def mark_record(engine: GTPAgent, path: Path) -> tuple[str, str]:
 
 
 def _set_marks(node: sgf.Tree_node, black: Sequence[int], white: Sequence[int], size: int) -> None:
-    """Set ``TB``/``TW`` on an sgfmill node (both, even when one is empty: a record is marked)."""
+    """Set ``TB``/``TW`` on an sgfmill node as ``write_sgf`` does (both, even when one is empty:
+    the record is marked)."""
     for prop, points in (("TB", black), ("TW", white)):
-        node.set(prop, {(size - 1 - point // size, point % size) for point in points})
+        values = [coords.to_sgf(point, size).encode("ascii") for point in sorted(points)]
+        node.set_raw_list(prop, values or [b""])
 
 
 def sgf_records(sgf_dir: Path) -> list[Path]:
