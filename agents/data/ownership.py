@@ -284,16 +284,8 @@ def _mark_in_worker(path: Path) -> tuple[Path, str, str]:
 # -- the command -----------------------------------------------------------------------------
 
 
-def default_engine() -> str:
-    """GNU Go's command line as ``data gnugo`` runs it; ValueError when it is not installed."""
-    from goarena.agents.data.gnugo import GnuGoConfig
-
-    return GnuGoConfig(Path(".")).engine_command()
-
-
-def run(sgf_dir: Path, engine: str | None = None, workers: int = 1) -> Summary:
+def run(sgf_dir: Path, engine: str, workers: int = 1) -> Summary:
     """``mark_folder`` with a progress bar, then the summary (the command's body)."""
-    command = engine or default_engine()
     total = len(sgf_records(sgf_dir))
     with Progress(*Progress.get_default_columns(), MofNCompleteColumn()) as progress:
         task = progress.add_task(f"ownership marks in {sgf_dir}", total=total)
@@ -304,11 +296,11 @@ def run(sgf_dir: Path, engine: str | None = None, workers: int = 1) -> Summary:
                 progress.console.print(f"engine error on {name}: {detail}")
 
         try:
-            summary = mark_folder(sgf_dir, command, workers, on_record=advance)
+            summary = mark_folder(sgf_dir, engine, workers, on_record=advance)
         except KeyboardInterrupt:
             raise SystemExit(f"stopped marking {sgf_dir}; the same command resumes") from None
         except GTPEngineError as error:
-            raise ValueError(f"the engine {command!r} cannot be used: {error}") from None
+            raise ValueError(f"the engine {engine!r} cannot be used: {error}") from None
     for line in summary.lines():
         print(line, file=sys.stdout)
     return summary

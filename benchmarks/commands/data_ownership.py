@@ -22,5 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def command(args: argparse.Namespace) -> None:
     from goarena.agents.data import ownership
+    from goarena.agents.data.gnugo import GnuGoConfig
 
-    ownership.run(args.sgf_dir, engine=args.engine, workers=args.workers)
+    # GNU Go as ``data gnugo`` runs it (ValueError when it is not installed)
+    engine = args.engine or GnuGoConfig(Path(".")).engine_command()
+    ownership.run(args.sgf_dir, engine=engine, workers=args.workers)
