@@ -21,7 +21,9 @@ of its weights, which leagues record beside its spec).
 Players that hold resources (an engine subprocess) also have ``close()`` (``Closeable``);
 engines that pass with dead stones on the board capture them on request (``CleanupPlayer``)
 and name them (``StatusReporter``);
-search players can stream their live analysis (``AnalysisAgent``, for GTP ``lz-analyze``).
+search players can stream their live analysis (``AnalysisAgent``, for GTP ``lz-analyze``), and
+players with an ownership network give each point's final owner (``OwnershipAgent``, for GTP
+``kata-analyze ... ownership true`` and ``goarena show ownership``).
 
 A player declares the numba kernels it needs compiled by a ``warmup(size)`` static or class
 method on its factory (``Warmable``): it runs them on a small position, without loading any
@@ -225,6 +227,7 @@ class MoveInfo:
     prior: float  # 0..1
     lcb: float  # lower confidence bound of the winrate, 0..1
     pv: tuple[int, ...]  # principal variation, starting with ``move``
+    score_lead: float | None = None  # points the side to move leads by after it (komi in), if known
 
 
 @runtime_checkable
@@ -239,6 +242,14 @@ class AnalysisAgent(Protocol):
         """Search ``game`` until ``stop()`` is true (or the player's own budget runs out when
         ``stop`` never fires), calling ``report`` with the candidates, best first, about every
         ``interval`` seconds; return the move the search would play."""
+        ...
+
+
+@runtime_checkable
+class OwnershipAgent(Protocol):
+    def ownership(self, game: Game) -> np.ndarray:
+        """float32[N*N] in [-1, 1], row by row from the top left: each point's final owner as
+        the player's network sees ``game``'s position, +1 the side to move's, -1 the opponent's."""
         ...
 
 

@@ -30,6 +30,8 @@ commands                        notes
 ``kata-set-rules``              ``new_zealand``, ``tromp-taylor``, ...) or KataGo's JSON
 ``lz-analyze``                  live analysis, only for an ``AnalysisAgent``
 ``lz-genmove_analyze``
+``kata-analyze``                the same in KataGo's format, with ownership
+``kata-genmove_analyze``
 ==============================  ===================================================
 
 Scoring. The engine does no dead-stone analysis: every stone on the board counts as alive,
@@ -54,6 +56,23 @@ budget runs out; an empty line ends the answer. ``maxmoves N`` reports the N bes
 (``maxmoves 0``: no info lines); intervals shorter than 1 are taken as 1.
 ``lz-genmove_analyze color ...`` streams the same while the player searches on its own
 budget, plays the move and ends with ``play <vertex>``. ``minmoves`` is accepted and ignored.
+
+``kata-analyze`` and ``kata-genmove_analyze`` are the same commands in KataGo's format (its GTP
+extensions), for Sabaki and Lizzie-style boards: ``info move D4 visits 836 utility -0.0688
+winrate 0.4656 scoreMean -0.5 scoreLead -0.5 prior 0.0839 lcb 0.464 utilityLcb -0.072 order 0
+pv D4 Q16 info move ...``, with winrate, prior and lcb as numbers in [0, 1] (6 significant
+digits), utility and utilityLcb as ``2 winrate - 1`` and ``2 lcb - 1`` (our players weigh no
+score in their utility), and scoreMean and scoreLead (the points the side to move leads by
+after the move, komi included) only from players that estimate a score (``ownership-greedy``:
+V after the move). They take one more option, ``ownership true|false``: with ``true``, each
+line ends with ``ownership`` and N*N numbers in [-1, 1], each point's final owner from the
+view of the side to move (the player analysed), row by row from the top left (A19 on 19x19)
+to the bottom right, as KataGo prints them. It is the ownership of the position analysed,
+computed once before the search by players that can give one (``OwnershipAgent``:
+``ownership-greedy``'s network; ``zero``'s ownership head at the root, where KataGo averages
+the ownership over its search tree). Other players accept ``ownership true`` and print no
+ownership, so that a GUI that always asks for it goes on working; the engine says so once on
+stderr.
 
 Errors. A command that fails is answered ``? message``, with GTP's standard messages where
 there is one (``unknown command``, ``unacceptable size``, ``illegal move``, ``cannot undo``,
@@ -93,6 +112,7 @@ from goarena.agents.protocols import (
     GameContext,
     MoveInfo,
     MoveObserver,
+    OwnershipAgent,
     TimedAgent,
     Warmable,
 )
@@ -152,12 +172,14 @@ def _command(name: str, arity: int | tuple[int, int | None] = 0, *, analysis: bo
 
 @dataclass(frozen=True)
 class _Analysis:
-    """What an ``lz-analyze`` or ``lz-genmove_analyze`` command asks for."""
+    """What an analysis command (``lz-analyze``, ``kata-genmove_analyze``, ...) asks for."""
 
     color: int
     interval: float  # seconds
     max_moves: int | None
-    play: bool  # lz-genmove_analyze: play the chosen move
+    play: bool  # a genmove_analyze: play the chosen move
+    kata: bool = False  # KataGo's format
+    ownership: bool = False  # kata-analyze ... ownership true
 
 
 class GTPEngine:
@@ -196,6 +218,7 @@ class GTPEngine:
         self._rng = random.Random(0)
         self._ready = ready
         self.device = device
+        self._said_no_ownership = False  # kata-analyze ... ownership true, to a player without one
 
     @property
     def game(self) -> Game:
@@ -486,18 +509,30 @@ class GTPEngine:
     def _lz_genmove_analyze(self, args: list[str]) -> _Analysis:
         return self._analysis_request(args, play=True)
 
-    def _analysis_request(self, args: list[str], play: bool) -> _Analysis:
+    @_command("kata-analyze", (0, None), analysis=True)
+    def _kata_analyze(self, args: list[str]) -> _Analysis:
+        return self._analysis_request(args, play=False, kata=True)
+
+    @_command("kata-genmove_analyze", (1, None), analysis=True)
+    def _kata_genmove_analyze(self, args: list[str]) -> _Analysis:
+        return self._analysis_request(args, play=True, kata=True)
+
+    def _analysis_request(self, args: list[str], play: bool, kata: bool = False) -> _Analysis:
         words = list(args)
         color = self.game.to_play
         if play or (words and words[0].lower() in COLORS):
             color = _color(words.pop(0))
-        interval, max_moves = 1.0, None
+        interval, max_moves, ownership = 1.0, None, False
         if words and words[0].isdigit():
             interval = int(words.pop(0)) / 100
+        keys = ["interval", "minmoves", "maxmoves"] + ["ownership"] * kata
         while words:
             key = words.pop(0).lower()
-            if key not in ("interval", "minmoves", "maxmoves") or not words:
+            if key not in keys or not words:
                 raise GTPError(f"syntax error: unsupported analysis argument {key!r}")
+            if key == "ownership":
+                ownership = _boolean(words.pop(0), key)
+                continue
             value = _int(words.pop(0), key)
             if value < 0:
                 raise GTPError(f"syntax error: {key} {value} is negative")
@@ -505,18 +540,23 @@ class GTPEngine:
                 interval = value / 100
             elif key == "maxmoves":
                 max_moves = value
-        return _Analysis(color, max(interval, _SHORTEST_INTERVAL), max_moves, play)
+        return _Analysis(color, max(interval, _SHORTEST_INTERVAL), max_moves, play, kata, ownership)
 
     def _stream(self, id_: str, request: _Analysis, write: Write, interrupted: Callable[[], bool]) -> None:
         """Answer an analysis command: ``=``, info lines, (``play`` move,) an empty line."""
         game = self._game_for(request.color)
         agent = self._player()
         assert isinstance(agent, AnalysisAgent)  # only listed for such players
+        ownership = self._ownership(agent, game) if request.ownership else None
 
         def report(infos: list[MoveInfo]) -> None:
             shown = infos[: request.max_moves]
-            if shown:  # an empty line would end the answer
-                write(_info_line(shown, game.size) + "\n")
+            if request.kata:
+                line = _kata_info_line(shown, game.size, ownership)
+            else:
+                line = _info_line(shown, game.size)
+            if line:  # an empty line would end the answer
+                write(line + "\n")
 
         write(f"={id_}\n")
         try:
@@ -529,6 +569,19 @@ class GTPEngine:
         except Exception:  # the answer has begun: end it cleanly, say why on stderr
             traceback.print_exc(file=sys.stderr)
         write("\n")
+
+    def _ownership(self, agent: Agent, game: Game) -> np.ndarray | None:
+        """float64[N*N]: the player's ownership of ``game``'s position for its side to move;
+        None from a player that has none (said once on stderr)."""
+        if not isinstance(agent, OwnershipAgent):
+            if not self._said_no_ownership:
+                print(f"gtp: {agent.name} gives no ownership: kata-analyze prints none", file=sys.stderr)
+                self._said_no_ownership = True
+            return None
+        ownership = np.asarray(agent.ownership(game), np.float64)
+        if ownership.shape != (game.num_points,):
+            raise GTPError(f"the player's ownership has shape {ownership.shape}, not ({game.num_points},)")
+        return ownership
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -778,6 +831,13 @@ def _float(text: str, what: str) -> float:
         raise GTPError(f"syntax error: {what} {text!r} is not a number") from None
 
 
+def _boolean(text: str, what: str) -> bool:
+    try:
+        return {"true": True, "false": False}[text.lower()]
+    except KeyError:
+        raise GTPError(f"syntax error: {what} {text!r} is neither true nor false") from None
+
+
 def _color(text: str) -> int:
     try:
         return COLORS[text.lower()]
@@ -881,6 +941,11 @@ def _permyriad(value: float) -> int:
     return round(10000 * value)
 
 
+def _decimal(value: float) -> str:
+    """A number as KataGo prints one: 6 significant digits."""
+    return f"{value:.6g}"
+
+
 def _info_line(infos: list[MoveInfo], size: int) -> str:
     """One report of ``lz-analyze``: an ``info move ...`` group per candidate."""
     groups = []
@@ -891,4 +956,24 @@ def _info_line(infos: list[MoveInfo], size: int) -> str:
             f"winrate {_permyriad(info.winrate)} prior {_permyriad(info.prior)} "
             f"lcb {_permyriad(info.lcb)} order {order} pv {pv}"
         )
+    return " ".join(groups)
+
+
+def _kata_info_line(infos: list[MoveInfo], size: int, ownership: np.ndarray | None) -> str:
+    """One report of ``kata-analyze``: an ``info move ...`` group per candidate, then the
+    ``ownership`` of every point when there is one ("" when there is nothing to say)."""
+    groups = []
+    for order, info in enumerate(infos):
+        pv = " ".join(coords.to_gtp(move, size) for move in info.pv or (info.move,))
+        score = ""
+        if info.score_lead is not None:
+            score = f"scoreMean {_decimal(info.score_lead)} scoreLead {_decimal(info.score_lead)} "
+        groups.append(
+            f"info move {coords.to_gtp(info.move, size)} visits {info.visits} "
+            f"utility {_decimal(2 * info.winrate - 1)} winrate {_decimal(info.winrate)} {score}"
+            f"prior {_decimal(info.prior)} lcb {_decimal(info.lcb)} utilityLcb {_decimal(2 * info.lcb - 1)} "
+            f"order {order} pv {pv}"
+        )
+    if ownership is not None:
+        groups.append("ownership " + " ".join(_decimal(float(value)) for value in ownership))
     return " ".join(groups)

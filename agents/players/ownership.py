@@ -14,11 +14,16 @@ equal ones), and passes when passing keeps the best V::
 
 ``act()`` gives a one-hot policy on the move, its value (the network's calibrated win
 probability after the move, as 2p − 1; a finished game's result, ±1 or 0) and the ownership
-map of the position it moved from, for its side to move.
+map of the position it moved from, for its side to move; ``ownership(game)`` gives that map
+alone (``OwnershipAgent``). For GTP ``lz-analyze`` and ``kata-analyze``, ``analyze`` reports
+its best moves at once, since it has no search: each with one visit (the one network
+evaluation of its position), its win rate after the move as ``winrate`` and ``lcb``, V after the
+move as its score lead, and a uniform prior (it has no policy).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -26,11 +31,13 @@ import numpy as np
 from go_env import Game
 from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
-from goarena.agents.inference.ownership import estimate
+from goarena.agents.inference.ownership import estimate, ownership_map
 from goarena.agents.nets.load import check_sizes, load_network
 from goarena.agents.nets.predict import move_networks, player_device
-from goarena.agents.protocols import Action, GameContext, check_board_size, game_context
+from goarena.agents.protocols import Action, GameContext, MoveInfo, check_board_size, game_context
 from goarena.search.warmup import warmup_game
+
+ANALYSIS_CANDIDATES = 20  # moves an analysis reports, as a policy player's
 
 
 class MoveValues:
@@ -128,13 +135,39 @@ class OwnershipGreedyAgent:
             values[over] = np.sign(margins[over]) * black
         return MoveValues(moves, scores, values, found.ownership[0])
 
+    @staticmethod
+    def _best(game: Game, found: MoveValues) -> int:
+        """The index in ``found`` of the move of the best V, the pass where passing keeps it."""
+        best = int(np.argmax(found.scores))
+        if found.moves[-1] == game.pass_move and found.scores[-1] >= found.scores[best]:
+            best = len(found.moves) - 1
+        return best
+
+    def ownership(self, game: Game) -> np.ndarray:
+        """float32[N*N]: v(s, i) of ``game``'s position, for its side to move (``OwnershipAgent``)."""
+        return ownership_map(self.model, game)
+
+    def analyze(
+        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
+    ) -> int:
+        """GTP ``lz-analyze``: one report of the best moves, the one played first, then by V
+        (see the module documentation); returns the move ``select_move`` plays."""
+        found = self.move_values(game)
+        best = self._best(game, found)
+        order = [best, *(int(i) for i in np.argsort(-found.scores, kind="stable") if i != best)]
+        prior = 1.0 / len(found.moves)
+        infos = []
+        for i in order[:ANALYSIS_CANDIDATES]:
+            move, winrate = int(found.moves[i]), (float(found.values[i]) + 1.0) / 2.0
+            infos.append(MoveInfo(move, 1, winrate, prior, winrate, (move,), float(found.scores[i])))
+        report(infos)
+        return int(found.moves[best])
+
     def act(self, game: Game) -> Action:
         """The move of the best V (pass where passing keeps it), a one-hot policy on it, its
         value for the side to move, and the position's ownership map."""
         found = self.move_values(game)
-        best = int(np.argmax(found.scores))
-        if found.moves[-1] == game.pass_move and found.scores[-1] >= found.scores[best]:
-            best = len(found.moves) - 1
+        best = self._best(game, found)
         policy = np.zeros(game.num_points + 1)
         policy[found.moves[best]] = 1.0
         return Action(int(found.moves[best]), policy, float(found.values[best]), found.ownership)

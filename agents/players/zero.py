@@ -12,11 +12,17 @@ With ``search=puct`` it is a ``PUCTAgent`` whose leaves are evaluated by the net
 reuse, a time budget, resignation, ``act()`` with the visit distribution and the root's
 value, ``lz-analyze``. With ``search=gumbel`` it plays the move of a deterministic Gumbel
 search (no noise: evaluation play) and reports that search's improved policy.
+
+Either way ``act()`` also gives the ownership map of the position it moved from, and
+``ownership(game)`` gives it alone (``OwnershipAgent``, for GTP ``kata-analyze ... ownership
+true``): the network's auxiliary ownership head at that position, for its side to move. It is the
+root's own estimate, one forward pass; KataGo reports the ownership averaged over its search tree.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, cast
 
 import numpy as np
 
@@ -24,9 +30,12 @@ from go_env import Game, GameBatch
 from go_env import core as K
 from goarena.agents.inference.zero import ZeroEvaluator
 from goarena.agents.nets.load import check_sizes, load_network
+from goarena.agents.nets.predict import forward
+from goarena.agents.nets.zero import ZeroOutput
 from goarena.agents.players.search import PUCTAgent
-from goarena.agents.protocols import Action, GameContext
+from goarena.agents.protocols import Action, GameContext, check_board_size
 from goarena.agents.weights import ZERO_9X9
+from goarena.search import Leaves
 
 SEARCHES = ("puct", "gumbel")
 DEFAULT_SIMULATIONS = 200
@@ -113,8 +122,20 @@ class ZeroAgent(PUCTAgent):
             return self._gumbel_search(game)[0]
         return super().select_move(game)
 
+    def ownership(self, game: Game) -> np.ndarray:
+        """float32[N*N]: the network's ownership head at ``game``'s position, for its side to
+        move (``OwnershipAgent``)."""
+        check_board_size(self.evaluator.board_size, game.size)
+        leaves = Leaves(
+            K.GoState(*(field[None] for field in game.state)), game.legal_mask()[None], game.geometry
+        )
+        output = cast(ZeroOutput, forward(self.evaluator.model, self.evaluator.planes(leaves)))
+        return output.ownership[0].float().cpu().numpy()
+
     def act(self, game: Game) -> Action:
+        """The move, the search's policy and value, and the position's ownership map."""
+        ownership = self.ownership(game)
         if self.search_kind == "gumbel":
             move, policy, value = self._gumbel_search(game)
-            return Action(move, policy, value)
-        return super().act(game)
+            return Action(move, policy, value, ownership)
+        return dataclasses.replace(super().act(game), ownership=ownership)
