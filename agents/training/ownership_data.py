@@ -250,7 +250,10 @@ class BufferPositions(OwnershipPositions):
         games, moves = [], []
         offset = 0
         for chunk in self._chunks:
-            chunk_games, chunk_moves = _rebuild_games(np.asarray(chunk.planes))
+            if chunk.game is not None and chunk.move_number is not None:  # recorded by self-play
+                chunk_games, chunk_moves = np.asarray(chunk.game), np.asarray(chunk.move_number)
+            else:  # a chunk written before they were recorded
+                chunk_games, chunk_moves = _rebuild_games(np.asarray(chunk.planes))
             games.append(chunk_games + offset)  # a game is within one chunk (one round)
             moves.append(chunk_moves)
             offset += int(chunk_games.max()) + 1

@@ -1,10 +1,12 @@
 """AlphaZero's replay buffer: self-play positions on disk, in chunks read memory-mapped.
 
 Each self-play round writes one chunk, a folder ``chunk-SSSSSSSS`` (S: the round's step)
-holding one ``.npy`` file per field (planes, policy, value, ownership, owned) and
-``digest.json``, the sha256 of each. A chunk is written to a temporary folder and renamed
-into place, so a killed run leaves whole chunks only; a chunk whose files do not match their
-digests (a disk error, an edit) is named in a warning and skipped, never trained on.
+holding one ``.npy`` file per field (planes, policy, value, ownership, owned, and each
+position's game, numbered within the round, and move number) and ``digest.json``, the sha256
+of each. Chunks written before the last two existed are read without them. A chunk is
+written to a temporary folder and renamed into place, so a killed run leaves whole chunks
+only; a chunk whose files do not match their digests (a disk error, an edit) is named in a
+warning and skipped, never trained on.
 
 Training samples from a window of the newest positions that grows with the run, as KataGo's
 does: with ``N`` positions written so far, the window holds
@@ -27,7 +29,8 @@ import numpy as np
 from go_env.features.symmetry import SYMMETRIES, symmetry_maps, transform_planes, transform_policy
 from goarena.agents.training.selfplay import SelfPlayGames
 
-FIELDS = ("planes", "policy", "value", "ownership", "owned")
+FIELDS = ("planes", "policy", "value", "ownership", "owned")  # the training sample's
+GAME_FIELDS = ("game", "move_number")  # where each position stands in its game
 WINDOW_ALPHA = 0.75
 WINDOW_BETA = 0.4
 
@@ -59,7 +62,7 @@ def write_chunk(directory: Path, step: int, games: SelfPlayGames) -> Path:
     shutil.rmtree(temporary, ignore_errors=True)
     temporary.mkdir(parents=True)
     digests = {}
-    for field in FIELDS:
+    for field in FIELDS + GAME_FIELDS:
         path = temporary / f"{field}.npy"
         np.save(path, getattr(games, field))
         digests[field] = _digest(path)
@@ -79,6 +82,8 @@ class Chunk:
     value: np.ndarray
     ownership: np.ndarray
     owned: np.ndarray
+    game: np.ndarray | None = None  # None in chunks written before it was recorded
+    move_number: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.value.shape[0])
@@ -95,7 +100,8 @@ def read_chunk(path: Path) -> Chunk:
     except (OSError, ValueError) as error:
         raise ChunkError(f"{path}: no readable digest.json ({error})") from None
     arrays = {}
-    for field in FIELDS:
+    present = [field for field in GAME_FIELDS if field in digests]
+    for field in FIELDS + tuple(present):
         file = path / f"{field}.npy"
         if not file.is_file():
             raise ChunkError(f"{path}: {field}.npy is missing")

@@ -85,6 +85,7 @@ class SelfPlayGames:
             (+1 its own, -1 the opponent's, 0 neither); 0 everywhere where not ``owned``.
         owned: bool[T]: the game was played out, so ``ownership`` is known.
         game: int64[T]: the game of each position.
+        move_number: int64[T]: the moves played before each position.
         winners: int64[G]: BLACK, WHITE or 0 (a draw).
         lengths: int64[G]: moves played.
         resigned: bool[G].
@@ -99,6 +100,7 @@ class SelfPlayGames:
     ownership: np.ndarray
     owned: np.ndarray
     game: np.ndarray
+    move_number: np.ndarray
     winners: np.ndarray
     lengths: np.ndarray
     resigned: np.ndarray
@@ -158,7 +160,10 @@ def play_selfplay(
             else:
                 targets = search.visit_distributions(1.0)
             batch_history_planes(batch.state, batch.geometry, planes)
-            recorded.append((planes[running], targets[running].astype(np.float32), to_play[running], running))
+            moved = batch.state.info[running, K.INFO_MOVE_NUMBER]
+            recorded.append(
+                (planes[running], targets[running].astype(np.float32), to_play[running], running, moved)
+            )
         if settings.search == "puct":
             opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < settings.temperature_moves
             drawn = search.choose_moves(1.0)
@@ -204,11 +209,14 @@ def _collect(
 ) -> SelfPlayGames:
     actions = size * size + 1
     if recorded:
-        planes, policy, to_play, game = (np.concatenate(parts) for parts in zip(*recorded, strict=True))
+        planes, policy, to_play, game, moved = (
+            np.concatenate(parts) for parts in zip(*recorded, strict=True)
+        )
     else:
         planes = np.zeros((0, size, size, NUM_HISTORY_PLANES), np.int8)
-        policy, to_play, game = (
+        policy, to_play, game, moved = (
             np.zeros((0, actions), np.float32),
+            np.zeros(0, np.int64),
             np.zeros(0, np.int64),
             np.zeros(0, np.int64),
         )
@@ -224,6 +232,7 @@ def _collect(
         ownership=ownership,
         owned=owned,
         game=game,
+        move_number=moved.astype(np.int64),
         winners=winners,
         lengths=lengths,
         resigned=resigned,

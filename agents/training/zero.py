@@ -283,7 +283,17 @@ def _merge(parts: list[SelfPlayGames]) -> SelfPlayGames:
     """One record of the shards' games, their game numbers made distinct."""
     offsets = np.cumsum([0] + [len(part.winners) for part in parts[:-1]])
     fields = {}
-    for name in ("planes", "policy", "value", "ownership", "owned", "winners", "lengths", "resigned"):
+    for name in (
+        "planes",
+        "policy",
+        "value",
+        "ownership",
+        "owned",
+        "move_number",
+        "winners",
+        "lengths",
+        "resigned",
+    ):
         fields[name] = np.concatenate([getattr(part, name) for part in parts])
     fields["game"] = np.concatenate([part.game + offset for part, offset in zip(parts, offsets, strict=True)])
     return SelfPlayGames(

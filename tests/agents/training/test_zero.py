@@ -54,6 +54,9 @@ def test_self_play_records_targets_outcomes_and_ownership(tmp_path: Path, search
     owned = np.asarray(chunk.owned)
     assert set(np.unique(np.asarray(chunk.ownership)[owned])) <= {-1, 0, 1}
     assert (np.asarray(chunk.ownership)[~owned] == 0).all()
+    games, moves = np.asarray(chunk.game), np.asarray(chunk.move_number)
+    for game in np.unique(games):  # every move of a game recorded, in order (full searches only)
+        assert moves[games == game].tolist() == list(range((games == game).sum()))
 
 
 def test_self_play_with_tree_reuse_records_the_same_targets_for_fewer_evaluations():
