@@ -145,3 +145,23 @@ def test_puct_takes_the_ownership_network_as_its_value(weights, tmp_path):
     assert isinstance(mixed.searcher.evaluator.network, OwnershipEvaluator)
     with pytest.raises(AgentSpecError, match="trained for 5x5, not 9x9"):
         check_spec(uniform, GameContext(9, Rules()))
+
+
+def test_its_ownership_and_analysis_are_its_networks(weights):
+    from goarena.agents.protocols import AnalysisAgent, OwnershipAgent
+
+    game = Game(SIZE, Rules(komi=0.5))
+    game.setup([5], [0], to_play=BLACK)
+    player = player_with(weights, Controlled())
+    assert isinstance(player, OwnershipAgent) and isinstance(player, AnalysisAgent)
+    expected = np.zeros(SIZE * SIZE, np.float32)
+    expected[5], expected[0] = 1.0, -1.0  # Black, to move, owns its stone; White's is White's
+    np.testing.assert_array_equal(player.ownership(game), expected)
+    reports = []
+    move = player.analyze(game, lambda: False, reports.append, 0.1)
+    assert move == player.act(game).move == 1  # the capture
+    (infos,) = reports  # no search: one report
+    assert len(infos) == 20 and infos[0].move == 1 and infos[0].pv == (1,)
+    assert infos[0].score_lead == 2 - 0.5 and all(info.score_lead == 2 - 1 - 0.5 for info in infos[1:])
+    assert all(info.visits == 1 and info.prior == 1 / 24 and info.lcb == info.winrate for info in infos)
+    assert infos[0].winrate == pytest.approx(1 / (1 + np.exp(-0.5 * 1.5)))  # 1 - p_White(-1.5)

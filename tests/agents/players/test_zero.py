@@ -101,3 +101,24 @@ def test_gtp_lz_analyze_reports_the_networks_search(weights: Path):
     assert answer.startswith("=\ninfo move ") and answer.endswith("\n\n")
     assert " visits " in answer and " winrate " in answer and " pv " in answer
     assert engine.handle("genmove b").startswith("= ")
+
+
+@pytest.mark.parametrize("search", ["puct", "gumbel"])
+def test_its_ownership_is_the_networks_head_at_the_position(weights: Path, search: str):
+    from go_env.features import history_planes
+    from goarena.agents.protocols import OwnershipAgent
+
+    player, game = started(f"zero:weights={weights},simulations=8,search={search}")
+    assert isinstance(player, OwnershipAgent)
+    for move in (12, 7, 13):
+        game.play(move)  # White to move: the map is White's
+    out = np.zeros((5, 5, 17), np.int8)
+    history_planes(game.state, game.geometry, out)
+    planes = torch.as_tensor(np.moveaxis(out, -1, 0)[None], dtype=torch.float32)
+    with torch.inference_mode():
+        expected = player.evaluator.model(planes).ownership[0].numpy()  # type: ignore[attr-defined]
+    ownership = player.ownership(game)
+    assert ownership.shape == (25,) and ownership.dtype == np.float32
+    np.testing.assert_allclose(ownership, expected, atol=1e-6)
+    action = player.act(game)  # type: ignore[attr-defined]
+    np.testing.assert_allclose(action.ownership, expected, atol=1e-6)  # of the position it moved from
