@@ -374,8 +374,9 @@ def buffer(tmp_path_factory):
         games = SelfPlayGames(
             planes=np.array(planes), policy=np.array(policy), value=np.array(value, np.int8),
             ownership=np.where(owned[:, None], np.array(ownership), 0).astype(np.int8), owned=owned,
-            game=np.array(game), move_number=np.array(moved), winners=np.zeros(4, np.int64), lengths=np.zeros(4, np.int64),
-            resigned=np.zeros(4, bool), false_resignations=0, resign_checks=0, evaluations=0,
+            game=np.array(game), move_number=np.array(moved), winners=np.zeros(4, np.int64),
+            lengths=np.zeros(4, np.int64), resigned=np.zeros(4, bool), false_resignations=0,
+            resign_checks=0, evaluations=0,
         )  # fmt: skip
         written = write_chunk(run_dir / "buffer", chunk, games)
         if chunk == 1:  # as a chunk written before games and move numbers were recorded
