@@ -68,6 +68,10 @@ COMMANDS: dict[str, Command] = {
         "AlphaGo's ablation: rollouts, value net, mixed, no prior, raw policies",
     ),
     "gtp": Command("goarena.benchmarks.commands.gtp", "serve a player as a GTP engine on stdin/stdout"),
+    "show ownership": Command(
+        "goarena.benchmarks.commands.show_ownership",
+        "a PNG of a record's position shaded by each point's final owner, with V (an ownership network)",
+    ),
     "warmup": Command(
         "goarena.benchmarks.commands.warmup", "compile the kernels now, so that no player waits for it later"
     ),
@@ -103,6 +107,7 @@ COMMANDS: dict[str, Command] = {
 GROUPS: dict[str, str] = {
     "bench": "a benchmark: env, vector, search, networks, alphago, zero, threads, league, strength,"
     " value, ablation",
+    "show": "pictures of a position: ownership (goarena show ownership FILE.sgf --move N --weights PATH)",
     "data": "training data: gnugo (self-play SGF), ownership (territory marks), shards (SGF -> shards),"
     " value",
     "train": "train a network: sl, rollout, rl, value, sb3, zero, ownership (goarena train JOB -h)",

@@ -114,7 +114,8 @@ def _load_checkpoint(path: Path, kind: str, device: str, precision: str) -> Netw
     contents = read_checkpoint(path, where)  # CheckpointError is a NetworkFileError
     model = build_model(path, contents, where)
     if contents["arch"] != KINDS[kind]:
-        raise refuse(path, f"holds a {contents['arch']!r} network, not a {kind} network")
+        article = "an" if kind[0] in "aeiou" else "a"  # an ownership network
+        raise refuse(path, f"holds a {contents['arch']!r} network, not {article} {kind} network")
     board_size: int = model.board_size  # type: ignore[assignment]  # every network's own
     return Network(path, kind, board_size, str(contents["sha256"]), model.to(dtype).eval())
 
