@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -102,8 +102,7 @@ def plot_ownership(
     size = game.size
     if ax is None:
         ax = Figure(figsize=FIGSIZE).add_subplot()
-    figure = ax.get_figure()
-    assert isinstance(figure, Figure)
+    figure = cast("Figure", ax.figure)
     image = ax.imshow(
         values.reshape(size, size),
         cmap="gray_r",  # +1 (Black's) black, -1 (White's) white, 0 grey
@@ -250,6 +249,7 @@ def show_ownership(
     if (weights is None) == (player is None):
         raise ValueError("give an ownership network's --weights or a --player, one of them")
     game = record_position(sgf, move)
+    p: float | None
     if weights is not None:
         ownership, p = network_ownership(weights, game, device)
     else:
