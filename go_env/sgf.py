@@ -226,12 +226,12 @@ def write_sgf(
         color = 3 - color
     if territory is not None:
         node = record.get_last_node()
-        black, white = ({int(p) for p in points} for points in territory)
-        if black & white or any(not 0 <= p < size * size for p in black | white):
+        black_area, white_area = ({int(p) for p in points} for points in territory)
+        if black_area & white_area or any(not 0 <= p < size * size for p in black_area | white_area):
             where = f"on the {size}x{size} board, each marked once"
             raise ValueError(f"territory points must be {where}: {territory}")
-        for prop, points in (("TB", black), ("TW", white)):
-            node.set_raw_list(prop, [_sgf_point(p, size) for p in sorted(points)] or [b""])
+        for prop, area in (("TB", black_area), ("TW", white_area)):
+            node.set_raw_list(prop, [_sgf_point(p, size) for p in sorted(area)] or [b""])
     return record.serialise()
 
 

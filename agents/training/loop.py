@@ -268,7 +268,15 @@ class EpochSampler:
         return self._order[start : start + self.batch_size]
 
 
-class Positions(Protocol):
+class GamePositions(Protocol):
+    """Positions that belong to games: what a split by game needs."""
+
+    def __len__(self) -> int: ...
+
+    def split_by_game(self, held_out_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+class Positions(GamePositions, Protocol):
     @property
     def board_size(self) -> int: ...
 
@@ -276,10 +284,6 @@ class Positions(Protocol):
     def batch(self) -> Callable[..., Any]:
         """indices (and augmentation options) -> a batch of planes and targets."""
         ...
-
-    def __len__(self) -> int: ...
-
-    def split_by_game(self, held_out_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 @dataclass(frozen=True)
@@ -293,7 +297,7 @@ class HeldOutSplit:
 
 
 def held_out_split(
-    dataset: Positions, fraction: float, batch_size: int, eval_positions: int, seed: int
+    dataset: GamePositions, fraction: float, batch_size: int, eval_positions: int, seed: int
 ) -> HeldOutSplit:
     """Split ``dataset`` by game (refusing a split that holds out no game) and draw the
     checkpoints' evaluation sample, all from ``seed``."""

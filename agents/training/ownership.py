@@ -449,11 +449,12 @@ class OwnershipJob:
     def calibrate(self) -> dict[str, float]:
         """Fit the network's win probability on held-out positions (at most
         ``CALIBRATION_POSITIONS``, drawn from the seed) against their games' results."""
-        from goarena.agents.nets.ownership import calibrate
+        from goarena.agents.nets.ownership import OwnershipNet, calibrate
 
         rng = np.random.default_rng([self.config.seed, 3])
         indices = np.sort(rng.permutation(self.held_out)[:CALIBRATION_POSITIONS])
         positions = self.data.fetch(indices)
+        assert isinstance(self.model, OwnershipNet)
         a, b = calibrate(self.model, positions.planes, positions.komi_terms, positions.outcomes)
         return {"a": a, "b": b, "positions": len(indices)}
 

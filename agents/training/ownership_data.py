@@ -303,11 +303,11 @@ def _rebuild_games(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     games = np.empty(count, np.int64)
     moves = np.empty(count, np.int64)
     waiting: dict[bytes, deque[int]] = {}  # a position's boards 0..6 -> positions awaiting a successor
-    empty_history = ~(own.any(axis=(1, 2)) | theirs.any(axis=(1, 2)))
-    black = flat[:, 2 * HISTORY, 0] == 1
+    empty_history = np.logical_not(own.any(axis=(1, 2)) | theirs.any(axis=(1, 2)))
+    black: np.ndarray = flat[:, 2 * HISTORY, 0] == 1
     next_game = 0
     for t in range(count):
-        start = empty_history[t] and black[t]  # the empty board, no move before it
+        start = bool(empty_history[t] and black[t])  # the empty board, no move before it
         key = theirs[t, 1:].tobytes() + own[t, 1:].tobytes()  # the one before, from its own view
         queue = None if start else waiting.get(key)
         if queue:
