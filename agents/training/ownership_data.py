@@ -36,10 +36,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-from go_env.core import BLACK, HISTORY
+from go_env.core import (
+    BLACK,
+    HISTORY,
+    LEGAL,
+    WHITE,
+    copy_into,
+    kernel,
+    make_geometry,
+    new_state,
+    play,
+    reset,
+    setup_stones,
+)
 from go_env.features import NUM_HISTORY_PLANES
+from go_env.rules import Rules
 from goarena.agents.training.replay import read_chunk
 
 MOVE_BUCKET = 10  # moves per bucket of the held-out metrics
@@ -330,118 +342,51 @@ def bucket_labels(move_numbers: np.ndarray) -> list[str]:
 # -- the positions after moves, from history planes alone ------------------------------
 
 
-@njit(cache=True)
-def _chain_liberty(board, start, size, marks, stamp, stack):
-    """Whether the chain at ``start`` has a liberty; marks its stones with ``stamp``."""
-    color = board[start]
-    top = 0
-    stack[top] = start
-    top += 1
-    marks[start] = stamp
-    found = False
-    while top:
-        top -= 1
-        p = stack[top]
-        row, col = p // size, p % size
-        for d in range(4):
-            if d == 0:
-                if row == 0:
-                    continue
-                q = p - size
-            elif d == 1:
-                if row == size - 1:
-                    continue
-                q = p + size
-            elif d == 2:
-                if col == 0:
-                    continue
-                q = p - 1
-            else:
-                if col == size - 1:
-                    continue
-                q = p + 1
-            if board[q] == 0:
-                found = True
-            elif board[q] == color and marks[q] != stamp:
-                marks[q] = stamp
-                stack[top] = q
-                top += 1
-    return found
-
-
-@njit(cache=True)
-def _play_children(planes, moves, out, legal):
+@kernel
+def _play_children(planes, moves, parent, child, geometry, rules, points, colors, out, legal):
+    """The rules core plays each move on the position set up from the planes' board (the side
+    to move as Black, colours being relative); a child that repeats one of the 7 earlier
+    boards the planes hold is refused too (the ko the setup position cannot know)."""
     count, width = moves.shape
-    size = planes.shape[2]
+    size = geometry.size
     num_points = size * size
-    history = 8
-    board = np.zeros(num_points, np.int8)  # 1 the mover's stone, 2 the opponent's, 0 empty
-    marks = np.zeros(num_points, np.int64)
-    stack = np.zeros(num_points, np.int64)
-    stamp = 0
     for b in range(count):
+        reset(parent, geometry, rules)
+        stones = 0
+        for p in range(num_points):
+            row, col = p // size, p % size
+            if planes[b, 0, row, col] or planes[b, HISTORY, row, col]:
+                points[stones] = p
+                colors[stones] = BLACK if planes[b, 0, row, col] else WHITE
+                stones += 1
+        valid = setup_stones(parent, geometry, points[:stones], colors[:stones], BLACK) == LEGAL
         for m in range(width):
             move = moves[b, m]
-            for p in range(num_points):
-                row, col = p // size, p % size
-                board[p] = 1 if planes[b, 0, row, col] else (2 if planes[b, history, row, col] else 0)
-            ok = 0 <= move <= num_points
-            if ok and move < num_points:
-                if board[move] != 0:
-                    ok = False
-                else:
-                    board[move] = 1
-                    row, col = move // size, move % size
-                    for d in range(4):
-                        if d == 0:
-                            if row == 0:
-                                continue
-                            q = move - size
-                        elif d == 1:
-                            if row == size - 1:
-                                continue
-                            q = move + size
-                        elif d == 2:
-                            if col == 0:
-                                continue
-                            q = move - 1
-                        else:
-                            if col == size - 1:
-                                continue
-                            q = move + 1
-                        if board[q] == 2:
-                            stamp += 1
-                            if not _chain_liberty(board, q, size, marks, stamp, stack):
-                                for p in range(num_points):
-                                    if marks[p] == stamp:
-                                        board[p] = 0
-                    stamp += 1
-                    ok = _chain_liberty(board, move, size, marks, stamp, stack)  # no suicide
-                    for i in range(1, history):  # no earlier board again (ko)
-                        if not ok:
-                            break
-                        same = True
-                        for p in range(num_points):
-                            row, col = p // size, p % size
-                            if (board[p] == 1) != (planes[b, i, row, col] == 1) or (board[p] == 2) != (
-                                planes[b, history + i, row, col] == 1
-                            ):
-                                same = False
-                                break
-                        if same:
-                            ok = False
+            ok = valid and 0 <= move <= num_points
+            if ok:
+                copy_into(child, parent)
+                ok = play(child, geometry, move) == LEGAL
+            for i in range(1, HISTORY):  # no earlier board again
+                if not ok or move == num_points:
+                    break
+                same = True
+                for p in range(num_points):
+                    row, col = p // size, p % size
+                    if (child.board[p] == BLACK) != (planes[b, i, row, col] == 1) or (
+                        child.board[p] == WHITE
+                    ) != (planes[b, HISTORY + i, row, col] == 1):
+                        same = False
+                        break
+                ok = not same
             legal[b, m] = ok
-            if not ok:
-                out[b, m] = 0
-                continue
-            for p in range(num_points):
+            for p in range(num_points):  # the child's mover is White here; an illegal one's all 0
                 row, col = p // size, p % size
-                out[b, m, 0, row, col] = board[p] == 2
-                out[b, m, history, row, col] = board[p] == 1
-            for i in range(history - 1):
-                out[b, m, 1 + i] = planes[b, history + i]
-                out[b, m, history + 1 + i] = planes[b, i]
-            out[b, m, 2 * history] = 1 - planes[b, 2 * history]
+                out[b, m, 0, row, col] = ok and child.board[p] == WHITE
+                out[b, m, HISTORY, row, col] = ok and child.board[p] == BLACK
+                for i in range(HISTORY - 1):
+                    out[b, m, 1 + i, row, col] = planes[b, HISTORY + i, row, col] if ok else 0
+                    out[b, m, HISTORY + 1 + i, row, col] = planes[b, i, row, col] if ok else 0
+                out[b, m, 2 * HISTORY, row, col] = 1 - planes[b, 2 * HISTORY, row, col] if ok else 0
 
 
 def play_children(planes: np.ndarray, moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -460,9 +405,14 @@ def play_children(planes: np.ndarray, moves: np.ndarray) -> tuple[np.ndarray, np
     moves = np.ascontiguousarray(moves, np.int64)
     if planes.ndim != 4 or planes.shape[1] != NUM_HISTORY_PLANES or moves.shape[:1] != planes.shape[:1]:
         raise ValueError(f"planes [B, 17, N, N] and moves [B, M], got {planes.shape} and {moves.shape}")
+    size = planes.shape[-1]
     out = np.empty((*moves.shape, *planes.shape[1:]), np.int8)
     legal = np.empty(moves.shape, np.bool_)
-    _play_children(planes, moves, out, legal)
+    rules = np.array(Rules(ko="positional").kernel_rules(size), np.int64)
+    parent, child = (new_state(size, *rules) for _ in range(2))
+    points = np.empty(size * size, np.int64)
+    colors = np.empty(size * size, np.int8)
+    _play_children(planes, moves, parent, child, make_geometry(size), rules, points, colors, out, legal)
     return out, legal
 
 
