@@ -73,6 +73,20 @@ class OwnershipBatch:
         return len(self.owned)
 
 
+def split_by_game(
+    game_ids: np.ndarray, held_out_fraction: float, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of (training, held-out) positions of the games ``game_ids`` (one per position),
+    about ``held_out_fraction`` of the games held out, and every game wholly on one side. Both
+    int64 arrays, sorted."""
+    if not 0 <= held_out_fraction < 1:
+        raise ValueError(f"held_out_fraction must be in [0, 1), got {held_out_fraction}")
+    games = np.unique(game_ids)
+    count = round(held_out_fraction * len(games))
+    held_out = np.isin(game_ids, np.random.default_rng(seed).choice(games, count, replace=False))
+    return np.flatnonzero(~held_out), np.flatnonzero(held_out)
+
+
 class ShardDataset:
     """Every shard of a folder built by ``shards.build_shards``, as one indexed set of positions.
 
@@ -123,16 +137,8 @@ class ShardDataset:
         return np.concatenate([arrays["game_ids"] for arrays in self._arrays])
 
     def split_by_game(self, held_out_fraction: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """Indices of (training, held-out) positions, about ``held_out_fraction`` of the games held
-        out, and every game wholly on one side. Both int64 arrays, sorted."""
-        if not 0 <= held_out_fraction < 1:
-            raise ValueError(f"held_out_fraction must be in [0, 1), got {held_out_fraction}")
-        game_ids = self.game_ids
-        games = np.unique(game_ids)
-        count = round(held_out_fraction * len(games))
-        held_out_games = np.random.default_rng(seed).choice(games, count, replace=False)
-        held_out = np.isin(game_ids, held_out_games)
-        return np.flatnonzero(~held_out), np.flatnonzero(held_out)
+        """``split_by_game`` of the shards' positions."""
+        return split_by_game(self.game_ids, held_out_fraction, seed)
 
     def batch(
         self, indices: np.ndarray, rng: np.random.Generator | None = None, augment: bool = False

@@ -52,6 +52,7 @@ from go_env.core import (
 )
 from go_env.features import NUM_HISTORY_PLANES
 from go_env.rules import Rules
+from goarena.agents.data.dataset import ShardDataset, split_by_game
 from goarena.agents.training.replay import read_chunk
 
 MOVE_BUCKET = 10  # moves per bucket of the held-out metrics
@@ -107,14 +108,8 @@ class OwnershipPositions:
         return len(self.game_ids)
 
     def split_by_game(self, held_out_fraction: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """Indices of (training, held-out) positions, about ``held_out_fraction`` of the games
-        held out, every game wholly on one side; both sorted."""
-        if not 0 <= held_out_fraction < 1:
-            raise ValueError(f"held_out_fraction must be in [0, 1), got {held_out_fraction}")
-        games = np.unique(self.game_ids)
-        count = round(held_out_fraction * len(games))
-        held = np.isin(self.game_ids, np.random.default_rng(seed).choice(games, count, replace=False))
-        return np.flatnonzero(~held), np.flatnonzero(held)
+        """``dataset.split_by_game`` of these positions."""
+        return split_by_game(self.game_ids, held_out_fraction, seed)
 
     def fetch(self, indices: np.ndarray) -> OwnershipBatch:
         """The positions at ``indices`` (int[B])."""
@@ -163,8 +158,6 @@ class ShardPositions(OwnershipPositions):
     _BIG = ("boards", "ownership")
 
     def __init__(self, directory: Path | str):
-        from goarena.agents.data.dataset import ShardDataset
-
         dataset = ShardDataset(directory)  # checks the manifest's format
         self.directory = dataset.directory
         self.board_size = dataset.board_size
