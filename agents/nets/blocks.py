@@ -1,9 +1,11 @@
 """Building blocks the convolutional trunks share: the residual block with KataGo's optional
-global pooling, and the board-wide mean and max it pools with.
+global pooling, the board-wide mean and max it pools with, and the value head over them.
 
 ``ZeroNet`` (AlphaZero's network) and ``OwnershipNet`` (seed 002's ownership value network)
 build their towers of these blocks; their state-dict keys are the blocks' own
-(``conv1``, ``norm1``, ``conv2``, ``norm2``, ``pool``).
+(``conv1``, ``norm1``, ``conv2``, ``norm2``, ``pool``). ``ValueHead`` is ZeroNet's value head
+and the win head of ``OwnershipNet(head="win")``, the win-probability baseline seed 002's V is
+measured against.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+VALUE_HIDDEN = 64
 
 
 def mean_and_max(x: torch.Tensor) -> torch.Tensor:
@@ -35,3 +39,16 @@ class ResidualBlock(nn.Module):
         if self.pool is not None:
             y = y + self.pool(mean_and_max(y))[:, :, None, None]
         return F.relu(x + self.norm2(self.conv2(y)))
+
+
+class ValueHead(nn.Sequential):
+    """``float[B, 2C]``, a trunk's board-wide mean and max (``mean_and_max``) -> ``float[B]`` in
+    (-1, 1), the expected outcome for the side to move: a hidden layer of ``hidden`` units with
+    ReLU, then one tanh output. A ``Sequential`` itself, so its state-dict keys (``0.weight``,
+    ``2.bias``, ...) are those of the bare layers ZeroNet's value head was before it was shared."""
+
+    def __init__(self, filters: int, hidden: int = VALUE_HIDDEN):
+        super().__init__(nn.Linear(2 * filters, hidden), nn.ReLU(), nn.Linear(hidden, 1), nn.Tanh())
+
+    def forward(self, pooled: torch.Tensor) -> torch.Tensor:
+        return super().forward(pooled).squeeze(1)

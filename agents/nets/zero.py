@@ -12,7 +12,7 @@ Heads, every one fully convolutional or pooled, so the weights have no board siz
 
 - policy: a 1x1 convolution to one logit per point; the pass logit from the pooled trunk;
 - value: the pooled trunk through a hidden layer to one tanh output, the expected outcome
-  for the side to move;
+  for the side to move (``blocks.ValueHead``, the win head of seed 002's baseline too);
 - ownership (auxiliary, KataGo): a 1x1 convolution and a tanh per point, the final owner of
   each point from the side to move's view (+1 its own, -1 the opponent's): the
   ``OwnershipHead`` that seed 002's ownership network (``nets.ownership``) carries too.
@@ -30,11 +30,10 @@ import torch
 from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES
-from goarena.agents.nets.blocks import ResidualBlock, mean_and_max
+from goarena.agents.nets.blocks import ResidualBlock, ValueHead, mean_and_max
 from goarena.agents.nets.ownership import OwnershipHead
 from goarena.agents.nets.policy import check_dimensions
 
-VALUE_HIDDEN = 64
 POOL_EVERY = 3  # a block with global pooling every this many
 
 
@@ -81,9 +80,7 @@ class ZeroNet(nn.Module):
         )
         self.point_logits = nn.Conv2d(filters, 1, 1)
         self.pass_logit = nn.Linear(2 * filters, 1)
-        self.value_head = nn.Sequential(
-            nn.Linear(2 * filters, VALUE_HIDDEN), nn.ReLU(), nn.Linear(VALUE_HIDDEN, 1), nn.Tanh()
-        )
+        self.value_head = ValueHead(filters)
         self.ownership_head = OwnershipHead(filters)
 
     def forward(self, planes: torch.Tensor) -> ZeroOutput:
@@ -96,6 +93,6 @@ class ZeroNet(nn.Module):
         trunk = self.tower(self.stem(planes))
         pooled = mean_and_max(trunk)
         logits = torch.cat([self.point_logits(trunk).flatten(1), self.pass_logit(pooled)], dim=1)
-        value = self.value_head(pooled).squeeze(1)
+        value = self.value_head(pooled)
         ownership = self.ownership_head(trunk)
         return ZeroOutput(logits, value, ownership)
