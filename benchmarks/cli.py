@@ -63,6 +63,10 @@ COMMANDS: dict[str, Command] = {
     "bench value": Command(
         "goarena.benchmarks.bench.value", "the value net's MSE and time against pattern-rollout estimates"
     ),
+    "bench ownership": Command(
+        "goarena.benchmarks.bench.ownership",
+        "ownership networks on the same held-out games: sign agreement, score error by move; komi",
+    ),
     "bench ablation": Command(
         "goarena.benchmarks.bench.ablation",
         "AlphaGo's ablation: rollouts, value net, mixed, no prior, raw policies",
@@ -106,7 +110,7 @@ COMMANDS: dict[str, Command] = {
 
 GROUPS: dict[str, str] = {
     "bench": "a benchmark: env, vector, search, networks, alphago, zero, threads, league, strength,"
-    " value, ablation",
+    " value, ownership, ablation",
     "show": "pictures of a position: ownership (goarena show ownership FILE.sgf --move N --weights PATH)",
     "data": "training data: gnugo (self-play SGF), ownership (territory marks), shards (SGF -> shards),"
     " value",
