@@ -1,5 +1,5 @@
 """Benchmarks that print numbers: environment, search, network and league speed, strength against
-GNU Go, value estimates.
+GNU Go, value estimates, ownership networks.
 
 Each module is one ``goarena bench`` command: ``add_arguments(parser)`` gives its options and
 ``command(args)`` runs it (``benchmarks.cli`` registers them). Their ``--seconds`` means one
