@@ -202,6 +202,21 @@ def black_win_probability(
     return np.where(black_to_play, mover, 1.0 - mover)
 
 
+def komi_estimates(
+    model: nn.Module, empty_board: np.ndarray, held_out: np.ndarray, black: np.ndarray, komi: Sequence[float]
+) -> list[KomiEstimate]:
+    """Black's mean win probability at each komi, from ``_mover_estimates`` of the empty board
+    (float[1]) and of the held-out positions (float[n], ``black`` where Black is to move)."""
+    return [
+        KomiEstimate(
+            float(value),
+            float(black_win_probability(model, empty_board, np.array([True]), value)[0]),
+            float(black_win_probability(model, held_out, black, value).mean()),
+        )
+        for value in komi
+    ]
+
+
 def empty_board_planes(size: int) -> np.ndarray:
     """int8[1, 17, N, N]: the empty board, Black to move, no history."""
     planes = np.zeros((1, NUM_HISTORY_PLANES, size, size), np.int8)
@@ -262,29 +277,30 @@ def measure(
             )
         networks.append((name, Path(path), network.model))
     with torch_threads(threads):
-        batch = positions_data.fetch(indices)
-        black = batch.komi_terms <= 0  # Black to move gives the komi away
-        empty = empty_board_planes(positions_data.board_size)
         figures = []
         for name, path, model in networks:
-            head = head_of(model)
-            accuracy = (
-                ownership_accuracy(model, positions_data, indices, BATCH) if head == "ownership" else None
-            )
-            estimates = []
+            scored = head_of(model) == "ownership"
+            accuracy = ownership_accuracy(model, positions_data, indices, BATCH) if scored else None
+            figures.append(NetworkFigures(name, str(path), head_of(model), accuracy))
+        # the side to move, the games' results and komi; each network's Σ v (or w) for --komi
+        black, outcomes, komi_terms = [], [], []
+        held: list[list[np.ndarray]] = [[] for _ in networks]
+        for at in range(0, len(indices), BATCH):
+            batch = positions_data.fetch(indices[at : at + BATCH])
+            black.append(batch.planes[:, -1, 0, 0] == 1)  # the colour plane: Black to move
+            outcomes.append(batch.outcomes)
+            komi_terms.append(batch.komi_terms)
             if komi:
-                held = _mover_estimates(model, batch.planes, where)
+                for found, (_, _, model) in zip(held, networks, strict=True):
+                    found.append(_mover_estimates(model, batch.planes, where))
+        to_play_black = np.concatenate(black)
+        if komi:
+            empty = empty_board_planes(positions_data.board_size)
+            for each, found, (_, _, model) in zip(figures, held, networks, strict=True):
                 start = _mover_estimates(model, empty, where)
-                for value in komi:
-                    estimates.append(
-                        KomiEstimate(
-                            float(value),
-                            float(black_win_probability(model, start, np.array([True]), value)[0]),
-                            float(black_win_probability(model, held, black, value).mean()),
-                        )
-                    )
-            figures.append(NetworkFigures(name, str(path), head, accuracy, estimates))
-    black_result = np.where(black, batch.outcomes, -batch.outcomes)
+                each.komi = komi_estimates(model, start, np.concatenate(found), to_play_black, komi)
+    results = np.concatenate(outcomes)
+    black_results = np.where(to_play_black, results, -results)
     return Report(
         data=str(data),
         board_size=positions_data.board_size,
@@ -292,8 +308,8 @@ def measure(
         seed=seed,
         positions=len(indices),
         games=len(np.unique(positions_data.game_ids[indices])),
-        data_komi=sorted({float(abs(term)) for term in np.unique(batch.komi_terms).tolist()}),
-        black_wins=float(np.mean((black_result + 1.0) / 2.0)),
+        data_komi=sorted({abs(term) for term in np.unique(np.concatenate(komi_terms)).tolist()}),
+        black_wins=float(np.mean((black_results + 1.0) / 2.0)),
         networks=figures,
     )
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from go_env import Game, Rules
+from go_env import BLACK, Game, Rules
 from go_env.batch import owners_for_mover
 from goarena.agents.data.shards import FORMAT, MANIFEST, _write_json, _write_shard
 from goarena.agents.nets.checkpoint import save_model
@@ -198,6 +198,32 @@ def test_the_komi_shifts_V_by_exactly_its_change_through_the_calibration(shards,
     for estimate in report.networks[0].komi:
         expected = 1 / (1 + np.exp(-(0.3 * (total - estimate.komi) - 0.1)))
         assert estimate.empty_board == pytest.approx(expected, rel=1e-5)
+
+
+def test_blacks_side_is_read_from_the_planes_even_at_komi_0(shards, networks, tmp_path):
+    """At komi 0 the komi term is ±0 for either side: Black's results and estimates still
+    come from the positions whose colour plane says Black."""
+    from goarena.agents.nets.checkpoint import load_model
+
+    even = tmp_path / "even"
+    shutil.copytree(shards, even)
+    manifest = json.loads((even / MANIFEST).read_text())
+    manifest["chunks"]["0"]["shards"][0]["komi"] = 0.0
+    (even / MANIFEST).write_text(json.dumps(manifest))
+    report = measure(even, [("end", networks[0])], held_out=0.25, komi=[0.0])
+    _, held = open_positions(even).split_by_game(0.25, 0)
+    black = np.load(even / "chunk-000000-0" / "to_play.npy")[held] == BLACK
+    outcomes = np.load(even / "chunk-000000-0" / "outcomes.npy")[held].astype(float)
+    assert 0 < black.mean() < 1 and report.data_komi == [0.0]
+    assert report.black_wins == pytest.approx(np.mean((np.where(black, outcomes, -outcomes) + 1) / 2))
+    model = load_model(networks[0])
+    planes = torch.as_tensor(open_positions(even).fetch(held).planes, dtype=torch.float32)
+    with torch.inference_mode():
+        scores = model(planes).sum(dim=1).double().numpy()
+    a, b = model.calibration
+    mover = 1 / (1 + np.exp(-(a * scores + b)))
+    expected = np.where(black, mover, 1 - mover).mean()
+    assert report.networks[0].komi[0].held_out == pytest.approx(expected, rel=1e-5)
 
 
 def test_threads_are_restored(shards, networks):
