@@ -40,6 +40,7 @@ import torch
 from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES
+from goarena.agents.nets.ownership import OwnershipNet
 from goarena.agents.training.ownership_data import OwnershipPositions, open_positions
 
 BATCH = 512  # positions per forward pass
@@ -188,13 +189,15 @@ def _mover_estimates(model: nn.Module, planes: np.ndarray, device: torch.device)
 
 
 def black_win_probability(
-    model: nn.Module, estimates: np.ndarray, black_to_play: np.ndarray, komi: float
+    model: OwnershipNet, estimates: np.ndarray, black_to_play: np.ndarray, komi: float
 ) -> np.ndarray:
     """float64[B]: the calibrated probability that Black wins each position at ``komi``, from
     ``_mover_estimates``: V = Σ v ∓ komi (− for Black to move) through the network's logistic;
     a win head's (1 + w) / 2, which no komi moves."""
     if head_of(model) == "ownership":
-        a, b = model.calibration  # type: ignore[misc]  # OwnershipNet's p = sigmoid(a·V + b)
+        calibration = model.calibration  # p = sigmoid(a·V + b)
+        assert calibration is not None  # an ownership head's
+        a, b = calibration
         scores = estimates + np.where(black_to_play, -komi, komi)
         mover = 0.5 * (1.0 + np.tanh(0.5 * (a * scores + b)))  # the sigmoid, in float64
     else:
@@ -203,7 +206,11 @@ def black_win_probability(
 
 
 def komi_estimates(
-    model: nn.Module, empty_board: np.ndarray, held_out: np.ndarray, black: np.ndarray, komi: Sequence[float]
+    model: OwnershipNet,
+    empty_board: np.ndarray,
+    held_out: np.ndarray,
+    black: np.ndarray,
+    komi: Sequence[float],
 ) -> list[KomiEstimate]:
     """Black's mean win probability at each komi, from ``_mover_estimates`` of the empty board
     (float[1]) and of the held-out positions (float[n], ``black`` where Black is to move)."""
