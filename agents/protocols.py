@@ -247,9 +247,10 @@ class AnalysisAgent(Protocol):
 
 @runtime_checkable
 class OwnershipAgent(Protocol):
-    def ownership(self, game: Game) -> np.ndarray:
+    def ownership(self, game: Game) -> np.ndarray | None:
         """float32[N*N] in [-1, 1], row by row from the top left: each point's final owner as
-        the player's network sees ``game``'s position, +1 the side to move's, -1 the opponent's."""
+        the player's network sees ``game``'s position, +1 the side to move's, -1 the opponent's;
+        None where its network has no ownership head."""
         ...
 
 

@@ -170,17 +170,22 @@ def network_ownership(weights: Path | str, game: Game, device: str = "cpu") -> t
     calibrated probability that Black wins.
 
     Raises:
-        NetworkFileError: the file is missing, unreadable, or not an ownership network.
+        NetworkFileError: the file is missing, unreadable, not an ownership network, or a
+            win-probability one (no ownership head).
         UnsupportedGame: a network trained for another board size.
     """
     from go_env.core import GoState
     from goarena.agents.inference.ownership import estimate
+    from goarena.agents.nets.errors import refuse
     from goarena.agents.nets.load import load_network
+    from goarena.agents.nets.ownership import NO_OWNERSHIP
     from goarena.agents.protocols import check_board_size
 
     model = load_network(weights, "ownership", device).model
     check_board_size(model.board_size, game.size, "the ownership network was")
     found = estimate(model, GoState(*(field[None] for field in game.state)), game.geometry)
+    if found.ownership is None:
+        raise refuse(weights, NO_OWNERSHIP)
     p = float(found.win_probability[0])
     return found.ownership[0], p if game.to_play == BLACK else 1.0 - p
 

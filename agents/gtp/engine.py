@@ -572,13 +572,15 @@ class GTPEngine:
 
     def _ownership(self, agent: Agent, game: Game) -> np.ndarray | None:
         """float64[N*N]: the player's ownership of ``game``'s position for its side to move;
-        None from a player that has none (said once on stderr)."""
-        if not isinstance(agent, OwnershipAgent):
+        None from a player that has none (said once on stderr), or whose network has none
+        (``ownership-greedy`` with a win network: its ``ownership`` is None)."""
+        found = agent.ownership(game) if isinstance(agent, OwnershipAgent) else None
+        if found is None:
             if not self._said_no_ownership:
                 print(f"gtp: {agent.name} gives no ownership: kata-analyze prints none", file=sys.stderr)
                 self._said_no_ownership = True
             return None
-        ownership = np.asarray(agent.ownership(game), np.float64)
+        ownership = np.asarray(found, np.float64)
         if ownership.shape != (game.num_points,):
             raise GTPError(f"the player's ownership has shape {ownership.shape}, not ({game.num_points},)")
         return ownership

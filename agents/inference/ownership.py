@@ -12,6 +12,10 @@ network's (``NetworkEvaluator``, which makes that network's own planes) when giv
 
 ``estimate`` gives the ownership, V and p of a batch of positions; ``ownership_map`` and
 ``position_score`` those of a ``Game``'s position.
+
+The win-probability baseline (``OwnershipNet(head="win")``) serves the same callers: its p is
+its output's (1 + w) / 2, so its leaf values are w; its estimates have no ownership and no V
+(None), and ``ownership_map`` and ``position_score`` refuse it.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from go_env import core as K
 from go_env.core import Geometry, GoState
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from goarena.agents.inference.network import NetworkEvaluator
-from goarena.agents.nets.ownership import OwnershipNet, komi_term
+from goarena.agents.nets.ownership import NO_OWNERSHIP, OwnershipNet, has_ownership, komi_term
 from goarena.agents.nets.predict import forward
 from goarena.agents.protocols import check_board_size
 from goarena.search import Leaves
@@ -35,11 +39,12 @@ from goarena.search.evaluator import uniform_priors
 
 
 class OwnershipEstimate(NamedTuple):
-    """What the ownership network says of B positions, each from its side to move's view."""
+    """What the ownership network says of B positions, each from its side to move's view (a
+    win network: its win probability alone, ``ownership`` and ``score`` None)."""
 
-    ownership: np.ndarray  # float32[B, N*N]: v(s, i), +1 the side to move's at the end, -1 the opponent's
-    score: np.ndarray  # float64[B]: V = Σ v + the komi term; > 0: the side to move wins the count
-    win_probability: np.ndarray  # float64[B]: sigmoid(a·V + b), calibrated
+    ownership: np.ndarray | None  # float32[B, N*N]: v(s, i), +1 the side to move's at the end
+    score: np.ndarray | None  # float64[B]: V = Σ v + the komi term; > 0: the side to move wins the count
+    win_probability: np.ndarray  # float64[B]: sigmoid(a·V + b), calibrated; a win network's (1 + w) / 2
 
 
 def komi_terms(states: GoState) -> np.ndarray:
@@ -68,6 +73,9 @@ class _Planes:
 
 
 def _estimate(model: OwnershipNet, planes: np.ndarray, states: GoState) -> OwnershipEstimate:
+    if not has_ownership(model):
+        wins = forward(model, planes).float()
+        return OwnershipEstimate(None, None, ((1.0 + wins) / 2.0).double().cpu().numpy())
     ownership = forward(model, planes).float()
     terms = komi_terms(states)
     scores = model.score(ownership, torch.as_tensor(terms, dtype=torch.float32, device=ownership.device))
@@ -89,20 +97,41 @@ def _single(game: Game) -> GoState:
     return GoState(*(field[None] for field in game.state))
 
 
-def ownership_map(model: OwnershipNet, game: Game) -> np.ndarray:
-    """float32[N*N]: v(s, i) of ``game``'s position, from its side to move's view."""
+def _found(model: OwnershipNet, game: Game) -> OwnershipEstimate:
+    """The estimate of ``game``'s position by an ownership network (not a win network)."""
+    if not has_ownership(model):
+        raise ValueError(NO_OWNERSHIP)
     check_board_size(model.board_size, game.size, "the ownership network was")
-    return estimate(model, _single(game), game.geometry).ownership[0]
+    return estimate(model, _single(game), game.geometry)
+
+
+def ownership_map(model: OwnershipNet, game: Game) -> np.ndarray:
+    """float32[N*N]: v(s, i) of ``game``'s position, from its side to move's view.
+
+    Raises:
+        ValueError: a win network, which has no ownership head.
+        UnsupportedGame: a board the network was not trained for.
+    """
+    ownership = _found(model, game).ownership
+    assert ownership is not None  # an ownership network's
+    return ownership[0]
 
 
 def position_score(model: OwnershipNet, game: Game) -> float:
-    """V of ``game``'s position (Σ v + the komi term), from its side to move's view."""
-    check_board_size(model.board_size, game.size, "the ownership network was")
-    return float(estimate(model, _single(game), game.geometry).score[0])
+    """V of ``game``'s position (Σ v + the komi term), from its side to move's view.
+
+    Raises:
+        ValueError: a win network, which has no V.
+        UnsupportedGame: a board the network was not trained for.
+    """
+    score = _found(model, game).score
+    assert score is not None  # an ownership network's
+    return float(score[0])
 
 
 class OwnershipEvaluator:
-    """Priors and values of search leaves from an ``OwnershipNet`` (see the module documentation).
+    """Priors and values of search leaves from an ``OwnershipNet``, either head (see the module
+    documentation).
 
     Args:
         model: the ownership network (its device and dtype are the inference's).

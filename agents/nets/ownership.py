@@ -21,6 +21,17 @@ points is a 75% win).
 
 V counts area (stones and surrounded points); under territory scoring the count differs by
 the stones' and prisoners' balance, which V does not see.
+
+**The win-probability baseline.** ``OwnershipNet(..., head="win")`` is the same trunk with
+ZeroNet's value head (``blocks.ValueHead``: the board-wide mean and max of the trunk, a hidden
+layer, one tanh) in place of the ownership head: w in (-1, 1), the expected outcome for the
+side to move, trained on the game's result (``goarena train ownership --method win``). It is
+what the seed's claim, that V is the better value function, is measured against at equal
+size (a few thousand weights more than the ownership head's). It has no ownership map and no
+V: its forward gives w, ``float[B]``, its win probability is ``p = (1 + w) / 2`` directly, with
+no calibration (``calibration`` is None), and it knows no komi but its games'. ``probability``
+gives p from either head's output; ``has_ownership`` tells the two apart (files written
+before the option are ownership networks).
 """
 
 from __future__ import annotations
@@ -32,12 +43,14 @@ import torch
 from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES
-from goarena.agents.nets.blocks import ResidualBlock
+from goarena.agents.nets.blocks import ResidualBlock, ValueHead, mean_and_max
 from goarena.agents.nets.policy import check_dimensions
 
 POOL_EVERY = 3  # a block with global pooling every this many, as ZeroNet's
 NEWTON_STEPS = 50  # calibration converges in under ten on real data
 RIDGE = 1e-6  # per position: keeps the fit finite where wins and losses are separable by V
+HEADS = ("ownership", "win")
+NO_OWNERSHIP = "a win-probability network (head win): this network has no ownership head"
 
 
 class OwnershipHead(nn.Conv2d):
@@ -54,35 +67,48 @@ class OwnershipHead(nn.Conv2d):
 
 class OwnershipNet(nn.Module):
     """``[B, 17, N, N]`` history planes -> ownership ``float[B, N*N]`` in (-1, 1), for the
-    side to move.
+    side to move (with ``head="win"``: w ``float[B]`` in (-1, 1), see the module documentation).
 
     A 3x3 convolution over ``go_env.features.history_planes`` (channels first) opens a tower of
     ``blocks`` residual blocks of ``filters`` channels (every third with global pooling, as in
-    ``ZeroNet``), closed by an ``OwnershipHead``. The weights fit any board (all convolutions);
-    ``board_size`` is the one trained, recorded in the file and checked on input.
+    ``ZeroNet``), closed by an ``OwnershipHead`` (or a ``ValueHead``). The weights fit any board
+    (all convolutions and pooling); ``board_size`` is the one trained, recorded in the file and
+    checked on input.
 
     Args:
         board_size: N.
         blocks: residual blocks.
         filters: channels of the tower.
         global_pool: global pooling in every third block.
+        head: "ownership" (seed 002's v(s, i)) or "win" (the win-probability baseline).
     """
 
     arch = "ownership"
-    calibration_a: torch.Tensor  # buffers: p = sigmoid(a·V + b)
+    calibration_a: torch.Tensor  # buffers of the ownership head: p = sigmoid(a·V + b)
     calibration_b: torch.Tensor
 
-    def __init__(self, board_size: int, blocks: int = 4, filters: int = 32, global_pool: bool = True):
+    def __init__(
+        self,
+        board_size: int,
+        blocks: int = 4,
+        filters: int = 32,
+        global_pool: bool = True,
+        head: str = "ownership",
+    ):
         super().__init__()
         check_dimensions(2, board_size=(board_size, 2), blocks=(blocks, 1), filters=(filters, 1))
         if not isinstance(global_pool, bool):
             raise ValueError(f"global_pool is true or false, got {global_pool!r}")
+        if head not in HEADS:
+            raise ValueError(f"head is {' or '.join(HEADS)}, got {head!r}")
         self.kwargs: dict[str, Any] = {
             "board_size": board_size,
             "blocks": blocks,
             "filters": filters,
             "global_pool": global_pool,
+            "head": head,
         }
+        self.head = head
         self.board_size = board_size
         self.planes = NUM_HISTORY_PLANES
         self.stem = nn.Sequential(
@@ -93,18 +119,25 @@ class OwnershipNet(nn.Module):
         self.tower = nn.Sequential(
             *(ResidualBlock(filters, global_pool and i % POOL_EVERY == POOL_EVERY - 1) for i in range(blocks))
         )
-        self.ownership_head = OwnershipHead(filters)
-        self.register_buffer("calibration_a", torch.tensor(1.0 / board_size))
-        self.register_buffer("calibration_b", torch.tensor(0.0))
+        if head == "win":
+            self.win_head = ValueHead(filters)
+        else:
+            self.ownership_head = OwnershipHead(filters)
+            self.register_buffer("calibration_a", torch.tensor(1.0 / board_size))
+            self.register_buffer("calibration_b", torch.tensor(0.0))
 
     def forward(self, planes: torch.Tensor) -> torch.Tensor:
-        """``planes`` float[B, 17, N, N] -> v(s, i) float[B, N*N] in (-1, 1)."""
+        """``planes`` float[B, 17, N, N] -> v(s, i) float[B, N*N] in (-1, 1); a win network's
+        w float[B] in (-1, 1)."""
         expected = (self.planes, self.board_size, self.board_size)
         if planes.dim() != 4 or tuple(planes.shape[1:]) != expected:
             raise ValueError(
                 f"expected planes of shape [B, {', '.join(map(str, expected))}], got {list(planes.shape)}"
             )
-        return self.ownership_head(self.tower(self.stem(planes)))
+        trunk = self.tower(self.stem(planes))
+        if not has_ownership(self):
+            return self.win_head(mean_and_max(trunk))
+        return self.ownership_head(trunk)
 
     @staticmethod
     def score(ownership: torch.Tensor, komi_terms: torch.Tensor) -> torch.Tensor:
@@ -112,13 +145,35 @@ class OwnershipNet(nn.Module):
         return ownership.float().sum(dim=1) + komi_terms.float()
 
     def win_probability(self, scores: torch.Tensor) -> torch.Tensor:
-        """float32[B]: the calibrated probability that the side to move wins, sigmoid(a·V + b)."""
+        """float32[B]: the calibrated probability that the side to move wins, sigmoid(a·V + b).
+
+        Raises:
+            ValueError: a win network, which has no V (``probability`` gives its p).
+        """
+        if not has_ownership(self):
+            raise ValueError(f"{NO_OWNERSHIP} and no V: its win probability is (1 + w) / 2")
         return torch.sigmoid(self.calibration_a.float() * scores.float() + self.calibration_b.float())
 
+    def probability(self, output: torch.Tensor, komi_terms: torch.Tensor) -> torch.Tensor:
+        """float32[B]: the probability that the side to move wins, from the network's output
+        (``forward``'s): sigmoid(a·V + b) of V = Σ v + the komi term; a win network's
+        (1 + w) / 2, the komi terms unused (it knows its games' komi only)."""
+        if not has_ownership(self):
+            return (1.0 + output.float()) / 2.0
+        return self.win_probability(self.score(output, komi_terms))
+
     @property
-    def calibration(self) -> tuple[float, float]:
-        """(a, b) of the map p = sigmoid(a·V + b)."""
+    def calibration(self) -> tuple[float, float] | None:
+        """(a, b) of the map p = sigmoid(a·V + b); None for a win network, which has no V."""
+        if not has_ownership(self):
+            return None
         return float(self.calibration_a), float(self.calibration_b)
+
+
+def has_ownership(model: nn.Module) -> bool:
+    """Whether ``model``'s forward gives v(s, i) per point: not a win network
+    (``OwnershipNet(head="win")``). A network without ``head`` is an ownership one."""
+    return getattr(model, "head", "ownership") != "win"
 
 
 def komi_term(komi: float | np.ndarray, black_to_play: bool | np.ndarray) -> np.ndarray:
@@ -200,8 +255,11 @@ def calibrate(
         (a, b), now the model's.
 
     Raises:
-        ValueError: as ``fit_logistic``, or planes and komi terms of other counts.
+        ValueError: as ``fit_logistic``, planes and komi terms of other counts, or a win
+            network (its p is its own output's, with nothing to calibrate).
     """
+    if not has_ownership(model):
+        raise ValueError(f"calibrate: {NO_OWNERSHIP}; its win probability (1 + w) / 2 needs no calibration")
     count = len(planes)
     komi = np.asarray(komi_terms, np.float64)
     if komi.shape != (count,):

@@ -19,6 +19,12 @@ alone (``OwnershipAgent``). For GTP ``lz-analyze`` and ``kata-analyze``, ``analy
 its best moves at once, since it has no search: each with one visit (the one network
 evaluation of its position), its win rate after the move as ``winrate`` and ``lcb``, V after the
 move as its score lead, and a uniform prior (it has no policy).
+
+With the win-probability baseline's weights (``goarena train ownership --method win``) it is
+the same one-ply player over that network's win probability: the move after which the
+opponent's (1 + w) / 2 is lowest, the pass where passing keeps the best. That network has no
+ownership head and no V: ``act()`` gives no ownership map (None), ``ownership(game)`` None (GTP
+``kata-analyze ... ownership true`` prints none), and the analysis no score lead.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from goarena.agents.inference.ownership import estimate, ownership_map
 from goarena.agents.nets.load import check_sizes, load_network
+from goarena.agents.nets.ownership import has_ownership
 from goarena.agents.nets.predict import move_networks, player_device
 from goarena.agents.protocols import Action, GameContext, MoveInfo, check_board_size, game_context
 from goarena.search.warmup import warmup_game
@@ -41,13 +48,21 @@ ANALYSIS_CANDIDATES = 20  # moves an analysis reports, as a policy player's
 
 
 class MoveValues:
-    """The legal moves of a position and what the ownership network says of each."""
+    """The legal moves of a position and what the ownership network says of each (a win
+    network: no ``scores`` and no ``ownership``, None)."""
 
-    def __init__(self, moves: np.ndarray, scores: np.ndarray, values: np.ndarray, ownership: np.ndarray):
+    def __init__(
+        self, moves: np.ndarray, scores: np.ndarray | None, values: np.ndarray, ownership: np.ndarray | None
+    ):
         self.moves = moves  # int64[L]: the legal moves, pass included (last)
         self.scores = scores  # float64[L]: V after each move, for the player who makes it
         self.values = values  # float64[L] in [-1, 1]: 2p − 1 after each move, for that player
         self.ownership = ownership  # float32[N*N]: v(s, i) of the position itself, for its side to move
+
+    @property
+    def ranking(self) -> np.ndarray:
+        """float64[L]: what the player maximises, V, or a win network's value."""
+        return self.values if self.scores is None else self.scores
 
 
 def _weights(weights: Path | str | None) -> Path | str:
@@ -60,7 +75,7 @@ class OwnershipGreedyAgent:
     """Plays the move whose resulting position has the best V for it (see the module documentation).
 
     Args:
-        weights: an ownership network's weights file, read once, here.
+        weights: an ownership network's weights file (either head), read once, here.
         device: where the network runs (cpu, cuda, cuda:N); None runs it where the game's
             context says (``GameContext.device``). Resolved, and the network moved there, at
             ``reset``; on the CPU until then.
@@ -113,7 +128,8 @@ class OwnershipGreedyAgent:
 
     def move_values(self, game: Game) -> MoveValues:
         """Every legal move's V and value for the side to move, and the position's ownership
-        map: the children and the position itself in one forward pass."""
+        map: the children and the position itself in one forward pass (a win network: the
+        values alone)."""
         check_board_size(self.board_size, game.size, "the ownership network was")
         if game.is_over:
             raise ValueError("the game is over: no move to value")
@@ -124,27 +140,33 @@ class OwnershipGreedyAgent:
         children = K.GoState(*(field[1:] for field in states))
         K.batch_play(children, game.geometry, moves, np.empty(count, np.int64))
         found = estimate(self.model, states, game.geometry)
-        scores = -found.score[1:]  # the opponent moves in each child: its V, negated
+        scores = None if found.score is None else -found.score[1:]  # the opponent moves in each child
         values = 1.0 - 2.0 * found.win_probability[1:]  # 2(1 − p_opponent) − 1
         over = children.info[:, K.INFO_OVER] != K.RUNNING
         if over.any():  # a pass after a pass: the count is known
             margins = np.empty(count, np.float64)
             K.batch_score(children, game.geometry, margins)
             black = 1.0 if game.to_play == K.BLACK else -1.0
-            scores[over] = margins[over] * black
+            if scores is not None:
+                scores[over] = margins[over] * black
             values[over] = np.sign(margins[over]) * black
-        return MoveValues(moves, scores, values, found.ownership[0])
+        return MoveValues(moves, scores, values, None if found.ownership is None else found.ownership[0])
 
     @staticmethod
     def _best(game: Game, found: MoveValues) -> int:
-        """The index in ``found`` of the move of the best V, the pass where passing keeps it."""
-        best = int(np.argmax(found.scores))
-        if found.moves[-1] == game.pass_move and found.scores[-1] >= found.scores[best]:
+        """The index in ``found`` of the move of the best V (a win network's best value), the
+        pass where passing keeps it."""
+        ranking = found.ranking
+        best = int(np.argmax(ranking))
+        if found.moves[-1] == game.pass_move and ranking[-1] >= ranking[best]:
             best = len(found.moves) - 1
         return best
 
-    def ownership(self, game: Game) -> np.ndarray:
-        """float32[N*N]: v(s, i) of ``game``'s position, for its side to move (``OwnershipAgent``)."""
+    def ownership(self, game: Game) -> np.ndarray | None:
+        """float32[N*N]: v(s, i) of ``game``'s position, for its side to move (``OwnershipAgent``);
+        None from a win network, which has no ownership head."""
+        if not has_ownership(self.model):
+            return None
         return ownership_map(self.model, game)
 
     def analyze(
@@ -154,18 +176,19 @@ class OwnershipGreedyAgent:
         (see the module documentation); returns the move ``select_move`` plays."""
         found = self.move_values(game)
         best = self._best(game, found)
-        order = [best, *(int(i) for i in np.argsort(-found.scores, kind="stable") if i != best)]
+        order = [best, *(int(i) for i in np.argsort(-found.ranking, kind="stable") if i != best)]
         prior = 1.0 / len(found.moves)
         infos = []
         for i in order[:ANALYSIS_CANDIDATES]:
             move, winrate = int(found.moves[i]), (float(found.values[i]) + 1.0) / 2.0
-            infos.append(MoveInfo(move, 1, winrate, prior, winrate, (move,), float(found.scores[i])))
+            lead = None if found.scores is None else float(found.scores[i])
+            infos.append(MoveInfo(move, 1, winrate, prior, winrate, (move,), lead))
         report(infos)
         return int(found.moves[best])
 
     def act(self, game: Game) -> Action:
         """The move of the best V (pass where passing keeps it), a one-hot policy on it, its
-        value for the side to move, and the position's ownership map."""
+        value for the side to move, and the position's ownership map (None from a win network)."""
         found = self.move_values(game)
         best = self._best(game, found)
         policy = np.zeros(game.num_points + 1)

@@ -9,13 +9,15 @@ import torch
 
 from go_env import Game, Rules
 from go_env.features import history_planes, new_history_planes
-from goarena.agents.nets.checkpoint import read_checkpoint, save_model
+from goarena.agents.nets.blocks import ValueHead
+from goarena.agents.nets.checkpoint import FORMAT, describe, read_checkpoint, save_model, state_digest
 from goarena.agents.nets.load import load_network
 from goarena.agents.nets.ownership import (
     OwnershipHead,
     OwnershipNet,
     calibrate,
     fit_logistic,
+    has_ownership,
     komi_term,
 )
 from goarena.agents.nets.zero import ZeroNet
@@ -117,8 +119,64 @@ def test_checkpoint_round_trip_with_weights_only(tmp_path):
         torch.testing.assert_close(network.model(planes), model(planes))
     with pytest.raises(ValueError, match="holds a 'ownership' network, not a value network"):
         load_network(path, "value")
-    kwargs = {"board_size": 7, "blocks": 3, "filters": 8, "global_pool": True}
+    kwargs = {"board_size": 7, "blocks": 3, "filters": 8, "global_pool": True, "head": "ownership"}
     assert json.loads(read_checkpoint(path)["kwargs"]) == kwargs
+
+
+def test_a_file_written_before_the_head_option_loads_as_an_ownership_network(tmp_path):
+    torch.manual_seed(0)
+    model = OwnershipNet(5, blocks=1, filters=4).eval()
+    model.calibration_a.fill_(0.25)
+    state_dict = {name: tensor.clone() for name, tensor in model.state_dict().items()}
+    old = {"board_size": 5, "blocks": 1, "filters": 4, "global_pool": True}  # no "head"
+    contents = {"format": FORMAT, "arch": "ownership", "kwargs": json.dumps(old), "state_dict": state_dict}
+    contents["sha256"] = state_digest(state_dict)
+    torch.save(contents, tmp_path / "old.pt")
+    loaded = load_network(tmp_path / "old.pt", "ownership").model
+    assert loaded.head == "ownership" and has_ownership(loaded)
+    assert loaded.calibration == pytest.approx((0.25, 0.0))
+    planes = torch.tensor(planes_of(5, [6, 12])[None])
+    with torch.inference_mode():
+        torch.testing.assert_close(loaded(planes), model(planes))
+
+
+def test_the_win_head_gives_one_value_per_position_on_the_same_trunk(tmp_path):
+    torch.manual_seed(0)
+    win = OwnershipNet(9, blocks=2, filters=8, head="win").eval()
+    ownership = OwnershipNet(9, blocks=2, filters=8)
+    assert not has_ownership(win) and has_ownership(ownership)
+    assert type(win.win_head) is ValueHead and not hasattr(win, "ownership_head")
+    trunk = {key for key in ownership.state_dict() if key.startswith(("stem", "tower"))}
+    assert trunk == {key for key in win.state_dict() if key.startswith(("stem", "tower"))}
+    assert {key for key in win.state_dict() if not key.startswith(("stem", "tower"))} == {
+        "win_head.0.weight", "win_head.0.bias", "win_head.2.weight", "win_head.2.bias"
+    }  # fmt: skip  # no calibration: its p is its own
+    weights = [sum(p.numel() for p in net.parameters()) for net in (win, ownership)]
+    assert weights[0] - weights[1] == (2 * 8 * 64 + 64 + 64 + 1) - (8 + 1)  # the heads' difference
+    planes = torch.tensor(np.stack([planes_of(9), planes_of(9, [40, 30])]))
+    with torch.inference_mode():
+        w = win(planes)
+    assert w.shape == (2,) and (w.abs() < 1).all()
+    torch.testing.assert_close(win.probability(w, torch.tensor([7.0, -7.0])), (1 + w) / 2)  # komi unused
+    assert win.calibration is None
+    with pytest.raises(ValueError, match="no ownership head and no V"):
+        win.win_probability(torch.zeros(2))
+    with pytest.raises(ValueError, match="needs no calibration"):
+        calibrate(win, planes.numpy(), np.zeros(2), np.array([1.0, -1.0]))
+    with torch.inference_mode():  # an ownership network's probability is its calibrated V's
+        v = ownership.eval()(planes)
+        komi = torch.tensor([-7.0, 7.0])
+        torch.testing.assert_close(ownership.probability(v, komi), ownership.win_probability(v.sum(1) + komi))
+    path = tmp_path / "win.pt"
+    save_model(path, win)
+    assert describe(path) == ("ownership", {"board_size": 9, "blocks": 2, "filters": 8, "global_pool": True,
+                                            "head": "win"})  # fmt: skip
+    loaded = load_network(path, "ownership").model
+    assert loaded.head == "win"
+    with torch.inference_mode():
+        torch.testing.assert_close(loaded(planes), w)
+    with pytest.raises(ValueError, match="head is ownership or win, got 'value'"):
+        OwnershipNet(9, head="value")
 
 
 def test_the_zero_network_carries_the_same_head_with_its_old_keys():
@@ -127,6 +185,10 @@ def test_the_zero_network_carries_the_same_head_with_its_old_keys():
     assert isinstance(model.ownership_head, torch.nn.Conv2d)
     keys = [key for key in model.state_dict() if key.startswith("ownership_head")]
     assert keys == ["ownership_head.weight", "ownership_head.bias"]
+    assert type(model.value_head) is ValueHead  # the win network's head too
+    assert [key for key in model.state_dict() if key.startswith("value_head")] == [
+        "value_head.0.weight", "value_head.0.bias", "value_head.2.weight", "value_head.2.bias"
+    ]  # fmt: skip
     trunk = torch.randn(2, 4, 9, 9)
     head = model.ownership_head
     expected = torch.tanh(torch.nn.functional.conv2d(trunk, head.weight, head.bias).flatten(1))
