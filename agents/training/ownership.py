@@ -48,6 +48,21 @@ over a sample of children (the chosen one always among them), so it bounds the f
 value from below; a child is always valued by the network, a second pass included (V' is no
 area count there).
 
+**win** (the baseline of the seed's claim that V is the better value function): the same
+trunk with a win head in place of the ownership head (``OwnershipNet(head="win")``: the
+board-wide mean and max of the trunk, a hidden layer, one tanh, as AlphaZero's value head),
+w(s) trained by the squared error to z, the game's result for the side to move (+1, -1, 0 a
+draw), on every position of the same data: the same split, minibatches, symmetries,
+optimizer and schedule as the ownership methods under the same seed, so a league of the
+exported files compares the value functions alone. Positions of resigned games count too
+(their result is known; Method 1 skips them, having no final owners). Its head differs, so it
+combines with none of the seed's methods. Its held-out metrics are the squared error
+(``win_mse``) and the share of decided positions (draws aside) where sign(w) is the result
+(``win_accuracy``, which picks the best checkpoint), overall and by the same move buckets;
+its export is not calibrated, its win probability being (1 + w) / 2 already
+(``calibration`` is null in metrics.json). It learns its games' komi with them: unlike V, it
+cannot be told another.
+
 Games are split into training and held-out games. At each checkpoint the held-out sample is
 scored (``ownership_accuracy``): the sign agreement of v(s, i) with the final owner (points
 with an owner, of played-out games) and the score error |Σ v - final score| (komi excluded on
@@ -93,9 +108,13 @@ from goarena.agents.training.ownership_data import (
     play_children,
 )
 
-DESCRIPTION = "Train the ownership value network by the seed's methods: end, moves, minimax (resumable)."
+DESCRIPTION = (
+    "Train the ownership value network by the seed's methods: end, moves, minimax "
+    "(or win, the win-probability baseline; resumable)."
+)
 WEIGHTS = "ownership.pt"
-METHODS = ("end", "moves", "minimax")
+METHODS = ("end", "moves", "minimax", "win")
+WIN = "win"  # the win-probability baseline: its own head, alone
 MOVES_FORMS = ("soft", "aggressive")
 CALIBRATION_POSITIONS = 20000  # held-out positions the win probability is fitted on, at most
 
@@ -107,6 +126,11 @@ def _methods(name: str, value: str) -> str | None:
         return f"{name} is one or more of {', '.join(METHODS)} (comma-separated), got {value!r}"
     if len(set(chosen)) != len(chosen):
         return f"{name} names a method twice: {value!r}"
+    if WIN in chosen and len(chosen) > 1:
+        return (
+            f"{name} win trains a win head, not the ownership head of end, moves and minimax: "
+            f"it combines with none of them, got {value!r}"
+        )
     return None
 
 
@@ -116,7 +140,10 @@ class OwnershipConfig(SupervisedConfig):
     network an ``OwnershipNet``, and each method's options (see the module's docs)."""
 
     data: str = option(help="a shard folder with ownership (goarena data shards) or a zero run (its buffer)")
-    method: str = option("end", "end, moves, minimax, or several comma-separated", check=_methods)
+    method: str = option(
+        "end", "end, moves, minimax, or several comma-separated; win: the win-probability baseline",
+        check=_methods,
+    )  # fmt: skip
     blocks: int = option(4, "residual blocks of the network", check=positive)
     filters: int = option(32, "channels of the network", check=positive)
     lr_schedule: str = option(
@@ -153,6 +180,11 @@ class OwnershipConfig(SupervisedConfig):
     def methods(self) -> tuple[str, ...]:
         return tuple(self.method.split(","))
 
+    @property
+    def head(self) -> str:
+        """The network's head: "win" for the baseline, else "ownership"."""
+        return "win" if self.methods == (WIN,) else "ownership"
+
 
 def _network_output(model: nn.Module, planes: torch.Tensor) -> torch.Tensor:
     """v(s, ·) float[B, N*N] of an ownership network, or of a network whose output carries
@@ -174,8 +206,13 @@ def ownership_accuracy(
     ``.ownership``) over the history planes will do.
 
     Raises:
-        ValueError: none of the positions has final owners.
+        ValueError: none of the positions has final owners, or a win network (``win_accuracy``
+            scores it).
     """
+    from goarena.agents.nets.ownership import NO_OWNERSHIP, has_ownership
+
+    if not has_ownership(model):
+        raise ValueError(f"ownership_accuracy: {NO_OWNERSHIP} (win_accuracy scores it)")
     device = next(model.parameters()).device
     indices = np.asarray(indices, np.int64)
     agree = np.zeros(len(indices))
@@ -217,13 +254,69 @@ def ownership_accuracy(
     return {**scored(owned), "by_move": by_move}
 
 
+def win_accuracy(
+    model: nn.Module, data: OwnershipPositions, indices: np.ndarray, batch: int = 512
+) -> dict[str, Any]:
+    """How well a win network's w(s) foretells the results of ``data``'s positions ``indices``.
+
+    ``win_mse``, the mean of (w - z)^2 over the positions, z the result for the side to move;
+    ``win_accuracy``, the share of the decided ones (not drawn) where sign(w) is z (0 counts
+    as wrong); ``positions`` and ``decided`` counted; and ``by_move``, the same for each
+    move-number bucket, as ``ownership_accuracy``'s.
+
+    Raises:
+        ValueError: no positions.
+    """
+    if len(indices) == 0:
+        raise ValueError("no positions to score the win network on")
+    device = next(model.parameters()).device
+    indices = np.asarray(indices, np.int64)
+    errors = np.zeros(len(indices))
+    right = np.zeros(len(indices), bool)
+    decided = np.zeros(len(indices), bool)
+    moves = np.zeros(len(indices), np.int64)
+    was_training = model.training
+    model.eval()
+    with torch.inference_mode():
+        for start in range(0, len(indices), batch):
+            part = slice(start, start + batch)
+            positions = data.fetch(indices[part])
+            planes = torch.as_tensor(positions.planes, dtype=torch.float32, device=device)
+            w = model(planes).float().cpu().numpy().astype(np.float64)
+            z = positions.outcomes.astype(np.float64)
+            errors[part] = (w - z) ** 2
+            right[part] = np.sign(w) == z
+            decided[part] = z != 0
+            moves[part] = positions.move_numbers
+    model.train(was_training)
+
+    def scored(where: np.ndarray) -> dict[str, float]:
+        return {
+            "win_mse": float(errors[where].mean()),
+            "win_accuracy": float((right & where).sum() / max((decided & where).sum(), 1)),
+            "positions": int(where.sum()),
+            "decided": int((decided & where).sum()),
+        }
+
+    buckets = moves // MOVE_BUCKET
+    by_move = {
+        f"{bucket * MOVE_BUCKET}-{(bucket + 1) * MOVE_BUCKET}": scored(buckets == bucket)
+        for bucket in np.unique(buckets)
+    }
+    return {**scored(np.ones(len(indices), bool)), "by_move": by_move}
+
+
+FIGURES = ("sign_agreement", "score_error", "win_mse", "win_accuracy")  # the flat metrics' names
+
+
 def flat_metrics(accuracy: dict[str, Any]) -> dict[str, float]:
-    """``ownership_accuracy``'s figures as flat scalars (TensorBoard's): ``sign_agreement``,
-    ``score_error``, and ``sign_agreement/0-10`` and the like for each bucket."""
-    flat = {"sign_agreement": accuracy["sign_agreement"], "score_error": accuracy["score_error"]}
+    """``ownership_accuracy``'s (or ``win_accuracy``'s) figures as flat scalars (TensorBoard's):
+    ``sign_agreement``, ``score_error`` (or ``win_mse``, ``win_accuracy``), and
+    ``sign_agreement/0-10`` and the like for each bucket."""
+    names = [name for name in FIGURES if name in accuracy]
+    flat = {name: accuracy[name] for name in names}
     for label, figures in accuracy["by_move"].items():
-        flat[f"sign_agreement/{label}"] = figures["sign_agreement"]
-        flat[f"score_error/{label}"] = figures["score_error"]
+        flat.update({f"{name}/{label}": figures[name] for name in names})
     return flat
 
 
@@ -249,6 +342,11 @@ def augment(positions: OwnershipBatch, rng: np.random.Generator) -> OwnershipBat
         move_numbers=positions.move_numbers,
         game_lengths=positions.game_lengths,
     )
+
+
+def win_loss(w: torch.Tensor, positions: OwnershipBatch) -> torch.Tensor:
+    """The baseline: the mean squared error of w(s) [B] to each position's result z."""
+    return ((w - torch.as_tensor(positions.outcomes, dtype=torch.float32, device=w.device)) ** 2).mean()
 
 
 def end_loss(v: torch.Tensor, positions: OwnershipBatch, power: float) -> torch.Tensor:
@@ -309,15 +407,16 @@ class OwnershipJob:
         self.config = config
         self.device = device
         self.methods = config.methods
+        self.win = config.head == "win"
         if "end" in self.methods and not data.owned.any():
             raise ValueError(f"method end needs final owners, and no position in {data.directory} has them")
         split = held_out_split(data, config.held_out, config.batch_size, config.eval_positions, config.seed)
         self.sampler, self.held_out = split.sampler, split.held_out
         self.eval_sample = split.eval_sample
-        if not data.owned[self.held_out].any():
+        if not self.win and not data.owned[self.held_out].any():
             raise ValueError(f"no held-out game of {data.directory} has final owners to score against")
         self.model: nn.Module = OwnershipNet(
-            data.board_size, blocks=config.blocks, filters=config.filters
+            data.board_size, blocks=config.blocks, filters=config.filters, head=config.head
         ).to(device)
         self.optimizer: torch.optim.Optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
         self.target: nn.Module | None = None
@@ -345,6 +444,10 @@ class OwnershipJob:
     def losses(self, positions: OwnershipBatch, rng: np.random.Generator) -> dict[str, torch.Tensor]:
         """Each chosen method's loss (and its metrics) on the minibatch ``positions``."""
         parts: dict[str, torch.Tensor] = {}
+        if self.win:
+            parts["win_loss"] = win_loss(self.model(self._tensor(positions.planes)), positions)
+            parts["loss"] = parts["win_loss"]
+            return parts
         total = torch.zeros((), device=self.device)
         v = self._forward(positions.planes) if {"end", "minimax"} & set(self.methods) else None
         if "end" in self.methods:
@@ -442,15 +545,23 @@ class OwnershipJob:
 
     def evaluate(self, indices: np.ndarray | None = None) -> dict[str, float]:
         """Sign agreement and score error on held-out positions (default: the checkpoints'
-        sample), overall and by move bucket."""
+        sample), overall and by move bucket; the win network's squared error and accuracy."""
         indices = self.eval_sample if indices is None else indices
-        return flat_metrics(ownership_accuracy(self.model, self.data, indices, self.eval_batch))
+        return flat_metrics(self.accuracy(indices))
 
-    def calibrate(self) -> dict[str, float]:
+    def accuracy(self, indices: np.ndarray) -> dict[str, Any]:
+        """``ownership_accuracy`` of the positions ``indices``, or the win network's ``win_accuracy``."""
+        score = win_accuracy if self.win else ownership_accuracy
+        return score(self.model, self.data, indices, self.eval_batch)
+
+    def calibrate(self) -> dict[str, float] | None:
         """Fit the network's win probability on held-out positions (at most
-        ``CALIBRATION_POSITIONS``, drawn from the seed) against their games' results."""
+        ``CALIBRATION_POSITIONS``, drawn from the seed) against their games' results; None
+        for the win network, whose (1 + w) / 2 is its win probability already."""
         from goarena.agents.nets.ownership import OwnershipNet, calibrate
 
+        if self.win:
+            return None
         rng = np.random.default_rng([self.config.seed, 3])
         indices = np.sort(rng.permutation(self.held_out)[:CALIBRATION_POSITIONS])
         positions = self.data.fetch(indices)
@@ -459,8 +570,9 @@ class OwnershipJob:
         return {"a": a, "b": b, "positions": len(indices)}
 
     def export(self, directory: Path, best: dict[str, Any]) -> dict[str, Any]:
-        """``ownership.pt`` (calibrated) and its metrics on every held-out position."""
-        held_out = ownership_accuracy(self.model, self.data, self.held_out, self.eval_batch)
+        """``ownership.pt`` (calibrated, but for the win network) and its metrics on every
+        held-out position."""
+        held_out = self.accuracy(self.held_out)
         calibration = self.calibrate()
         save_model(directory / WEIGHTS, self.model)
         return {
@@ -481,10 +593,13 @@ def train_ownership(config: OwnershipConfig, run_dir: Path | str, **run: Any) ->
         return OwnershipJob(open_positions(config.data), config, device)
 
     data = config.data if (Path(config.data) / "manifest.json").is_file() else None
-    return run_training(config, run_dir, build, "sign_agreement", data=data, **run)
+    best = "win_accuracy" if config.head == "win" else "sign_agreement"
+    return run_training(config, run_dir, build, best, data=data, **run)
 
 
 def summary(metrics: dict[str, Any], run: Path) -> list[str]:
+    if metrics["calibration"] is None:
+        return win_summary(metrics)
     held_out = metrics["held_out"]
     lines = [
         f"held-out ({metrics['held_out_positions']} positions, best checkpoint at step {metrics['step']}, "
@@ -498,6 +613,23 @@ def summary(metrics: dict[str, Any], run: Path) -> list[str]:
         )
     calibration = metrics["calibration"]
     lines.append(f"win probability: sigmoid({calibration['a']:.4f} V + {calibration['b']:.4f})")
+    return lines
+
+
+def win_summary(metrics: dict[str, Any]) -> list[str]:
+    """``summary``'s lines for the win network."""
+    held_out = metrics["held_out"]
+    lines = [
+        f"held-out ({metrics['held_out_positions']} positions, best checkpoint at step {metrics['step']}, "
+        f"method win): result accuracy {held_out['win_accuracy']:.2%}, "
+        f"squared error {held_out['win_mse']:.4f}"
+    ]
+    for label, figures in held_out["by_move"].items():
+        lines.append(
+            f"  moves {label:>7}: result accuracy {figures['win_accuracy']:.2%}, "
+            f"squared error {figures['win_mse']:.4f} ({figures['positions']} positions)"
+        )
+    lines.append("win probability: (1 + w) / 2, the win head's own (not calibrated)")
     return lines
 
 

@@ -18,6 +18,7 @@ from goarena.agents.training.ownership import (
     moves_targets,
     ownership_accuracy,
     train_ownership,
+    win_accuracy,
 )
 from goarena.agents.training.ownership_data import (
     BufferPositions,
@@ -233,6 +234,38 @@ def test_accuracy_by_move_bucket_on_a_hand_case():
         ownership_accuracy(HandModel(), HandPositions(), np.array([3]))
 
 
+class HandWinModel(torch.nn.Module):
+    head = "win"
+    outputs = torch.tensor([0.5, -0.2, 0.0, -0.9])
+
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.zeros(1))
+
+    def forward(self, planes):
+        return self.outputs[planes[:, 0, 0, 0].long()]
+
+
+class HandResults(HandPositions):
+    """``HandPositions`` with results: a win, a loss, a win and a draw for the side to move."""
+
+    def fetch(self, indices):
+        return replace(super().fetch(indices), outcomes=np.array([1, -1, 1, 0], np.float32)[indices])
+
+
+def test_win_accuracy_by_move_bucket_on_a_hand_case():
+    result = win_accuracy(HandWinModel(), HandResults(), np.arange(4))
+    # w 0.5 for a win, -0.2 for a loss: right; 0.0 for a win: wrong; -0.9 for a draw: not decided
+    assert result["positions"] == 4 and result["decided"] == 3
+    assert result["win_accuracy"] == pytest.approx(2 / 3)
+    assert result["win_mse"] == pytest.approx((0.25 + 0.64 + 1.0 + 0.81) / 4)
+    early, late = result["by_move"]["0-10"], result["by_move"]["10-20"]  # positions 0, 3 and 1, 2
+    assert early == {"win_mse": pytest.approx(1.06 / 2), "win_accuracy": 1.0, "positions": 2, "decided": 1}
+    assert late == {"win_mse": pytest.approx(1.64 / 2), "win_accuracy": 0.5, "positions": 2, "decided": 2}
+    with pytest.raises(ValueError, match="no ownership head"):
+        ownership_accuracy(HandWinModel(), HandResults(), np.arange(4))
+
+
 def config(shards, **changes) -> OwnershipConfig:
     tiny = OwnershipConfig(
         data=str(shards), blocks=1, filters=8, steps=8, batch_size=16, held_out=0.25,
@@ -251,6 +284,7 @@ def config(shards, **changes) -> OwnershipConfig:
         {"method": "moves", "moves_pool": 8},
         {"method": "minimax"},
         {"method": "end,moves,minimax", "moves_form": "aggressive"},
+        {"method": "win"},
     ],
 )
 def test_each_methods_loss_falls_on_a_fixed_batch(shards, options):
@@ -330,11 +364,66 @@ def test_resumed_run_has_the_same_weights_as_a_straight_one(shards, tmp_path, mo
         ({"moves_form": "gentle"}, "moves_form"),
         ({"moves_pool": 2, "moves_alternatives": 4}, "moves_pool"),
         ({"method": "minimax", "checkpoint_every": 3, "target_every": 2}, "multiple of target_every"),
+        ({"method": "end,win"}, "method win trains a win head, .* combines with none of them, got 'end,win'"),
+        ({"method": "win,moves,minimax"}, "combines with none"),
     ],
 )
 def test_bad_options_are_refused(shards, changes, message):
     with pytest.raises(ValueError, match=message):
         config(shards, **changes)
+
+
+def test_the_win_baseline_trains_on_the_same_minibatches_as_the_ownership_methods(shards):
+    data = open_positions(shards)
+    win = OwnershipJob(data, config(shards, method="win"), torch.device("cpu"))
+    end = OwnershipJob(data, config(shards, method="end"), torch.device("cpu"))
+    assert win.model.head == "win" and end.model.head == "ownership"
+    np.testing.assert_array_equal(win.held_out, end.held_out)
+    for step in (0, 5):
+        np.testing.assert_array_equal(win.sampler.batch(step), end.sampler.batch(step))
+    trunk = [key for key in end.model.state_dict() if key.startswith(("stem", "tower"))]
+    assert trunk == [key for key in win.model.state_dict() if key.startswith(("stem", "tower"))]
+
+
+def test_a_win_run_exports_an_uncalibrated_win_network_the_players_play(shards, tmp_path):
+    from goarena.agents.inference.ownership import OwnershipEvaluator
+    from goarena.agents.nets.load import load_network
+    from goarena.agents.protocols import GameContext
+    from goarena.agents.specs import make_agent
+
+    metrics = run(shards, tmp_path / "run", method="win")
+    weights = tmp_path / "run" / "ownership.pt"
+    assert metrics["methods"] == ["win"] and metrics["calibration"] is None
+    held_out = metrics["held_out"]
+    assert 0 <= held_out["win_accuracy"] <= 1 and held_out["win_mse"] >= 0
+    assert held_out["positions"] == metrics["held_out_positions"] and "0-10" in held_out["by_move"]
+    network = load_network(weights, "ownership")
+    assert network.model.head == "win" and network.model.calibration is None
+    assert json.loads(read_checkpoint(weights)["kwargs"])["head"] == "win"
+    context = GameContext(SIZE, Rules(komi=0.5))
+    greedy = make_agent(f"ownership-greedy:weights={str(weights)!r}")
+    puct = make_agent(f"puct:prior=uniform,value={str(weights)!r},simulations=8")
+    assert isinstance(puct.searcher.evaluator, OwnershipEvaluator)
+    game = Game(SIZE, Rules(komi=0.5, max_moves=12))
+    for player in (greedy, puct):
+        player.reset(context)
+    while not game.is_over:
+        player = greedy if game.to_play == BLACK else puct
+        action = player.act(game)
+        assert action.move == game.pass_move or game.legal_mask()[action.move]
+        assert -1 <= action.value <= 1 and (player is puct or action.ownership is None)
+        game.play(action.move)
+
+
+def test_the_command_prints_the_win_networks_held_out_metrics(shards, tmp_path, capsys):
+    job_module.main([
+        "--data", str(shards), "--run", str(tmp_path / "run"), "--steps", "4", "--batch-size", "16",
+        "--blocks", "1", "--filters", "8", "--checkpoint-every", "4", "--held-out", "0.25",
+        "--method", "win", "--no-progress",
+    ])  # fmt: skip
+    out = capsys.readouterr().out
+    assert "method win): result accuracy" in out and "moves    0-10: result accuracy" in out
+    assert "(1 + w) / 2" in out and "ownership.pt" in out
 
 
 def test_a_changed_config_is_refused(shards, tmp_path):
