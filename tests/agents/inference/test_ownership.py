@@ -85,3 +85,25 @@ def test_another_board_is_refused(model):
         ownership_map(model, Game(7))
     with pytest.raises(ValueError, match="plays 5x5, not 7"):
         OwnershipEvaluator(model).evaluate(leaves([Game(7)]))
+
+
+def test_a_win_network_values_each_leaf_by_its_own_output_and_has_no_map():
+    torch.manual_seed(0)
+    win = OwnershipNet(SIZE, blocks=1, filters=8, head="win").eval()
+    games = [game_after([], 7.5), game_after([12], 7.5), game_after([12], 0.5)]
+    batch = leaves(games)
+    found = estimate(win, batch.states, batch.geometry)
+    assert found.ownership is None and found.score is None
+    planes = torch.tensor(
+        np.stack([np.moveaxis(game.observation(), -1, 0) for game in games]), dtype=torch.float32
+    )
+    with torch.inference_mode():
+        w = win(planes).numpy()
+    np.testing.assert_allclose(found.win_probability, (1 + w) / 2, atol=1e-6)
+    assert found.win_probability[1] == found.win_probability[2]  # the same board: no komi seen
+    priors, values = check_evaluation(batch.legal, *OwnershipEvaluator(win).evaluate(batch))
+    np.testing.assert_allclose(values, w, atol=1e-6)
+    np.testing.assert_allclose(priors[0][batch.legal[0]], 1 / batch.legal[0].sum())
+    for asked in (ownership_map, position_score):
+        with pytest.raises(ValueError, match="has no ownership head"):
+            asked(win, games[0])

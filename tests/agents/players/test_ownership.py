@@ -165,3 +165,96 @@ def test_its_ownership_and_analysis_are_its_networks(weights):
     assert infos[0].score_lead == 2 - 0.5 and all(info.score_lead == 2 - 1 - 0.5 for info in infos[1:])
     assert all(info.visits == 1 and info.prior == 1 / 24 and info.lcb == info.winrate for info in infos)
     assert infos[0].winrate == pytest.approx(1 / (1 + np.exp(-0.5 * 1.5)))  # 1 - p_White(-1.5)
+
+
+# -- the win-probability baseline (OwnershipNet(head="win")) -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def win_weights(tmp_path_factory):
+    torch.manual_seed(1)
+    path = tmp_path_factory.mktemp("nets") / "win.pt"
+    save_model(path, OwnershipNet(SIZE, blocks=1, filters=8, head="win"))
+    return path
+
+
+class ControlledWin(torch.nn.Module):
+    """A stand-in win network: w = tanh(0.1 · the side to move's stones less the opponent's)."""
+
+    board_size = SIZE
+    head = "win"
+
+    def __init__(self):
+        super().__init__()
+        self.dummy = torch.nn.Parameter(torch.zeros(1))
+
+    def forward(self, planes):
+        return torch.tanh(0.1 * (planes[:, 0] - planes[:, 8]).flatten(1).sum(1))
+
+
+def test_with_a_win_network_it_plays_the_child_of_the_best_win_probability(win_weights):
+    from goarena.agents.protocols import OwnershipAgent
+
+    game = Game(SIZE, Rules(komi=0.5))
+    game.setup([5], [0], to_play=BLACK)
+    player = player_with(win_weights, ControlledWin())
+    found = player.move_values(game)
+    assert found.scores is None and found.ownership is None  # no V, no map
+    capture = int(np.flatnonzero(found.moves == 1)[0])
+    # each child's w is White's: Black's value is -w, 2(1 - p_White) - 1
+    assert found.values[capture] == pytest.approx(np.tanh(0.2))  # two black stones, no white one
+    assert found.values[found.moves == 2] == pytest.approx(np.tanh(0.1))
+    assert found.values[-1] == pytest.approx(0.0)  # the pass
+    action = player.act(game)
+    assert action.move == 1 and action.value == pytest.approx(np.tanh(0.2)) and action.ownership is None
+    assert isinstance(player, OwnershipAgent) and player.ownership(game) is None
+    reports = []
+    assert player.analyze(game, lambda: False, reports.append, 0.1) == 1
+    (infos,) = reports
+    assert infos[0].move == 1 and infos[0].winrate == pytest.approx((1 + np.tanh(0.2)) / 2)
+    assert all(info.score_lead is None for info in infos)  # no V to lead by
+
+
+def test_with_a_win_network_a_pass_that_ends_the_game_is_its_result(win_weights):
+    game = Game(SIZE, Rules(komi=0.5))
+    game.play(12)
+    game.play(game.pass_move)
+    player = player_with(win_weights, ControlledWin())
+    found = player.move_values(game)
+    assert found.values[-1] == 1.0 and player.act(game).move == game.pass_move
+
+
+def test_a_win_network_plays_a_game_and_searches(win_weights):
+    greedy = make_agent(f"ownership-greedy:weights={str(win_weights)!r}")
+    puct = make_agent(f"puct:prior=uniform,value={str(win_weights)!r},simulations=16")
+    assert isinstance(puct.searcher.evaluator, OwnershipEvaluator)
+    context = GameContext(SIZE, Rules())
+    check_spec(f"ownership-greedy:weights={str(win_weights)!r}", context)
+    game = Game(SIZE, Rules(max_moves=30))
+    for player in (greedy, puct):
+        player.reset(context)
+    while not game.is_over:
+        player = greedy if game.to_play == BLACK else puct
+        action = player.act(game)
+        assert action.move == game.pass_move or game.legal_mask()[action.move]
+        if player is greedy:
+            assert action.ownership is None and -1 <= action.value <= 1
+        game.play(action.move)
+    assert greedy.weights_digest() == puct.weights_digest() == weights_digest(win_weights)
+
+
+def test_the_callers_of_an_ownership_map_are_told_a_win_network_has_none(win_weights, capsys):
+    from goarena.agents.gtp.engine import GTPEngine
+    from goarena.agents.nets.errors import NetworkFileError
+    from goarena.benchmarks.pictures import network_ownership, player_ownership
+
+    game = Game(SIZE, Rules(komi=0.5))
+    with pytest.raises(NetworkFileError, match=r"win\.pt: a win-probability network .* no ownership head"):
+        network_ownership(win_weights, game)
+    with pytest.raises(ValueError, match="ownership-greedy gives no ownership map"):
+        player_ownership(f"ownership-greedy:weights={str(win_weights)!r}", game)
+    engine = GTPEngine(OwnershipGreedyAgent(weights=win_weights), size=SIZE, rules=Rules(komi=0.5))
+    answer = engine.handle("kata-analyze b 10 maxmoves 2 ownership true")
+    assert answer.startswith("=") and answer.count("info move") == 2 and "ownership" not in answer
+    assert "scoreLead" not in answer
+    assert "ownership-greedy gives no ownership" in capsys.readouterr().err
