@@ -400,7 +400,8 @@ class PUCTAgent(_SearchAgent):
         rollout_weights: the rollout policy's weights (``rollout.npz``) for ``"pattern"``.
         value: a value network's weights (``value.pt``): its value ``v`` of each leaf (needs
             ``prior``); or an ownership network's (``ownership.pt``, seed 002): ``v = 2p - 1``,
-            ``p`` its calibrated win probability of V = Σ ownership + the komi term, each leaf
+            ``p`` its calibrated win probability of V = Σ ownership + the komi term (the
+            win-probability baseline's, ``--method win``: its own w), each leaf
             read through its own planes (``OwnershipEvaluator``). With playouts too
             (``evaluator="rollout"`` or ``"pattern"``), the leaf value is AlphaGo's
             ``(1 - mixing)·v + mixing·z``, ``z`` the playouts' outcome.
