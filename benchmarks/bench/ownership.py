@@ -40,7 +40,7 @@ import torch
 from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES
-from goarena.agents.nets.ownership import OwnershipNet
+from goarena.agents.nets.ownership import OwnershipNet, has_ownership
 from goarena.agents.training.ownership_data import OwnershipPositions, open_positions
 
 BATCH = 512  # positions per forward pass
@@ -169,8 +169,9 @@ def held_out_positions(
 
 
 def head_of(model: nn.Module) -> str:
-    """ "ownership" for a network with the per-point head, else the head it has ("win")."""
-    return str(getattr(model, "kwargs", {}).get("head", "ownership"))
+    """ "ownership" for a network with the per-point head, "win" for the win-probability
+    baseline (``OwnershipNet(head="win")``)."""
+    return "ownership" if has_ownership(model) else "win"
 
 
 def _mover_estimates(model: nn.Module, planes: np.ndarray, device: torch.device) -> np.ndarray:
@@ -306,7 +307,7 @@ def measure(
             for each, found, (_, _, model) in zip(figures, held, networks, strict=True):
                 start = _mover_estimates(model, empty, where)
                 each.komi = komi_estimates(model, start, np.concatenate(found), to_play_black, komi)
-    results = np.concatenate(outcomes)
+    results = np.concatenate(outcomes).astype(np.float64)
     black_results = np.where(to_play_black, results, -results)
     return Report(
         data=str(data),

@@ -242,6 +242,42 @@ def test_a_network_without_an_ownership_head_shows_n_a(shards, networks):
         assert all(row[-1] == "n/a" and row[-2] != "n/a" for row in rows[1:])
 
 
+def test_a_win_network_is_n_a_for_ownership_and_deaf_to_komi(shards, networks, tmp_path, capsys):
+    torch.manual_seed(2)
+    model = OwnershipNet(SIZE, blocks=1, filters=4, head="win").eval()
+    path = tmp_path / "win" / "ownership.pt"
+    path.parent.mkdir()
+    save_model(path, model)
+    argv = [
+        "bench",
+        "ownership",
+        "--data",
+        str(shards),
+        "--held-out",
+        "0.25",
+        "--komi",
+        "5.5",
+        "9",
+        "--weights",
+    ]
+    main([*argv, str(networks[0]), str(path)])
+    out = capsys.readouterr().out
+    for title in ("sign agreement of v(s, i)", "score error |V - final score|"):
+        rows = table(out, title)
+        assert rows[0] == ["positions", "end", "win"]
+        assert all(row[-1] == "n/a" and row[-2] != "n/a" for row in rows[1:])
+    assert "a win head sees no komi" in out
+    main([*argv, str(path), "--json"])
+    (win,) = json.loads(capsys.readouterr().out)["networks"]
+    assert win["head"] == "win" and win["accuracy"] is None
+    planes = torch.zeros(1, 17, SIZE, SIZE)
+    planes[0, -1] = 1
+    with torch.inference_mode():
+        black = (1 + float(model(planes)[0])) / 2  # Black is to move on the empty board
+    assert [each["empty_board"] for each in win["komi"]] == pytest.approx([black, black])
+    assert win["komi"][0]["held_out"] == pytest.approx(win["komi"][1]["held_out"])
+
+
 def test_names_default_to_the_run_folder_and_must_differ(tmp_path):
     assert parse_weights(["runs/end/ownership.pt", "best=runs/x/ownership.pt"]) == [
         ("end", tmp_path.__class__("runs/end/ownership.pt")),
