@@ -82,7 +82,8 @@ class Report:
     Attributes:
         data: the positions' folder; board_size its board.
         held_out, seed: the split by game (the training run's).
-        positions, games: the held-out positions scored and their games.
+        positions, games: the held-out positions and their games.
+        owned: how many of the positions have final owners (the ownership tables' positions).
         data_komi: the komi(s) the data's games were played at.
         black_wins: the share of the scored positions whose game Black won (a draw half).
         networks: each network's figures.
@@ -94,6 +95,7 @@ class Report:
     seed: int
     positions: int
     games: int
+    owned: int
     data_komi: list[float]
     black_wins: float
     networks: list[NetworkFigures]
@@ -316,6 +318,7 @@ def measure(
         seed=seed,
         positions=len(indices),
         games=len(np.unique(positions_data.game_ids[indices])),
+        owned=int(positions_data.owned[indices].sum()),
         data_komi=sorted({abs(term) for term in np.unique(np.concatenate(komi_terms)).tolist()}),
         black_wins=float(np.mean((black_results + 1.0) / 2.0)),
         networks=figures,
@@ -356,8 +359,9 @@ def format_report(report: Report) -> str:
     names = [each.name for each in report.networks]
     komi = ", ".join(f"{value:g}" for value in report.data_komi)
     lines = [
-        f"Ownership networks on {report.positions} held-out positions ({report.games} games) of "
-        f"{report.data}, {report.board_size}x{report.board_size}, komi {komi} "
+        f"Ownership networks on {report.positions} held-out positions ({report.games} games, "
+        f"{report.owned} positions with final owners) of {report.data}, "
+        f"{report.board_size}x{report.board_size}, komi {komi} "
         f"(held out {report.held_out:g} of the games, seed {report.seed})",
         "",
     ]

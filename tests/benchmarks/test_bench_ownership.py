@@ -105,7 +105,10 @@ def test_every_network_is_scored_on_the_runs_held_out_games(shards, networks, ca
     data = open_positions(shards)
     _, held = data.split_by_game(0.25, 0)  # train ownership's split for these options
     games = len(np.unique(data.game_ids[held]))
-    assert out.startswith(f"Ownership networks on {len(held)} held-out positions ({games} games) of {shards}")
+    assert out.startswith(
+        f"Ownership networks on {len(held)} held-out positions ({games} games, {len(held)} positions with "
+        f"final owners) of {shards}, 5x5, komi {KOMI:g} (held out 0.25 of the games, seed 0)"
+    )
     for title in ("sign agreement of v(s, i)", "score error |V - final score|"):
         rows = table(out, title)
         assert rows[0] == ["positions", "end", "moves"]  # the names are the run folders'
@@ -116,6 +119,22 @@ def test_every_network_is_scored_on_the_runs_held_out_games(shards, networks, ca
         assert sum(int(row[-3]) for row in rows[1:-1]) == len(held)
     sign = table(out, "sign agreement of v(s, i)")
     assert all(row[-1].endswith("%") and row[-2].endswith("%") for row in sign[1:])
+
+
+def test_only_the_positions_with_final_owners_are_scored(shards, networks, tmp_path):
+    """Resigned games (no final owners) count in the komi tables, not in the ownership ones."""
+    resigned = tmp_path / "resigned"
+    shutil.copytree(shards, resigned)
+    owned_file = resigned / "chunk-000000-0" / "owned.npy"
+    game_ids = np.load(resigned / "chunk-000000-0" / "game_ids.npy")
+    np.save(owned_file, game_ids % 2 == 0)
+    report = measure(resigned, [("end", networks[0])], held_out=0.5, komi=[7.0])
+    _, held = open_positions(resigned).split_by_game(0.5, 0)
+    owned = int((game_ids[held] % 2 == 0).sum())
+    assert 0 < owned < len(held)
+    assert report.positions == len(held) and report.owned == owned
+    assert report.networks[0].accuracy["positions"] == owned
+    assert f"({report.games} games, {owned} positions with final owners)" in format_report(report)
 
 
 def test_json_gives_ownership_accuracys_figures(shards, networks, capsys):
