@@ -85,7 +85,7 @@ class Report:
         positions, games: the held-out positions and their games.
         owned: how many of the positions have final owners (the ownership tables' positions).
         data_komi: the komi(s) the data's games were played at.
-        black_wins: the share of the scored positions whose game Black won (a draw half).
+        black_wins: the share of the held-out positions whose game Black won (a draw half).
         networks: each network's figures.
     """
 
@@ -183,11 +183,8 @@ def _mover_estimates(model: nn.Module, planes: np.ndarray, device: torch.device)
     with torch.inference_mode():
         for start in range(0, len(planes), BATCH):
             batch = torch.as_tensor(planes[start : start + BATCH], dtype=torch.float32, device=device)
-            output = model(batch).float()
-            if head_of(model) == "ownership":
-                out.append(output.sum(dim=1).cpu().numpy())
-            else:
-                out.append(output.reshape(len(batch), -1)[:, 0].cpu().numpy())
+            output = model(batch).float()  # v float[B, N*N], or a win head's w float[B]
+            out.append((output.sum(dim=1) if head_of(model) == "ownership" else output).cpu().numpy())
     return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
 
 
