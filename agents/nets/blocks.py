@@ -14,6 +14,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from goarena.agents.nets.policy import check_dimensions
+
 VALUE_HIDDEN = 64
 
 
@@ -52,3 +54,28 @@ class ValueHead(nn.Sequential):
 
     def forward(self, pooled: torch.Tensor) -> torch.Tensor:
         return super().forward(pooled).squeeze(1)
+
+
+POOL_EVERY = 3  # a block with global pooling every this many
+
+
+def residual_trunk(
+    planes: int, board_size: int, blocks: int, filters: int, global_pool: bool
+) -> tuple[nn.Sequential, nn.Sequential]:
+    """The stem (a 3x3 convolution, batch norm, ReLU) and the tower of ``blocks`` residual
+    blocks, every third with global pooling: the trunk ``ZeroNet`` and ``OwnershipNet`` share,
+    their ``stem`` and ``tower`` (so that their weights keep those names).
+
+    Raises:
+        ValueError: a dimension below its least value, or ``global_pool`` not a bool.
+    """
+    check_dimensions(2, board_size=(board_size, 2), blocks=(blocks, 1), filters=(filters, 1))
+    if not isinstance(global_pool, bool):
+        raise ValueError(f"global_pool is true or false, got {global_pool!r}")
+    stem = nn.Sequential(
+        nn.Conv2d(planes, filters, 3, padding=1, bias=False), nn.BatchNorm2d(filters), nn.ReLU()
+    )
+    tower = nn.Sequential(
+        *(ResidualBlock(filters, global_pool and i % POOL_EVERY == POOL_EVERY - 1) for i in range(blocks))
+    )
+    return stem, tower

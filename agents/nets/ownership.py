@@ -43,10 +43,8 @@ import torch
 from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES
-from goarena.agents.nets.blocks import ResidualBlock, ValueHead, mean_and_max
-from goarena.agents.nets.policy import check_dimensions
+from goarena.agents.nets.blocks import ValueHead, mean_and_max, residual_trunk
 
-POOL_EVERY = 3  # a block with global pooling every this many, as ZeroNet's
 NEWTON_STEPS = 50  # calibration converges in under ten on real data
 RIDGE = 1e-6  # per position: keeps the fit finite where wins and losses are separable by V
 HEADS = ("ownership", "win")
@@ -96,9 +94,7 @@ class OwnershipNet(nn.Module):
         head: str = "ownership",
     ):
         super().__init__()
-        check_dimensions(2, board_size=(board_size, 2), blocks=(blocks, 1), filters=(filters, 1))
-        if not isinstance(global_pool, bool):
-            raise ValueError(f"global_pool is true or false, got {global_pool!r}")
+        self.stem, self.tower = residual_trunk(NUM_HISTORY_PLANES, board_size, blocks, filters, global_pool)
         if head not in HEADS:
             raise ValueError(f"head is {' or '.join(HEADS)}, got {head!r}")
         self.kwargs: dict[str, Any] = {
@@ -111,14 +107,6 @@ class OwnershipNet(nn.Module):
         self.head = head
         self.board_size = board_size
         self.planes = NUM_HISTORY_PLANES
-        self.stem = nn.Sequential(
-            nn.Conv2d(NUM_HISTORY_PLANES, filters, 3, padding=1, bias=False),
-            nn.BatchNorm2d(filters),
-            nn.ReLU(),
-        )
-        self.tower = nn.Sequential(
-            *(ResidualBlock(filters, global_pool and i % POOL_EVERY == POOL_EVERY - 1) for i in range(blocks))
-        )
         if head == "win":
             self.win_head = ValueHead(filters)
         else:

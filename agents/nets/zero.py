@@ -30,11 +30,8 @@ import torch
 from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES
-from goarena.agents.nets.blocks import ResidualBlock, ValueHead, mean_and_max
+from goarena.agents.nets.blocks import ValueHead, mean_and_max, residual_trunk
 from goarena.agents.nets.ownership import OwnershipHead
-from goarena.agents.nets.policy import check_dimensions
-
-POOL_EVERY = 3  # a block with global pooling every this many
 
 
 class ZeroOutput(NamedTuple):
@@ -59,9 +56,7 @@ class ZeroNet(nn.Module):
 
     def __init__(self, board_size: int, blocks: int = 6, filters: int = 64, global_pool: bool = True):
         super().__init__()
-        check_dimensions(2, board_size=(board_size, 2), blocks=(blocks, 1), filters=(filters, 1))
-        if not isinstance(global_pool, bool):
-            raise ValueError(f"global_pool is true or false, got {global_pool!r}")
+        self.stem, self.tower = residual_trunk(NUM_HISTORY_PLANES, board_size, blocks, filters, global_pool)
         self.kwargs: dict[str, Any] = {
             "board_size": board_size,
             "blocks": blocks,
@@ -70,14 +65,6 @@ class ZeroNet(nn.Module):
         }
         self.board_size = board_size
         self.planes = NUM_HISTORY_PLANES
-        self.stem = nn.Sequential(
-            nn.Conv2d(NUM_HISTORY_PLANES, filters, 3, padding=1, bias=False),
-            nn.BatchNorm2d(filters),
-            nn.ReLU(),
-        )
-        self.tower = nn.Sequential(
-            *(ResidualBlock(filters, global_pool and i % POOL_EVERY == POOL_EVERY - 1) for i in range(blocks))
-        )
         self.point_logits = nn.Conv2d(filters, 1, 1)
         self.pass_logit = nn.Linear(2 * filters, 1)
         self.value_head = ValueHead(filters)
