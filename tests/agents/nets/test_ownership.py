@@ -195,24 +195,25 @@ def test_the_zero_network_carries_the_same_head_with_its_old_keys():
     torch.testing.assert_close(head(trunk), expected)
 
 
-# The shipped zero network's outputs on three positions, computed before its ownership head
-# became the shared module (a bare 1x1 convolution and a tanh in ZeroNet.forward then).
+# The shipped zero network's outputs on three positions: a guard on ZeroNet's layout (its
+# weights' names and computation, shared with OwnershipNet's trunk and heads). They were
+# computed with the code before those modules were shared, and again for each new shipped file.
 SHIPPED_POSITIONS = [[], [40, 30, 50, 20], [40, 30, 50, 20, 41, 31, 49, 39, 32, 22, 81, 23, 24]]
-SHIPPED_VALUES = [-0.08360910415649414, -0.015968497842550278, 0.042434852570295334]
-SHIPPED_OWNERSHIP_SUMS = [3.644808769226074, 7.57658052444458, -1.8254520893096924]
+SHIPPED_VALUES = [-0.11896330863237381, 0.012062964960932732, 0.4618174731731415]
+SHIPPED_OWNERSHIP_SUMS = [-9.709922790527344, 2.3349146842956543, 6.429865837097168]
 SHIPPED_OWNERSHIP = [  # points 0, 40, 80
-    [0.06811908632516861, 0.05301529914140701, 0.07511428743600845],
-    [-0.3378892242908478, 0.8071753978729248, 0.29762840270996094],
-    [0.521804690361023, -0.5292251110076904, -0.28639236092567444],
+    [-0.08063135296106339, 0.11228515952825546, -0.02370206080377102],
+    [-0.4877399504184723, 0.816157877445221, 0.1790623664855957],
+    [0.5317296385765076, -0.6685584187507629, -0.3998590111732483],
 ]
 SHIPPED_LOGITS = [  # points 0, 40 and the pass
-    [-5.98109769821167, 1.6248281002044678, -3.5493738651275635],
-    [-6.0989603996276855, -9.694832801818848, -3.7748870849609375],
-    [-5.832873821258545, -8.251688957214355, -4.758554935455322],
+    [-8.692503929138184, 0.7029070854187012, -1.7120466232299805],
+    [-9.25855827331543, -17.71991729736328, -3.216465711593628],
+    [-7.5064311027526855, -11.692170143127441, -4.129851341247559],
 ]
 
 
-def test_the_shipped_zero_network_loads_and_gives_its_old_outputs():
+def test_the_shipped_zero_network_loads_and_gives_its_recorded_outputs():
     contents = torch.load(ZERO_9X9, weights_only=True)
     assert {"ownership_head.weight", "ownership_head.bias"} <= contents["state_dict"].keys()
     model = load_network(ZERO_9X9, "zero").model
