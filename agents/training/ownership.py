@@ -79,6 +79,7 @@ and the step, and the target network is refreshed only at steps that are checkpo
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -193,6 +194,37 @@ def _network_output(model: nn.Module, planes: torch.Tensor) -> torch.Tensor:
     return output.ownership if hasattr(output, "ownership") else output
 
 
+def _outputs(
+    model: nn.Module, data: OwnershipPositions, indices: np.ndarray, batch: int
+) -> Iterator[tuple[slice, OwnershipBatch, np.ndarray]]:
+    """The network's outputs (float64, numpy) on ``data``'s positions ``indices``, ``batch`` at
+    a time, in evaluation mode: (where in ``indices``, the positions, the outputs)."""
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            for start in range(0, len(indices), batch):
+                part = slice(start, start + batch)
+                positions = data.fetch(indices[part])
+                planes = torch.as_tensor(positions.planes, dtype=torch.float32, device=device)
+                yield part, positions, _network_output(model, planes).double().cpu().numpy()
+    finally:
+        model.train(was_training)
+
+
+def _by_move(
+    moves: np.ndarray, where: np.ndarray, scored: Callable[[np.ndarray], dict[str, float]]
+) -> dict[str, Any]:
+    """``scored`` over the positions ``where``, overall and by move-number bucket."""
+    buckets = moves // MOVE_BUCKET
+    by_move = {
+        f"{bucket * MOVE_BUCKET}-{(bucket + 1) * MOVE_BUCKET}": scored(where & (buckets == bucket))
+        for bucket in np.unique(buckets[where])
+    }
+    return {**scored(where), "by_move": by_move}
+
+
 def ownership_accuracy(
     model: nn.Module, data: OwnershipPositions, indices: np.ndarray, batch: int = 512
 ) -> dict[str, Any]:
@@ -213,28 +245,17 @@ def ownership_accuracy(
 
     if not has_ownership(model):
         raise ValueError(f"ownership_accuracy: {NO_OWNERSHIP} (win_accuracy scores it)")
-    device = next(model.parameters()).device
     indices = np.asarray(indices, np.int64)
-    agree = np.zeros(len(indices))
-    points = np.zeros(len(indices))
-    errors = np.zeros(len(indices))
+    agree, points, errors = (np.zeros(len(indices)) for _ in range(3))
     owned = np.zeros(len(indices), bool)
     moves = np.zeros(len(indices), np.int64)
-    was_training = model.training
-    model.eval()
-    with torch.inference_mode():
-        for start in range(0, len(indices), batch):
-            part = slice(start, start + batch)
-            positions = data.fetch(indices[part])
-            planes = torch.as_tensor(positions.planes, dtype=torch.float32, device=device)
-            v = _network_output(model, planes).float().cpu().numpy()
-            owner = positions.ownership.astype(np.float64)
-            agree[part] = ((np.sign(v) == owner) & (owner != 0)).sum(axis=1)
-            points[part] = (owner != 0).sum(axis=1)
-            errors[part] = np.abs(v.sum(axis=1) - positions.scores)
-            owned[part] = positions.owned
-            moves[part] = positions.move_numbers
-    model.train(was_training)
+    for part, positions, v in _outputs(model, data, indices, batch):
+        owner = positions.ownership.astype(np.float64)
+        agree[part] = ((np.sign(v) == owner) & (owner != 0)).sum(axis=1)
+        points[part] = (owner != 0).sum(axis=1)
+        errors[part] = np.abs(v.sum(axis=1) - positions.scores)
+        owned[part] = positions.owned
+        moves[part] = positions.move_numbers
     if not owned.any():
         raise ValueError(f"none of the {len(indices)} positions has final owners to score against")
 
@@ -246,12 +267,7 @@ def ownership_accuracy(
             "points": int(points[where].sum()),
         }
 
-    by_move = {}
-    buckets = moves // MOVE_BUCKET
-    for bucket in np.unique(buckets[owned]):
-        label = f"{bucket * MOVE_BUCKET}-{(bucket + 1) * MOVE_BUCKET}"
-        by_move[label] = scored(owned & (buckets == bucket))
-    return {**scored(owned), "by_move": by_move}
+    return _by_move(moves, owned, scored)
 
 
 def win_accuracy(
@@ -269,26 +285,16 @@ def win_accuracy(
     """
     if len(indices) == 0:
         raise ValueError("no positions to score the win network on")
-    device = next(model.parameters()).device
     indices = np.asarray(indices, np.int64)
     errors = np.zeros(len(indices))
-    right = np.zeros(len(indices), bool)
-    decided = np.zeros(len(indices), bool)
+    right, decided = (np.zeros(len(indices), bool) for _ in range(2))
     moves = np.zeros(len(indices), np.int64)
-    was_training = model.training
-    model.eval()
-    with torch.inference_mode():
-        for start in range(0, len(indices), batch):
-            part = slice(start, start + batch)
-            positions = data.fetch(indices[part])
-            planes = torch.as_tensor(positions.planes, dtype=torch.float32, device=device)
-            w = model(planes).float().cpu().numpy().astype(np.float64)
-            z = positions.outcomes.astype(np.float64)
-            errors[part] = (w - z) ** 2
-            right[part] = np.sign(w) == z
-            decided[part] = z != 0
-            moves[part] = positions.move_numbers
-    model.train(was_training)
+    for part, positions, w in _outputs(model, data, indices, batch):
+        z = positions.outcomes.astype(np.float64)
+        errors[part] = (w - z) ** 2
+        right[part] = np.sign(w) == z
+        decided[part] = z != 0
+        moves[part] = positions.move_numbers
 
     def scored(where: np.ndarray) -> dict[str, float]:
         return {
@@ -298,12 +304,7 @@ def win_accuracy(
             "decided": int((decided & where).sum()),
         }
 
-    buckets = moves // MOVE_BUCKET
-    by_move = {
-        f"{bucket * MOVE_BUCKET}-{(bucket + 1) * MOVE_BUCKET}": scored(buckets == bucket)
-        for bucket in np.unique(buckets)
-    }
-    return {**scored(np.ones(len(indices), bool)), "by_move": by_move}
+    return _by_move(moves, np.ones(len(indices), bool), scored)
 
 
 FIGURES = ("sign_agreement", "score_error", "win_mse", "win_accuracy")  # the flat metrics' names
