@@ -599,38 +599,28 @@ def train_ownership(config: OwnershipConfig, run_dir: Path | str, **run: Any) ->
 
 
 def summary(metrics: dict[str, Any], run: Path) -> list[str]:
-    if metrics["calibration"] is None:
-        return win_summary(metrics)
-    held_out = metrics["held_out"]
-    lines = [
-        f"held-out ({metrics['held_out_positions']} positions, best checkpoint at step {metrics['step']}, "
-        f"methods {','.join(metrics['methods'])}): sign agreement {held_out['sign_agreement']:.2%}, "
-        f"score error {held_out['score_error']:.2f} points"
-    ]
-    for label, figures in held_out["by_move"].items():
-        lines.append(
-            f"  moves {label:>7}: sign agreement {figures['sign_agreement']:.2%}, "
-            f"score error {figures['score_error']:.2f} ({figures['positions']} positions)"
-        )
     calibration = metrics["calibration"]
-    lines.append(f"win probability: sigmoid({calibration['a']:.4f} V + {calibration['b']:.4f})")
-    return lines
+    if calibration is None:  # the win network
+        method = "method win"
+        figures = (("result accuracy", "win_accuracy", ".2%"), ("squared error", "win_mse", ".4f"))
+        closing = "win probability: (1 + w) / 2, the win head's own (not calibrated)"
+    else:
+        method = f"methods {','.join(metrics['methods'])}"
+        figures = (("sign agreement", "sign_agreement", ".2%"), ("score error", "score_error", ".2f"))
+        closing = f"win probability: sigmoid({calibration['a']:.4f} V + {calibration['b']:.4f})"
 
+    def shown(values: dict[str, Any]) -> str:
+        return ", ".join(f"{label} {values[key]:{form}}" for label, key, form in figures)
 
-def win_summary(metrics: dict[str, Any]) -> list[str]:
-    """``summary``'s lines for the win network."""
     held_out = metrics["held_out"]
+    points = " points" if calibration is not None else ""
     lines = [
         f"held-out ({metrics['held_out_positions']} positions, best checkpoint at step {metrics['step']}, "
-        f"method win): result accuracy {held_out['win_accuracy']:.2%}, "
-        f"squared error {held_out['win_mse']:.4f}"
+        f"{method}): {shown(held_out)}{points}"
     ]
-    for label, figures in held_out["by_move"].items():
-        lines.append(
-            f"  moves {label:>7}: result accuracy {figures['win_accuracy']:.2%}, "
-            f"squared error {figures['win_mse']:.4f} ({figures['positions']} positions)"
-        )
-    lines.append("win probability: (1 + w) / 2, the win head's own (not calibrated)")
+    for label, values in held_out["by_move"].items():
+        lines.append(f"  moves {label:>7}: {shown(values)} ({values['positions']} positions)")
+    lines.append(closing)
     return lines
 
 
