@@ -45,8 +45,11 @@ network refreshed every ``--target-every`` steps (a slowly moving target, as in 
 the network does not chase its own last step). V(s) is trained toward that value in the soft
 form: v(s, k) toward v(s, k) + (V* - V(s)) / N², clipped, no gradient through it. The max is
 over a sample of children (the chosen one always among them), so it bounds the full 1-ply
-value from below; a child is always valued by the network, a second pass included (V' is no
-area count there).
+value from below. A child is valued by the network, except the one end-game position the data
+knows: at a game's last position, the opponent having just passed, passing ends the game, and
+that child is worth the final area score (the seed's exact value of an end-game position,
+dead stones off), always among the children. Without it the minimax property alone is met by
+V = 0 everywhere; with it, it is bootstrapping from the true end (as temporal differences).
 
 **win** (the baseline of the seed's claim that V is the better value function): the same
 trunk with a win head in place of the ownership head (``OwnershipNet(head="win")``: the
@@ -105,6 +108,7 @@ from goarena.agents.training.ownership_data import (
     OwnershipBatch,
     OwnershipPositions,
     candidate_moves,
+    game_ending_scores,
     open_positions,
     play_children,
 )
@@ -510,8 +514,12 @@ class OwnershipJob:
         moves = np.concatenate([positions.chosen[:, None], others], axis=1)
         children, legal = play_children(positions.planes, moves)
         values = -self._evaluate_children(children, self.target)  # s's mover's view, komi aside
+        ending = game_ending_scores(positions)
+        ends = np.isfinite(ending)
+        legal = legal & ~(ends[:, None] & (moves == positions.planes.shape[-1] ** 2))
         values = values.masked_fill(~torch.as_tensor(legal, device=self.device), -torch.inf)
-        deeper = values.max(dim=1).values
+        terminal = torch.as_tensor(np.where(ends, ending, -np.inf), dtype=values.dtype, device=self.device)
+        deeper = torch.maximum(values.max(dim=1).values, terminal)
         usable = torch.isfinite(deeper)  # a position with no legal child searched is left out
         with torch.no_grad():
             change = torch.where(usable, deeper - v.sum(dim=1), torch.zeros_like(deeper))

@@ -409,6 +409,21 @@ def play_children(planes: np.ndarray, moves: np.ndarray) -> tuple[np.ndarray, np
     return out, legal
 
 
+def game_ending_scores(positions: OwnershipBatch) -> np.ndarray:
+    """float32[B]: the final area score where passing at the position ends the game, NaN elsewhere.
+
+    That is the last position of a game ended by two passes (its final owners known, the move
+    before it a pass): its pass child is the end-game position, whose value the seed defines
+    exactly, the area score, for the side to move."""
+    planes = positions.planes
+    previous_passed = (planes[:, 0] == planes[:, 1]).all(axis=(1, 2)) & (
+        planes[:, HISTORY] == planes[:, HISTORY + 1]
+    ).all(axis=(1, 2))
+    last = positions.move_numbers == positions.game_lengths - 1
+    ends = positions.owned & last & previous_passed & (positions.move_numbers > 0)
+    return np.where(ends, positions.scores, np.nan).astype(np.float32)
+
+
 def candidate_moves(
     planes: np.ndarray, chosen: np.ndarray, count: int, rng: np.random.Generator
 ) -> np.ndarray:

@@ -25,6 +25,7 @@ from goarena.agents.training.ownership_data import (
     OwnershipBatch,
     OwnershipPositions,
     ShardPositions,
+    game_ending_scores,
     open_positions,
     play_children,
 )
@@ -111,6 +112,32 @@ def test_shard_positions_give_the_games_history_planes_and_owners(played, shards
         assert batch.chosen[t] == move and batch.move_numbers[t] == t
     assert (batch.game_lengths == len(record) - 1).all()
     assert batch.komi_terms[0] == -0.5 and batch.komi_terms[1] == 0.5  # Black, then White to move
+
+
+def test_a_games_last_position_after_a_pass_knows_its_end_game_value(played, shards):
+    data = open_positions(shards)
+    batch = data.fetch(np.arange(len(data)))
+    ending = game_ending_scores(batch)
+    last = batch.move_numbers == batch.game_lengths - 1
+    assert np.isfinite(ending).sum() == batch.owned[last].sum() > 0  # every owned game ends by two passes
+    np.testing.assert_array_equal(ending[np.isfinite(ending)], batch.scores[np.isfinite(ending)])
+    assert not np.isfinite(ending[~last]).any()
+
+
+def test_minimax_takes_the_end_games_score_for_passing_at_the_last_position(shards):
+    job = OwnershipJob(open_positions(shards), config(shards, method="minimax"), torch.device("cpu"))
+    job._refresh_target(0)
+    for parameter in job.target.parameters():  # every child the network values is worth 0
+        parameter.data.zero_()
+    data = job.data
+    batch = data.fetch(np.arange(len(data)))
+    final = np.flatnonzero(np.isfinite(game_ending_scores(batch)))
+    positions = data.fetch(final)
+    with torch.no_grad():
+        v = job._forward(positions.planes)
+        _, gap = job.minimax_loss(v, positions, np.random.default_rng(0))
+    expected = np.abs(np.maximum(positions.scores, 0) - v.sum(dim=1).numpy()).mean()
+    assert float(gap) == pytest.approx(expected, rel=1e-5)
 
 
 def test_shards_without_owners_are_refused_clearly(shards, tmp_path):
