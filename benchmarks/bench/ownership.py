@@ -8,6 +8,12 @@ tables, rows the move-number buckets (0-10, 10-20, ...) and "all", a column per 
 - **sign agreement**: the share of the points with a final owner whose v(s, i) has its sign;
 - **score error**: the mean of |Σ v(s, i) - final score| (area, komi excluded on both sides).
 
+Two more, which every network has, the win-probability baseline too, since they ask only for
+a win estimate: the **result accuracy** (the share of decided positions whose winner the
+network's win probability at the game's komi, above or below one half, names) and the
+**Brier score** (the mean squared error of that probability against the result, 0 the best;
+0.25 is a coin's). They compare V and a win head as value functions on the same positions.
+
 They are ``agents.training.ownership.ownership_accuracy``'s figures, the ones the training
 run's ``metrics.json`` gives for the exported network (on every held-out position; on a
 sample with ``--positions N``). A network without an ownership head (a win-probability
@@ -65,6 +71,7 @@ class NetworkFigures:
         head: "ownership", or "win" for a network with a win head instead.
         accuracy: ``ownership_accuracy``'s dict (overall figures and ``by_move``); None
             without an ownership head.
+        prediction: ``result_prediction``'s dict (overall and ``by_move``).
         komi: the win estimates at each ``--komi``, in the order asked.
     """
 
@@ -72,6 +79,7 @@ class NetworkFigures:
     path: str
     head: str
     accuracy: dict[str, Any] | None
+    prediction: dict[str, Any] | None = None
     komi: list[KomiEstimate] = field(default_factory=list)
 
 
@@ -107,6 +115,7 @@ class Report:
                 "path": each.path,
                 "head": each.head,
                 "accuracy": each.accuracy,
+                "prediction": each.prediction,
                 "komi": [vars(estimate) for estimate in each.komi],
             }
             for each in self.networks
@@ -194,15 +203,39 @@ def black_win_probability(
     """float64[B]: the calibrated probability that Black wins each position at ``komi``, from
     ``_mover_estimates``: V = Σ v ∓ komi (− for Black to move) through the network's logistic;
     a win head's (1 + w) / 2, which no komi moves."""
-    if head_of(model) == "ownership":
-        calibration = model.calibration  # p = sigmoid(a·V + b)
-        assert calibration is not None  # an ownership head's
-        a, b = calibration
-        scores = estimates + np.where(black_to_play, -komi, komi)
-        mover = 0.5 * (1.0 + np.tanh(0.5 * (a * scores + b)))  # the sigmoid, in float64
-    else:
-        mover = (1.0 + estimates) / 2.0
+    mover = mover_win_probability(model, estimates, np.where(black_to_play, -komi, komi))
     return np.where(black_to_play, mover, 1.0 - mover)
+
+
+def mover_win_probability(model: OwnershipNet, estimates: np.ndarray, komi_terms: np.ndarray) -> np.ndarray:
+    """float64[B]: the calibrated probability that the side to move wins, from
+    ``_mover_estimates`` and each position's komi term (+komi for White to move)."""
+    if head_of(model) != "ownership":
+        return (1.0 + estimates) / 2.0
+    calibration = model.calibration
+    assert calibration is not None  # an ownership head's
+    a, b = calibration
+    return 0.5 * (1.0 + np.tanh(0.5 * (a * (estimates + komi_terms) + b)))
+
+
+def result_prediction(
+    probability: np.ndarray, outcomes: np.ndarray, move_numbers: np.ndarray
+) -> dict[str, Any]:
+    """How well the side to move's win ``probability`` predicts each position's result
+    (``outcomes``, +1 / -1 / 0 a draw, left out): the result accuracy and the Brier score,
+    overall and by move bucket."""
+    from goarena.agents.training.ownership import _by_move
+
+    won = outcomes > 0
+
+    def scored(where: np.ndarray) -> dict[str, float]:
+        return {
+            "positions": int(where.sum()),
+            "result_accuracy": float(np.mean((probability[where] > 0.5) == won[where])),
+            "brier": float(np.mean((probability[where] - won[where]) ** 2)),
+        }
+
+    return _by_move(np.asarray(move_numbers), outcomes != 0, scored)
 
 
 def komi_estimates(
@@ -289,18 +322,23 @@ def measure(
             scored = head_of(model) == "ownership"
             accuracy = ownership_accuracy(model, positions_data, indices, BATCH) if scored else None
             figures.append(NetworkFigures(name, str(path), head_of(model), accuracy))
-        # the side to move, the games' results and komi; each network's Σ v (or w) for --komi
-        black, outcomes, komi_terms = [], [], []
+        # the side to move, the games' results and komi; each network's Σ v (or w)
+        black, outcomes, komi_terms, move_numbers = [], [], [], []
         held: list[list[np.ndarray]] = [[] for _ in networks]
         for at in range(0, len(indices), BATCH):
             batch = positions_data.fetch(indices[at : at + BATCH])
             black.append(batch.planes[:, -1, 0, 0] == 1)  # the colour plane: Black to move
             outcomes.append(batch.outcomes)
             komi_terms.append(batch.komi_terms)
-            if komi:
-                for found, (_, _, model) in zip(held, networks, strict=True):
-                    found.append(_mover_estimates(model, batch.planes, where))
+            move_numbers.append(batch.move_numbers)
+            for found, (_, _, model) in zip(held, networks, strict=True):
+                found.append(_mover_estimates(model, batch.planes, where))
         to_play_black = np.concatenate(black)
+        for each, found, (_, _, model) in zip(figures, held, networks, strict=True):
+            probability = mover_win_probability(model, np.concatenate(found), np.concatenate(komi_terms))
+            each.prediction = result_prediction(
+                probability, np.concatenate(outcomes), np.concatenate(move_numbers)
+            )
         if komi:
             empty = empty_board_planes(positions_data.board_size)
             for each, found, (_, _, model) in zip(figures, held, networks, strict=True):
@@ -325,9 +363,11 @@ def measure(
 # -- the tables -------------------------------------------------------------------------------
 
 
-def bucket_rows(report: Report) -> list[str]:
-    """The move buckets any network was scored on, in move order, then "all"."""
-    labels = {label for each in report.networks if each.accuracy for label in each.accuracy["by_move"]}
+def bucket_rows(report: Report, key: str = "accuracy") -> list[str]:
+    """The move buckets any network was scored on (in ``key``'s figures), in move order, then "all"."""
+    labels = {
+        label for each in report.networks if getattr(each, key) for label in getattr(each, key)["by_move"]
+    }
     return [*sorted(labels, key=lambda label: int(label.split("-")[0])), ALL]
 
 
@@ -362,25 +402,29 @@ def format_report(report: Report) -> str:
         f"(held out {report.held_out:g} of the games, seed {report.seed})",
         "",
     ]
-    rows = bucket_rows(report)
 
-    def counts(row: str) -> str:
+    def counts(figures: str, row: str) -> str:
         for each in report.networks:
-            found = _figure(each.accuracy, row)
+            found = _figure(getattr(each, figures), row)
             if found is not None:
                 return str(found["positions"])
         return "n/a"
 
-    for title, key, cell in (
-        ("sign agreement of v(s, i) with the final owner (points with an owner)", "sign_agreement",
-         lambda x: f"{x:.1%}"),
-        ("score error |V - final score|, points (area, komi aside)", "score_error", lambda x: f"{x:.2f}"),
+    for title, figures, key, cell in (
+        ("sign agreement of v(s, i) with the final owner (points with an owner)", "accuracy",
+         "sign_agreement", lambda x: f"{x:.1%}"),
+        ("score error |V - final score|, points (area, komi aside)", "accuracy", "score_error",
+         lambda x: f"{x:.2f}"),
+        ("result accuracy: the win probability names the winner (decided positions)", "prediction",
+         "result_accuracy", lambda x: f"{x:.1%}"),
+        ("Brier score of the win probability (0 the best, 0.25 a coin's)", "prediction", "brier",
+         lambda x: f"{x:.3f}"),
     ):  # fmt: skip
         table = []
-        for row in rows:
-            line = [f"moves {row}" if row != ALL else ALL, counts(row)]
+        for row in bucket_rows(report, figures):
+            line = [f"moves {row}" if row != ALL else ALL, counts(figures, row)]
             for each in report.networks:
-                found = _figure(each.accuracy, row)
+                found = _figure(getattr(each, figures), row)
                 line.append("n/a" if found is None else cell(found[key]))
             table.append(line)
         lines += [*_table(title, ["", "positions", *names], table), ""]

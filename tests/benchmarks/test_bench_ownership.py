@@ -24,6 +24,7 @@ from goarena.benchmarks.bench.ownership import (
     format_report,
     measure,
     parse_weights,
+    result_prediction,
 )
 from goarena.benchmarks.cli import main
 
@@ -286,6 +287,10 @@ def test_a_win_network_is_n_a_for_ownership_and_deaf_to_komi(shards, networks, t
         assert rows[0] == ["positions", "end", "win"]
         assert all(row[-1] == "n/a" and row[-2] != "n/a" for row in rows[1:])
     assert "a win head sees no komi" in out
+    for title in ("result accuracy: the win probability", "Brier score"):  # both heads predict results
+        rows = table(out, title)
+        assert rows[0] == ["positions", "end", "win"]
+        assert all("n/a" not in row for row in rows[1:])
     main([*argv, str(path), "--json"])
     (win,) = json.loads(capsys.readouterr().out)["networks"]
     assert win["head"] == "win" and win["accuracy"] is None
@@ -295,6 +300,17 @@ def test_a_win_network_is_n_a_for_ownership_and_deaf_to_komi(shards, networks, t
         black = (1 + float(model(planes)[0])) / 2  # Black is to move on the empty board
     assert [each["empty_board"] for each in win["komi"]] == pytest.approx([black, black])
     assert win["komi"][0]["held_out"] == pytest.approx(win["komi"][1]["held_out"])
+
+
+def test_result_prediction_on_a_hand_case():
+    probability = np.array([0.9, 0.2, 0.6, 0.5])
+    outcomes = np.array([1, -1, -1, 0])  # the draw is left out
+    found = result_prediction(probability, outcomes, np.array([0, 5, 12, 3]))
+    assert found["positions"] == 3
+    assert found["result_accuracy"] == pytest.approx(2 / 3)
+    assert found["brier"] == pytest.approx((0.1**2 + 0.2**2 + 0.6**2) / 3)
+    assert found["by_move"]["0-10"]["result_accuracy"] == 1.0
+    assert found["by_move"]["10-20"] == {"positions": 1, "result_accuracy": 0.0, "brier": pytest.approx(0.36)}
 
 
 def test_names_default_to_the_run_folder_and_must_differ(tmp_path):
