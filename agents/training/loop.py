@@ -330,7 +330,7 @@ class TrainingJob(Protocol):
 @dataclass(frozen=True)
 class Schedule:
     """How long to train and how often to log and checkpoint; ``best_metric`` names the
-    held-out metric (higher is better) that picks the best checkpoint."""
+    held-out metric (higher is better; ``-name``: lower is) that picks the best checkpoint."""
 
     steps: int
     checkpoint_every: int
@@ -341,6 +341,11 @@ class Schedule:
         for name in ("steps", "checkpoint_every", "log_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+
+
+def merit(held_out: dict[str, float], metric: str) -> float:
+    """The held-out ``metric``'s value, negated for ``-name`` (a metric where lower is better)."""
+    return -held_out[metric[1:]] if metric.startswith("-") else held_out[metric]
 
 
 def train(run: Run, job: TrainingJob, schedule: Schedule, *, progress: bool = True) -> dict[str, float]:
@@ -384,8 +389,8 @@ def train(run: Run, job: TrainingJob, schedule: Schedule, *, progress: bool = Tr
                 held_out = job.evaluate()
                 for name, value in held_out.items():
                     writer.add_scalar(f"held_out/{name}", value, done)
-                if held_out[schedule.best_metric] > best:
-                    best = held_out[schedule.best_metric]
+                if merit(held_out, schedule.best_metric) > best:
+                    best = merit(held_out, schedule.best_metric)
                     # best before last: a crash between the two leaves both sound
                     _save(run.best, job, run, done, best, held_out)
                 _save(run.last, job, run, done, best, held_out)

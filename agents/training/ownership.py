@@ -70,7 +70,8 @@ Games are split into training and held-out games. At each checkpoint the held-ou
 scored (``ownership_accuracy``): the sign agreement of v(s, i) with the final owner (points
 with an owner, of played-out games) and the score error |Σ v - final score| (komi excluded on
 both sides), overall and by move-number bucket (0-10, 10-20, ...), to TensorBoard; the best
-checkpoint by sign agreement is exported as ``ownership.pt`` with its win probability
+checkpoint by sign agreement (by score error for moves and minimax without end: they train V,
+not the map, whose signs stay a coin's) is exported as ``ownership.pt`` with its win probability
 calibrated (``agents.nets.ownership.calibrate``) on held-out positions against their games'
 results, and its metrics on every held-out position go to ``metrics.json``.
 
@@ -602,7 +603,14 @@ def train_ownership(config: OwnershipConfig, run_dir: Path | str, **run: Any) ->
         return OwnershipJob(open_positions(config.data), config, device)
 
     data = config.data if (Path(config.data) / "manifest.json").is_file() else None
-    best = "win_accuracy" if config.head == "win" else "sign_agreement"
+    # moves and minimax alone train V, not the map (their sign agreement stays near a coin's)
+    best = (
+        "win_accuracy"
+        if config.head == "win"
+        else "sign_agreement"
+        if "end" in config.methods
+        else "-score_error"
+    )
     return run_training(config, run_dir, build, best, data=data, **run)
 
 

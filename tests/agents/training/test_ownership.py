@@ -10,6 +10,7 @@ from go_env.batch import owners_for_mover
 from goarena.agents.data.shards import FORMAT, MANIFEST, _write_json, _write_shard
 from goarena.agents.nets import checkpoint
 from goarena.agents.nets.checkpoint import read_checkpoint, weights_digest
+from goarena.agents.training import loop
 from goarena.agents.training import ownership as job_module
 from goarena.agents.training.ownership import (
     OwnershipConfig,
@@ -138,6 +139,21 @@ def test_minimax_takes_the_end_games_score_for_passing_at_the_last_position(shar
         _, gap = job.minimax_loss(v, positions, np.random.default_rng(0))
     expected = np.abs(np.maximum(positions.scores, 0) - v.sum(dim=1).numpy()).mean()
     assert float(gap) == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("method", "best"),
+    [("end", "sign_agreement"), ("end,minimax", "sign_agreement"), ("moves", "-score_error"),
+     ("minimax", "-score_error"), ("moves,minimax", "-score_error"), ("win", "win_accuracy")],
+)  # fmt: skip
+def test_the_best_checkpoint_is_picked_by_what_the_methods_train(shards, tmp_path, monkeypatch, method, best):
+    picked = {}
+    monkeypatch.setattr(
+        job_module, "run_training", lambda config, run_dir, build, metric, **_: picked.update(metric=metric)
+    )
+    train_ownership(config(shards, method=method), tmp_path / "run")
+    assert picked["metric"] == best
+    assert loop.merit({"score_error": 3.0}, "-score_error") > loop.merit({"score_error": 4.0}, "-score_error")
 
 
 def test_shards_without_owners_are_refused_clearly(shards, tmp_path):
