@@ -9,6 +9,7 @@ komi included. A move that ends the game (a pass after a pass) is valued by the 
 count instead (the margin, komi included). It plays the move of the highest V (the first of
 equal ones), and passes when passing keeps the best V::
 
+    ownership-greedy                        # the shipped 9x9 network (agents/weights)
     ownership-greedy:weights=RUN/ownership.pt
     ownership-greedy:weights=ownership.pt,device=cuda
 
@@ -42,6 +43,7 @@ from goarena.agents.nets.load import check_sizes, load_network
 from goarena.agents.nets.ownership import has_ownership
 from goarena.agents.nets.predict import move_networks, player_device
 from goarena.agents.protocols import Action, GameContext, MoveInfo, check_board_size, game_context
+from goarena.agents.weights import OWNERSHIP_9X9
 from goarena.search.warmup import warmup_game
 
 ANALYSIS_CANDIDATES = 20  # moves an analysis reports, as a policy player's
@@ -66,23 +68,22 @@ class MoveValues:
 
 
 def _weights(weights: Path | str | None) -> Path | str:
-    if weights is None:
-        raise ValueError("ownership-greedy needs weights=PATH, an ownership network's file (ownership.pt)")
-    return weights
+    return OWNERSHIP_9X9 if weights is None else weights
 
 
 class OwnershipGreedyAgent:
     """Plays the move whose resulting position has the best V for it (see the module documentation).
 
     Args:
-        weights: an ownership network's weights file (either head), read once, here.
+        weights: an ownership network's weights file (either head), read once, here; by
+            default the shipped 9x9 one.
         device: where the network runs (cpu, cuda, cuda:N); None runs it where the game's
             context says (``GameContext.device``). Resolved, and the network moved there, at
             ``reset``; on the CPU until then.
 
     Raises:
         NetworkFileError: the file is missing, unreadable, or not an ownership network.
-        ValueError: no weights, or a bad device.
+        ValueError: a bad device.
     """
 
     def __init__(self, weights: Path | str | None = None, device: str | None = None):

@@ -6,6 +6,7 @@ weights" for the commands that made them and what they score).
 ``rl-policy-9x9.pt``: the RL policy network for 9x9, the SL one improved by self-play.
 ``value-9x9.pt``: the value network for 9x9, regressed on the RL policy's self-play games.
 ``zero-9x9.pt``: AlphaZero's network for 9x9, taught by self-play from zero knowledge.
+``ownership-9x9.pt``: seed 002's ownership value network for 9x9 (Methods 1 and 2 on GNU Go's games).
 """
 
 from __future__ import annotations
@@ -18,3 +19,4 @@ ROLLOUT_9X9 = FOLDER / "rollout-9x9.npz"
 RL_POLICY_9X9 = FOLDER / "rl-policy-9x9.pt"
 VALUE_9X9 = FOLDER / "value-9x9.pt"
 ZERO_9X9 = FOLDER / "zero-9x9.pt"
+OWNERSHIP_9X9 = FOLDER / "ownership-9x9.pt"

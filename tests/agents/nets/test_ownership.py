@@ -21,7 +21,7 @@ from goarena.agents.nets.ownership import (
     komi_term,
 )
 from goarena.agents.nets.zero import ZeroNet
-from goarena.agents.weights import ZERO_9X9
+from goarena.agents.weights import OWNERSHIP_9X9, ZERO_9X9
 
 
 def planes_of(size, moves=()):
@@ -225,3 +225,24 @@ def test_the_shipped_zero_network_loads_and_gives_its_recorded_outputs():
     np.testing.assert_allclose(output.ownership.sum(1).numpy(), SHIPPED_OWNERSHIP_SUMS, atol=1e-4)
     np.testing.assert_allclose(output.ownership[:, [0, 40, 80]].numpy(), SHIPPED_OWNERSHIP, **close)
     np.testing.assert_allclose(output.logits[:, [0, 40, 81]].numpy(), SHIPPED_LOGITS, **close)
+
+
+OWNERSHIP_SHIPPED_SUMS = [3.6247875690460205, 12.735132217407227, -1.1425764560699463]
+OWNERSHIP_SHIPPED_POINTS = [
+    [0.08284000307321548, 0.1554575264453888, -0.13707701861858368],
+    [-0.848093569278717, 0.9111446142196655, 0.7308608889579773],
+    [0.9218957424163818, -0.9779940843582153, -0.8788748979568481],
+]  # points 0, 40, 80
+OWNERSHIP_SHIPPED_CALIBRATION = [0.22706149518489838, -0.012968265451490879]
+
+
+def test_the_shipped_ownership_network_loads_and_gives_its_recorded_outputs():
+    network = load_network(OWNERSHIP_9X9, "ownership")
+    model = network.model
+    assert network.board_size == 9 and has_ownership(model)
+    np.testing.assert_allclose(model.calibration, OWNERSHIP_SHIPPED_CALIBRATION, rtol=0, atol=1e-9)
+    planes = torch.tensor(np.stack([planes_of(9, moves) for moves in SHIPPED_POSITIONS]))
+    with torch.inference_mode():
+        ownership = model(planes)
+    np.testing.assert_allclose(ownership.sum(1).numpy(), OWNERSHIP_SHIPPED_SUMS, atol=1e-4)
+    np.testing.assert_allclose(ownership[:, [0, 40, 80]].numpy(), OWNERSHIP_SHIPPED_POINTS, rtol=0, atol=1e-5)

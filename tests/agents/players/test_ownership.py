@@ -111,7 +111,8 @@ def test_it_plays_legal_moves_to_the_end_of_a_game(weights):
 def test_spec_checks_and_board_size(weights, tmp_path):
     context = GameContext(SIZE, Rules())
     check_spec(f"ownership-greedy:weights={str(weights)!r}", context)
-    with pytest.raises(AgentSpecError, match="needs weights=PATH"):
+    check_spec("ownership-greedy", GameContext(9, Rules()))  # the shipped 9x9 network
+    with pytest.raises(AgentSpecError, match="trained for 9x9, not 5x5"):
         check_spec("ownership-greedy", context)
     with pytest.raises(AgentSpecError, match="not an ownership network|no checkpoint file"):
         check_spec(f"ownership-greedy:weights={str(tmp_path / 'absent.pt')!r}", context)
