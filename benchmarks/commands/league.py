@@ -69,6 +69,13 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--challenger", help="the gauntlet's challenger (a player name)")
     parser.add_argument("--seconds-per-move", type=float, help="a slower move loses on time")
     parser.add_argument("--seed", type=int, help="the league's seed")
+    parser.add_argument(
+        "--opening-moves",
+        type=int,
+        metavar="M",
+        help="start each pair of games (one with each colour) from M random moves, so that "
+        "deterministic players play different games (default 0)",
+    )
     parser.add_argument("--anchor", metavar="NAME[=ELO]", help="the player whose rating is fixed")
     parser.add_argument(
         "--settle",

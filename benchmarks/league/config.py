@@ -40,6 +40,7 @@ class LeagueConfig:
     anchor_elo: float | None = None
     settle: str | None = None  # see benchmarks.match.settle: count, cleanup, status; None: by the players
     arbiter: str | None = None  # with settle = "status": an engine spec that names disputed dead stones
+    opening_moves: int = 0  # random moves opening each pair of games, one game with each colour
 
     def __post_init__(self) -> None:
         if self.komi is None and isinstance(self.size, int):  # stored as the number it stands for
@@ -57,6 +58,8 @@ class LeagueConfig:
         _check_whole("size", self.size, MIN_SIZE, MAX_SIZE)
         _check_whole("games_per_pair", self.games_per_pair, 1, MAX_GAMES_PER_PAIR)
         _check_whole("seed", self.seed, 0, MAX_SEED)
+        if isinstance(self.size, int):
+            _check_whole("opening_moves", self.opening_moves, 0, self.size * self.size // 2)
         if self.seconds_per_move is not None and not (
             _is_finite(self.seconds_per_move) and self.seconds_per_move > 0
         ):

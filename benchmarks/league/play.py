@@ -11,6 +11,7 @@ board size, games per pairing and a schedule, as a TOML file::
     schedule = "round-robin"   # or "gauntlet", with challenger = "<player name>"
     seconds_per_move = 30      # a slower move loses on time (budgets are in the specs)
     seed = 0
+    opening_moves = 0          # M random moves open each pair of games (one with each colour)
     settle = "cleanup"         # or "status" (engines' dead stones, arbiter = "gtp:...") or "count"
     anchor = "gnugo-10"        # rated anchor_elo; default GNU Go level 10 = 1000, else random = 0,
                                # else the first name in alphabetical order = 0

@@ -80,6 +80,7 @@ class ScheduledGame:
     arbiter: str | None = None
     device: str = "cpu"  # where the players' networks run (GameContext.device)
     run_dirs: tuple[Path | None, Path | None] = (None, None)  # Black's and White's (GameContext.run_dir)
+    opening: tuple[int, ...] = ()  # moves played before the players are asked (the league's opening)
 
     @property
     def names(self) -> tuple[str, str]:
@@ -298,6 +299,7 @@ def _play(
         seeds=seeds,
         device=game.device,
         run_dirs=game.run_dirs,
+        opening=game.opening,
     )
     if _failed_at_reset(record, calls[-1] if calls else None):
         return UnplayedGame(game, calls[-1].color, "reset", record.reason, record.traceback)

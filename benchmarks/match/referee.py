@@ -25,7 +25,7 @@ import reprlib
 import signal
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -148,6 +148,7 @@ def play_game(
     seeds: tuple[int | None, int | None] = (None, None),
     device: str = "cpu",
     run_dirs: tuple[Path | None, Path | None] = (None, None),
+    opening: Sequence[int] = (),
 ) -> GameRecord:
     """Play one game and return its record.
 
@@ -175,6 +176,8 @@ def play_game(
         seeds: Black's and White's seeds, handed to them in their contexts.
         device: where the players' networks run, handed to them in their contexts.
         run_dirs: Black's and White's directories to write to (``GameContext.run_dir``).
+        opening: moves played for the players before they are asked (a league's random
+            opening), told to the players that observe moves; the record's SGF says so.
 
     Returns:
         The record. Players' failures are results, not exceptions.
@@ -192,6 +195,7 @@ def play_game(
     settled = None
     try:
         match.reset_players(contexts)
+        match.play_opening(opening)
         match.play_until_over(clean_up=False)
         settled = _settle(match, mode, arbiter)
     except _Forfeit as forfeit:
@@ -200,7 +204,9 @@ def play_game(
         ending = None
     match.tell(None)
     names = names or (black.name, white.name)
-    return _record(match.game, names, ending, match.seconds, match.cleanup_from, settled, record_sgf)
+    return _record(
+        match.game, names, ending, match.seconds, match.cleanup_from, settled, record_sgf, len(opening)
+    )
 
 
 class _Match:
@@ -240,6 +246,24 @@ class _Match:
                 if isinstance(player, MoveObserver) and not (self_play and color == WHITE):
                     self.observers.append((color, player))
 
+    def play_opening(self, moves: Sequence[int]) -> None:
+        """The opening's moves, for whichever side is to move, each told to the observers."""
+        for move in moves:
+            color = self.game.to_play
+            try:
+                _play(self.game, color, int(move))
+            except _Forfeit as error:  # the schedule's fault, not the player's
+                raise ValueError(f"opening move {move} is illegal: {error.reason}") from None
+            self.observe(move)
+
+    def observe(self, move: int) -> None:
+        """Tell the players that observe moves of ``move``, just played."""
+        for observer_color, observer in self.observers:
+            view = self.game.copy()
+            self.turn(observer_color, "observe_move")
+            with _Blame(observer_color):
+                observer.observe_move(view, move)
+
     def play_until_over(self, clean_up: bool) -> None:
         """Moves until the game ends; in a clean-up phase, ``CleanupPlayer``s play theirs."""
         game = self.game
@@ -267,11 +291,7 @@ class _Match:
             if move == RESIGN:
                 raise _Forfeit(color, "R", "resign")
             _play(game, color, move)
-            for observer_color, observer in self.observers:
-                view = game.copy()
-                self.turn(observer_color, "observe_move")
-                with _Blame(observer_color):
-                    observer.observe_move(view, move)
+            self.observe(move)
 
     def dead_stones_named(self) -> list[list[int]]:
         """The dead stones as named by each player that can name them."""
@@ -339,6 +359,7 @@ def _record(
     cleanup_from: int | None,
     settled: Settled | None,
     record_sgf: bool,
+    opening: int = 0,
 ) -> GameRecord:
     """The record of ``game``, ended by a forfeit (``ending``) or else scored."""
     if ending is not None:
@@ -357,13 +378,15 @@ def _record(
     sgf = None
     if record_sgf:
         why = {"C": reason} if result[2:] in ("F", "T") else None  # the faulty move is not in the record
-        notes = None
+        notes = {}
+        if opening:
+            notes[opening - 1] = f"The first {opening} moves are the league's random opening."
         if cleanup_from is not None and cleanup_from < len(game.moves):
-            notes = {cleanup_from: "Both passed before this move; the clean-up phase captures dead stones."}
+            notes[cleanup_from] = "Both passed before this move; the clean-up phase captures dead stones."
         elif settled is not None and game.moves:
-            notes = {len(game.moves) - 1: f"Settled: {settled.how}."}
+            notes[len(game.moves) - 1] = f"Settled: {settled.how}."
         sgf = write_sgf(
-            game, black=names[0], white=names[1], result=result, comments=notes, extra=why
+            game, black=names[0], white=names[1], result=result, comments=notes or None, extra=why
         ).decode()
     return GameRecord(
         black=names[0],

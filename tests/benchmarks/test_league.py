@@ -49,6 +49,27 @@ def test_round_robin_pairs_everyone_and_alternates_colours():
     assert len({g.seed for g in games}) == 12  # every game seeded on its own
 
 
+def test_random_openings_are_shared_by_each_pair_of_rounds_one_game_a_colour():
+    config = LeagueConfig(
+        players={"a": "random", "b": "random", "c": "random"}, games_per_pair=4, opening_moves=3
+    )
+    games = schedule(config)
+    assert schedule(config) == games  # the same league draws the same openings
+    for pair in {frozenset((g.black, g.white)) for g in games}:
+        rounds = [g for g in games if {g.black, g.white} == pair]
+        assert rounds[0].opening == rounds[1].opening != rounds[2].opening == rounds[3].opening
+        assert rounds[0].black == rounds[1].white and rounds[2].black == rounds[3].white
+    assert len({g.opening for g in games}) == 6
+    for game in games:
+        assert len(game.opening) == 3 and Game(9, Rules()).pass_move not in game.opening
+        Game(9, config.game_rules()).replay(game.opening)  # legal
+    assert all(g.opening == () for g in schedule(LeagueConfig(players=config.players)))
+    argv = ["--player", "a=random", "--player", "b=random", "--opening-moves", "4"]
+    assert league_config(league_parser().parse_args(argv)).opening_moves == 4
+    with pytest.raises(LeagueConfigError, match="opening_moves must be a whole number from 0 to 40"):
+        LeagueConfig(players=config.players, opening_moves=41)
+
+
 def test_gauntlet_plays_the_challenger_against_the_field_only():
     config = LeagueConfig(
         players={"new": "random", "a": "random", "b": "random"},

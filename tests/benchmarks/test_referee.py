@@ -136,6 +136,19 @@ def test_players_hear_every_move_once():
     assert selfish.observed == list(record.moves)
 
 
+def test_an_opening_is_played_for_the_players_and_said_in_the_record():
+    black, white = Scripted("black", "E5"), Scripted("white", "D4")
+    opening = (from_gtp("C3", 9), from_gtp("G7", 9))
+    record = play_game(black, white, 9, RULES, opening=opening)
+    assert record.moves[:3] == (*opening, from_gtp("E5", 9)) and record.moves[3] == from_gtp("D4", 9)
+    assert black.observed == white.observed == list(record.moves)  # the opening is heard too
+    assert len(record.black_seconds) == 2 and len(record.white_seconds) == 2  # a move and a pass each
+    sgf = read_sgf(record.sgf)
+    assert sgf.moves == record.moves and "random opening" in record.sgf
+    with pytest.raises(ValueError, match="opening move .* is illegal"):
+        play_game(Scripted("a"), Scripted("b"), 9, RULES, opening=(40, 40))
+
+
 def test_the_sgf_reads_back():
     record = play_game(RandomAgent(seed=3), RandomAgent(seed=4), 9, RULES, handicap=2)
     sgf = read_sgf(record.sgf)
