@@ -35,7 +35,7 @@ def schedule(config: LeagueConfig, grown_from: Sequence[LeagueConfig] = ()) -> l
                     continue
                 planned.add((round_, frozenset((first, second))))
                 black, white = (first, second) if round_ % 2 == 0 else (second, first)
-                opening = ()
+                opening: tuple[int, ...] = ()
                 if config.opening_moves:
                     pair_seed = zlib.crc32(f"{first}\0{second}".encode())
                     seed = (config.seed, pair_seed, round_ // 2)
