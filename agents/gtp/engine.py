@@ -13,7 +13,7 @@ commands                        notes
 ``protocol_version name``       ``name`` is the player's name, ``version`` goarena's
 ``version known_command``
 ``list_commands quit``
-``boardsize clear_board komi``  sizes 2 to 25; komi a multiple of 0.5
+``boardsize clear_board komi``  sizes 2 to 25 the player can play; komi a multiple of 0.5
 ``play genmove undo``           ``genmove`` answers ``resign`` when the player resigns
 ``reg_genmove``                 the move the player would choose, not played
 ``fixed_handicap``              GTP's fixed points
@@ -193,6 +193,8 @@ class GTPEngine:
         ready: set once the player may be asked for moves (a warm-up compiling its kernels
             meanwhile, see ``warm_up_in_background``); commands that need no player answer before.
         device: where a network player runs unless its spec says (``GameContext.device``).
+        playable: whether the player can play a board of a size; ``boardsize`` answers
+            ``unacceptable size`` to the others (None: any size the rules allow).
     """
 
     def __init__(
@@ -203,6 +205,7 @@ class GTPEngine:
         rules: Rules | None = None,
         ready: threading.Event | None = None,
         device: str = "cpu",
+        playable: Callable[[int], bool] | None = None,
     ):
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
@@ -218,6 +221,7 @@ class GTPEngine:
         self._rng = random.Random(0)
         self._ready = ready
         self.device = device
+        self.playable = playable
         self._said_no_ownership = False  # kata-analyze ... ownership true, to a player without one
 
     @property
@@ -333,7 +337,7 @@ class GTPEngine:
     @_command("boardsize", 1)
     def _boardsize(self, args: list[str]) -> None:
         size = _int(args[0], "board size")
-        if not MIN_SIZE <= size <= MAX_SIZE:
+        if not MIN_SIZE <= size <= MAX_SIZE or (self.playable is not None and not self.playable(size)):
             raise GTPError("unacceptable size")
         self.size = size
         self._restart(_new_game(size, self.rules))
@@ -483,6 +487,8 @@ class GTPEngine:
         except (SgfError, ValueError) as error:
             raise GTPError(f"cannot load file: {error}") from None
         loaded = record.game
+        if self.playable is not None and not self.playable(loaded.size):
+            raise GTPError(f"cannot load file: the player cannot play {loaded.size}x{loaded.size}")
         rules = dataclasses.replace(record.rules, max_moves=self.rules.max_moves)
         moves = record.moves if stop is None else record.moves[: max(stop - 1, 0)]
         game = _new_game(loaded.size, rules, loaded, moves)

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from collections.abc import Callable
 
 from go_env import Rules
+from go_env.game import MAX_SIZE, MIN_SIZE
 from go_env.rules import RULES_PRESETS
 from goarena.benchmarks.commands import device_name, log
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", default="random", help="player spec, e.g. random or uct:simulations=800")
-    parser.add_argument("--size", type=int, default=19, help="initial board size (default 19)")
+    parser.add_argument(
+        "--size", type=int, default=None, help="initial board size (default 19, else one the player plays)"
+    )
     parser.add_argument("--rules", choices=sorted(RULES_PRESETS), default="goarena", help="rules preset")
     parser.add_argument("--komi", type=float, default=None, help="komi (default: the preset's)")
     parser.add_argument(
@@ -33,14 +38,42 @@ def command(args: argparse.Namespace) -> None:
         agent = make_agent(args.agent)
     except AgentSpecError as error:  # a bad spec or a bad network file: a message, not a traceback
         sys.exit(f"goarena gtp: {error}")
+    playable = size_check(args.agent, rules)
+    size = args.size if args.size is not None else initial_size(playable)
+    if MIN_SIZE <= size <= MAX_SIZE and not playable(size):
+        sys.exit(f"goarena gtp: {args.agent} cannot play {size}x{size}")
     # Compiling in the background: protocol commands answer at once, moves wait for it.
-    ready = warm_up_in_background(agent, args.size, log)
+    ready = warm_up_in_background(agent, size, log)
     try:
-        engine = GTPEngine(agent, size=args.size, rules=rules, ready=ready, device=args.device)
+        engine = GTPEngine(agent, size=size, rules=rules, ready=ready, device=args.device, playable=playable)
         engine.run(sys.stdin, sys.stdout)
     finally:
         if isinstance(agent, Closeable):
             agent.close()
+
+
+def size_check(spec: str, rules: Rules) -> Callable[[int], bool]:
+    """Whether the player of ``spec`` plays a board of a size: the league's check
+    (``check_spec`` with the game's context), remembered per size."""
+    from goarena.agents.protocols import GameContext
+    from goarena.agents.specs import AgentSpecError, check_spec
+
+    @functools.cache
+    def playable(size: int) -> bool:
+        try:
+            check_spec(spec, GameContext(size, rules))
+        except AgentSpecError:
+            return False
+        return True
+
+    return playable
+
+
+def initial_size(playable: Callable[[int], bool]) -> int:
+    """19 if the player plays it, else the first of 9, 13 and the other sizes it plays (19
+    if none: the engine then refuses every move with the player's reason)."""
+    candidates = (19, 9, 13, *range(MIN_SIZE, MAX_SIZE + 1))
+    return next((size for size in candidates if playable(size)), 19)
 
 
 def set_threads(threads: int) -> None:

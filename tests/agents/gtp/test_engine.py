@@ -427,6 +427,34 @@ def test_printsgf_writes_only_regular_files(engine, tmp_path):
     assert engine.handle("printsgf /dev/null") == "? cannot write file: not a regular file: /dev/null\n\n"
 
 
+def test_boardsize_and_loadsgf_refuse_a_board_the_player_cannot_play(tmp_path):
+    engine = GTPEngine(RandomAgent(seed=0), size=9, playable=lambda size: size in (9, 13))
+    assert engine.handle("boardsize 19") == "? unacceptable size\n\n"
+    assert engine.game.size == 9
+    assert engine.handle("boardsize 13") == ok() and engine.game.size == 13
+    record = tmp_path / "big.sgf"
+    record.write_text("(;GM[1]FF[4]CA[UTF-8]SZ[19];B[dd])")
+    assert engine.handle(f"loadsgf {record}") == "? cannot load file: the player cannot play 19x19\n\n"
+    assert engine.game.size == 13
+
+
+def test_the_command_starts_on_a_board_the_player_plays_and_refuses_others():
+    """The shipped networks are 9x9: ``goarena gtp --agent sl-policy`` starts there."""
+    command = [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "sl-policy"]
+    process = subprocess.run(
+        command, input="1 boardsize 19\n2 genmove b\n3 boardsize 9\n4 quit\n", capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    answers = process.stdout.split("\n\n")
+    assert answers[0] == "?1 unacceptable size"
+    assert answers[1].startswith("=2 ") and from_gtp(answers[1][3:], 9) is not None  # a 9x9 move
+    assert answers[2:4] == ["=3", "=4"]
+    refused = subprocess.run(
+        [*command, "--size", "19"], input="quit\n", capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode != 0 and "sl-policy cannot play 19x19" in refused.stderr
+
+
 def test_loadsgf_of_a_fifo_or_stdin_does_not_block_the_engine(tmp_path):
     """A FIFO with no writer and the engine's own stdin are refused at once; ``quit`` works."""
     fifo = tmp_path / "fifo.sgf"
