@@ -160,7 +160,7 @@ def _build(
     except AgentSpecError:
         raise
     except (TypeError, ValueError) as error:  # an unknown option, or a value the player refuses
-        raise AgentSpecError(f"bad options for {spec!r}: {error}") from error
+        raise AgentSpecError(f"bad options for {spec!r}: {error}{_options_hint(factory, options)}") from error
     if not isinstance(agent, Agent):
         raise AgentSpecError(f"{spec!r} did not build a player (no name/reset/select_move)")
     return agent
@@ -168,6 +168,15 @@ def _build(
 
 def _takes_seed(factory: Callable[..., Agent]) -> bool:
     return "seed" in _signature(factory).parameters
+
+
+def _options_hint(factory: Callable[..., Agent], options: dict[str, Any]) -> str:
+    """ "; its options: ..." when ``options`` names one the player does not take, else ""."""
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    known = [name for name, p in _signature(factory).parameters.items() if p.kind in named]
+    if not known or all(name in known for name in options):
+        return ""
+    return f"; its options: {', '.join(known)}"
 
 
 def _signature(factory: Callable[..., Agent]) -> inspect.Signature:
@@ -244,7 +253,7 @@ def check_spec(spec: str, context: GameContext | None = None) -> None:
     except UnsupportedGame as error:
         raise AgentSpecError(f"{spec!r} cannot play this game: {error}") from error
     except (TypeError, ValueError) as error:
-        raise AgentSpecError(f"bad options for {spec!r}: {error}") from error
+        raise AgentSpecError(f"bad options for {spec!r}: {error}{_options_hint(factory, options)}") from error
     agent = _build(factory, spec, *args, options=options)
     try:
         if context is not None:

@@ -117,7 +117,14 @@ def league_config(args: argparse.Namespace) -> LeagueConfig:
     if base is None:
         data["komi"] = None  # the board size's (go_env.default_komi), --size included
     if args.player:
-        data["players"] = dict(_player_option(p) for p in args.player)
+        data["players"] = {}
+        for name, spec in map(_player_option, args.player):
+            if name in data["players"]:
+                raise LeagueConfigError(
+                    f"--player: two players are named {name!r} ({data['players'][name]} and {spec}); "
+                    "give each a name of its own (NAME=SPEC)"
+                )
+            data["players"][name] = spec
         if base is None:
             data["name"] = "league"
     for option in LeagueConfig.__dataclass_fields__.keys() - {"players", "anchor", "anchor_elo"}:

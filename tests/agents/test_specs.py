@@ -120,6 +120,20 @@ def test_bad_specs_say_what_is_wrong(spec, message):
         make_agent(spec)
 
 
+@pytest.mark.parametrize(
+    ("spec", "options"),
+    [("uct:simulationz=10", "simulations, seconds, c, rave"), ("random:depth=3", "seed"),
+     ("sl-policy:temp=1", "weights, temperature, device, seed")],
+)  # fmt: skip
+def test_an_unknown_option_lists_the_players_options(spec, options):
+    for check in (make_agent, lambda spec: check_spec(spec, GameContext(9, Rules()))):
+        with pytest.raises(AgentSpecError, match=f"its options: {options}"):
+            check(spec)
+    with pytest.raises(AgentSpecError) as refused:  # a bad value among known options: no list
+        make_agent("minimax:depth=None")
+    assert "its options" not in str(refused.value)
+
+
 @pytest.fixture
 def checked_players(tmp_path, monkeypatch):
     (tmp_path / "checked_players.py").write_text(textwrap.dedent(NET_PLAYERS))

@@ -70,6 +70,14 @@ def test_random_openings_are_shared_by_each_pair_of_rounds_one_game_a_colour():
         LeagueConfig(players=config.players, opening_moves=41)
 
 
+def test_two_players_of_one_name_are_refused_naming_it():
+    argv = ["--player", "a=random", "--player", "a=uct:simulations=10", "--player", "b=random"]
+    with pytest.raises(
+        LeagueConfigError, match=r"two players are named 'a' \(random and uct:simulations=10\)"
+    ):
+        league_config(league_parser().parse_args(argv))
+
+
 def test_gauntlet_plays_the_challenger_against_the_field_only():
     config = LeagueConfig(
         players={"new": "random", "a": "random", "b": "random"},
