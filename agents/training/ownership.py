@@ -218,7 +218,7 @@ def _outputs(
         model.train(was_training)
 
 
-def _by_move(
+def by_move_bucket(
     moves: np.ndarray, where: np.ndarray, scored: Callable[[np.ndarray], dict[str, float]]
 ) -> dict[str, Any]:
     """``scored`` over the positions ``where``, overall and by move-number bucket."""
@@ -272,7 +272,7 @@ def ownership_accuracy(
             "points": int(points[where].sum()),
         }
 
-    return _by_move(moves, owned, scored)
+    return by_move_bucket(moves, owned, scored)
 
 
 def win_accuracy(
@@ -309,7 +309,7 @@ def win_accuracy(
             "decided": int((decided & where).sum()),
         }
 
-    return _by_move(moves, np.ones(len(indices), bool), scored)
+    return by_move_bucket(moves, np.ones(len(indices), bool), scored)
 
 
 FIGURES = ("sign_agreement", "score_error", "win_mse", "win_accuracy")  # the flat metrics' names
@@ -603,14 +603,12 @@ def train_ownership(config: OwnershipConfig, run_dir: Path | str, **run: Any) ->
         return OwnershipJob(open_positions(config.data), config, device)
 
     data = config.data if (Path(config.data) / "manifest.json").is_file() else None
-    # moves and minimax alone train V, not the map (their sign agreement stays near a coin's)
-    best = (
-        "win_accuracy"
-        if config.head == "win"
-        else "sign_agreement"
-        if "end" in config.methods
-        else "-score_error"
-    )
+    if config.head == "win":
+        best = "win_accuracy"
+    elif "end" in config.methods:
+        best = "sign_agreement"
+    else:  # moves and minimax alone train V, not the map (its sign agreement stays a coin's)
+        best = "-score_error"
     return run_training(config, run_dir, build, best, data=data, **run)
 
 

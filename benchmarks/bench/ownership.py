@@ -224,7 +224,7 @@ def result_prediction(
     """How well the side to move's win ``probability`` predicts each position's result
     (``outcomes``, +1 / -1 / 0 a draw, left out): the result accuracy and the Brier score,
     overall and by move bucket."""
-    from goarena.agents.training.ownership import _by_move
+    from goarena.agents.training.ownership import by_move_bucket
 
     won = outcomes > 0
 
@@ -235,7 +235,7 @@ def result_prediction(
             "brier": float(np.mean((probability[where] - won[where]) ** 2)),
         }
 
-    return _by_move(np.asarray(move_numbers), outcomes != 0, scored)
+    return by_move_bucket(np.asarray(move_numbers), outcomes != 0, scored)
 
 
 def komi_estimates(
@@ -334,17 +334,18 @@ def measure(
             for found, (_, _, model) in zip(held, networks, strict=True):
                 found.append(_mover_estimates(model, batch.planes, where))
         to_play_black = np.concatenate(black)
-        for each, found, (_, _, model) in zip(figures, held, networks, strict=True):
-            probability = mover_win_probability(model, np.concatenate(found), np.concatenate(komi_terms))
+        results, terms, numbers = (np.concatenate(each) for each in (outcomes, komi_terms, move_numbers))
+        estimates = [np.concatenate(found) for found in held]
+        for each, estimate, (_, _, model) in zip(figures, estimates, networks, strict=True):
             each.prediction = result_prediction(
-                probability, np.concatenate(outcomes), np.concatenate(move_numbers)
+                mover_win_probability(model, estimate, terms), results, numbers
             )
         if komi:
             empty = empty_board_planes(positions_data.board_size)
-            for each, found, (_, _, model) in zip(figures, held, networks, strict=True):
+            for each, estimate, (_, _, model) in zip(figures, estimates, networks, strict=True):
                 start = _mover_estimates(model, empty, where)
-                each.komi = komi_estimates(model, start, np.concatenate(found), to_play_black, komi)
-    results = np.concatenate(outcomes).astype(np.float64)
+                each.komi = komi_estimates(model, start, estimate, to_play_black, komi)
+    results = results.astype(np.float64)
     black_results = np.where(to_play_black, results, -results)
     return Report(
         data=str(data),
@@ -354,7 +355,7 @@ def measure(
         positions=len(indices),
         games=len(np.unique(positions_data.game_ids[indices])),
         owned=int(positions_data.owned[indices].sum()),
-        data_komi=sorted({abs(term) for term in np.unique(np.concatenate(komi_terms)).tolist()}),
+        data_komi=sorted({abs(term) for term in np.unique(terms).tolist()}),
         black_wins=float(np.mean((black_results + 1.0) / 2.0)),
         networks=figures,
     )

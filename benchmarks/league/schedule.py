@@ -26,6 +26,7 @@ def schedule(config: LeagueConfig, grown_from: Sequence[LeagueConfig] = ()) -> l
     """
     games: list[ScheduledGame] = []
     planned: set[tuple[int, frozenset[str]]] = set()  # (round, pair) of the games so far
+    openings: dict[tuple[str, str, int], tuple[int, ...]] = {}  # one per pair of rounds
     rules = config.game_rules()
     for stage in (*grown_from, config):
         names = [name for name in config.players if name in stage.players]
@@ -37,9 +38,11 @@ def schedule(config: LeagueConfig, grown_from: Sequence[LeagueConfig] = ()) -> l
                 black, white = (first, second) if round_ % 2 == 0 else (second, first)
                 opening: tuple[int, ...] = ()
                 if config.opening_moves:
-                    pair_seed = zlib.crc32(f"{first}\0{second}".encode())
-                    seed = (config.seed, pair_seed, round_ // 2)
-                    opening = random_opening(config.size, rules, config.opening_moves, seed)
+                    key = (first, second, round_ // 2)
+                    if key not in openings:
+                        seed = (config.seed, zlib.crc32(f"{first}\0{second}".encode()), round_ // 2)
+                        openings[key] = random_opening(config.size, rules, config.opening_moves, seed)
+                    opening = openings[key]
                 game_id = len(games)
                 games.append(
                     ScheduledGame(
