@@ -12,7 +12,7 @@ A two-player PettingZoo AEC environment for Go over goarena's numba rules core.
 | Agents             | 2                                                 |
 | Action Shape       | `Discrete(N*N + 1)` (362 on 19x19)                |
 | Action Values      | `0 .. N*N`; `N*N` is pass                         |
-| Observation Shape  | `(N, N, 17)` int8, plus an `(N*N + 1,)` int8 mask |
+| Observation Shape  | `(N, N, 17)` bool, plus an `(N*N + 1,)` int8 mask |
 | Observation Values | [0, 1]                                            |
 
 Black moves first, except with handicap stones, when White does. Two consecutive passes
@@ -23,13 +23,17 @@ end the game; it is then scored and the winner gets +1, the loser -1.
 ```python
 from go_env import env
 
-env(board_size=19, rules=None, komi=None, handicap=0, render_mode=None)
+env(board_size=19, rules=None, komi=None, handicap=0, observation_layout="goarena",
+    observation_dtype="bool", render_mode=None)
 ```
 
 `board_size`: the board is `board_size` x `board_size`, 2 to 25.
 
-The defaults, 19x19 and komi 7.5, are those of PettingZoo's own Go (`go_v5`), so that code
-written for it runs unchanged. The komi comes from one table for every env and command,
+The defaults, 19x19 and komi 7.5, are those of PettingZoo's own Go (`go_v5`), and so are
+the agents' names, the actions, the action mask, the rewards and the bool planes: code
+written for `go_v5` runs unchanged on the API. The order of the planes is goarena's own
+(below), unlike `go_v5`'s; `observation_layout="go_v5"` gives `go_v5`'s planes exactly (tests
+compare the two envs move by move). The komi comes from one table for every env and command,
 `go_env.rules.default_komi(size)`: 7 on 9x9 (the komi of the 9x9 computer-Go server CGOS and
 of the shipped networks' training and measurements; a draw there counts half a win), 7.5 on
 every other size. goarena's Gymnasium env (`goarena/Go-v0`) defaults to 9x9, where learning
@@ -43,6 +47,15 @@ runs on a CPU, and its leagues play 9x9: both with komi 7.
 
 `handicap`: fixed handicap stones for Black (GTP's `fixed_handicap`, 2 to 9 on odd boards
 from 9x9); White then moves first.
+
+`observation_layout`: the order of the 17 planes. `"goarena"` (the table below);
+`"go_v5"`, PettingZoo's: after each move the mover's stones then the other side's are
+stacked, newest first (so, for the agent to move, planes 0 and 1 are the opponent's stones and
+its own, planes 2 and 3 its own and the opponent's a move earlier, and so on), plane 16 all 1
+if the observing agent plays White; `"pgx"`, pgx's Go: plane `2k` the observing agent's
+stones `k` moves ago, plane `2k + 1` the opponent's, plane 16 as `go_v5`'s.
+
+`observation_dtype`: `"bool"` (as `go_v5`), `"uint8"`, `"int8"` or `"float32"`.
 
 `render_mode`: `"human"` (a pygame window), `"ansi"` (text, as GNU Go's `showboard`),
 `"rgb_array"` (a uint8 picture of the board) or `None`.
@@ -120,7 +133,8 @@ scoring, komi (multiples of 0.5), and the move cap. `Rules.preset("tromp-taylor"
 ### Version History
 
 * v0: Initial release: history planes from the observing agent's view, rules as parameters,
-  illegal moves reported with their reason, `ansi` rendering.
+  illegal moves reported with their reason, `ansi` rendering; bool planes as `go_v5`'s, and
+  `go_v5`'s and pgx's plane orders as options.
 """
 
 from __future__ import annotations
@@ -135,7 +149,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from go_env.features import NUM_HISTORY_PLANES
+from go_env.features import (
+    NUM_HISTORY_PLANES,
+    OBSERVATION_DTYPES,
+    check_observation_options,
+    planes_in_layout,
+)
 from go_env.game import BLACK, WHITE, Game, IllegalMoveError, as_move
 from go_env.render import Renderer
 from go_env.rules import Rules, default_komi
@@ -199,6 +218,8 @@ class raw_env(AECEnv, EzPickle):
         rules: the ruleset (default ``Rules(komi=default_komi(board_size))``).
         komi: replaces ``rules.komi`` if given.
         handicap: fixed handicap stones for Black; White moves first when there are any.
+        observation_layout: ``"goarena"``, ``"go_v5"`` or ``"pgx"``: the order of the planes.
+        observation_dtype: ``"bool"``, ``"uint8"``, ``"int8"`` or ``"float32"``.
         render_mode: ``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``.
     """
 
@@ -215,9 +236,16 @@ class raw_env(AECEnv, EzPickle):
         rules: Rules | None = None,
         komi: float | None = None,
         handicap: int = 0,
+        observation_layout: str = "goarena",
+        observation_dtype: str = "bool",
         render_mode: str | None = None,
     ):
-        EzPickle.__init__(self, board_size, rules, komi, handicap, render_mode)
+        EzPickle.__init__(
+            self, board_size, rules, komi, handicap, observation_layout, observation_dtype, render_mode
+        )
+        check_observation_options(observation_layout, observation_dtype)
+        self.observation_layout = observation_layout
+        self.observation_dtype = observation_dtype
         super().__init__()
         rules = rules if rules is not None else Rules(komi=default_komi(board_size))
         self.rules = dataclasses.replace(rules, komi=komi) if komi is not None else rules
@@ -228,11 +256,12 @@ class raw_env(AECEnv, EzPickle):
         self._renderer = Renderer(render_mode, self.metadata["render_fps"])
 
         n = board_size
+        dtype = OBSERVATION_DTYPES[observation_dtype]
         self.possible_agents = list(AGENTS)
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
-                    "observation": spaces.Box(0, 1, (n, n, NUM_HISTORY_PLANES), np.int8),
+                    "observation": spaces.Box(0, 1, (n, n, NUM_HISTORY_PLANES), dtype),
                     "action_mask": spaces.Box(0, 1, (n * n + 1,), np.int8),
                 }
             )
@@ -263,14 +292,18 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation": int8[N, N, 17], "action_mask": int8[N*N + 1]}``, new arrays."""
+        """``{"observation": bool[N, N, 17], "action_mask": int8[N*N + 1]}`` (the planes in the
+        env's layout and dtype), new arrays."""
+        color = AGENT_COLORS[agent]
         if agent == self.agent_selection and not self._over:
             planes, mask = self.game.observe()
-            return {"observation": planes, "action_mask": mask}
-        return {
-            "observation": self.game.observation_for(AGENT_COLORS[agent]),
-            "action_mask": self._no_moves.copy(),
-        }
+        else:
+            planes, mask = self.game.observation_for(color), self._no_moves.copy()
+        dtype = OBSERVATION_DTYPES[self.observation_dtype]
+        observation = planes_in_layout(
+            planes, False, dtype, self.observation_layout, color == self.game.to_play
+        )
+        return {"observation": observation, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

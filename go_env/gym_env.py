@@ -37,7 +37,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from go_env.features import NUM_HISTORY_PLANES, planes_in_layout
+from go_env.features import (
+    NUM_HISTORY_PLANES,
+    OBSERVATION_DTYPES,
+    check_observation_options,
+    planes_in_layout,
+)
 from go_env.game import (
     BLACK,
     COLOR_NAMES,
@@ -58,7 +63,6 @@ ENV_ID = "goarena/Go-v0"
 OPPONENT_ENTRY_POINTS = "go_env.opponents"
 
 LEARNER_COLORS = ("black", "white", "random", "alternate")
-OBSERVATION_DTYPES = {"int8": np.int8, "float32": np.float32}
 
 
 class Opponent(Protocol):
@@ -79,9 +83,10 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
     """Go against an opponent, from the learner's side of the board.
 
     Observations are the history planes of ``go_env.aec``'s documentation from the learner's
-    point of view (plane 0: the learner's stones now): int8[N, N, 17] by default;
+    point of view (plane 0: the learner's stones now): uint8[N, N, 17] by default;
     ``channels_first=True`` gives [17, N, N] and ``observation_dtype="float32"`` floats, as
-    torch and Stable-Baselines3 want them. Actions are ``0 .. N*N-1`` (row-major, row 0 at
+    torch and Stable-Baselines3 want them; ``observation_layout="pgx"`` or ``"go_v5"`` orders
+    the planes as those libraries do. Actions are ``0 .. N*N-1`` (row-major, row 0 at
     the top) and ``N*N`` for pass. ``action_masks()`` (bool[N*N + 1], for sb3-contrib's
     MaskablePPO) and ``info["action_mask"]`` (int8, for ``action_space.sample(mask)``) give
     the legal moves.
@@ -120,7 +125,10 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
             a seeded reset starts again with Black).
         opponent: see the module documentation; default uniform random, seeded by ``reset``.
         channels_first: observations [17, N, N] instead of [N, N, 17].
-        observation_dtype: ``"int8"`` or ``"float32"``.
+        observation_dtype: ``"uint8"`` (the default), ``"bool"``, ``"int8"`` or ``"float32"``.
+        observation_layout: the order of the planes: ``"goarena"`` (the default, above),
+            ``"pgx"`` (pgx's Go) or ``"go_v5"`` (PettingZoo's); see
+            ``go_env.features.planes_in_layout``.
         render_mode: ``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``.
 
     Attributes:
@@ -140,13 +148,13 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         learner: Literal["black", "white", "random", "alternate"] = "black",
         opponent: Opponent | str | object | None = None,
         channels_first: bool = False,
-        observation_dtype: Literal["int8", "float32"] = "int8",
+        observation_dtype: Literal["uint8", "bool", "int8", "float32"] = "uint8",
+        observation_layout: Literal["goarena", "pgx", "go_v5"] = "goarena",
         render_mode: str | None = None,
     ):
         if learner not in LEARNER_COLORS:
             raise ValueError(f"learner must be one of {', '.join(LEARNER_COLORS)}, got {learner!r}")
-        if observation_dtype not in OBSERVATION_DTYPES:
-            raise ValueError(f"observation_dtype must be 'int8' or 'float32', got {observation_dtype!r}")
+        check_observation_options(observation_layout, observation_dtype)
         rules = rules if rules is not None else Rules(komi=default_komi(board_size))
         self.rules = dataclasses.replace(rules, komi=komi) if komi is not None else rules
         self.board_size = board_size
@@ -154,6 +162,7 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.learner = learner
         self.channels_first = channels_first
         self.observation_dtype = observation_dtype
+        self.observation_layout = observation_layout
         self.opponent: Opponent = as_opponent(opponent) if opponent is not None else self._random_move
         self.render_mode = render_mode
         self._renderer = Renderer(render_mode, self.metadata["render_fps"])
@@ -258,7 +267,7 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._mask = self.game.legal_mask().copy()
         planes = self.game.observation_for(self.learner_color)
         dtype = OBSERVATION_DTYPES[self.observation_dtype]
-        observation = planes_in_layout(planes, self.channels_first, dtype)
+        observation = planes_in_layout(planes, self.channels_first, dtype, self.observation_layout)
         return observation, {"action_mask": self._mask.copy(), **self._ending}
 
     def _play(self, move: int) -> None:

@@ -18,7 +18,10 @@ from go_env.features.alphago import (
 )
 from go_env.features.history import (
     NUM_HISTORY_PLANES,
+    OBSERVATION_DTYPES,
+    OBSERVATION_LAYOUTS,
     batch_history_planes,
+    check_observation_options,
     history_planes,
     new_history_planes,
     other_side_view,
@@ -37,5 +40,8 @@ __all__ = [
     "history_planes",
     "new_history_planes",
     "other_side_view",
+    "OBSERVATION_DTYPES",
+    "OBSERVATION_LAYOUTS",
+    "check_observation_options",
     "planes_in_layout",
 ]

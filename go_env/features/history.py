@@ -53,9 +53,72 @@ def other_side_view(planes: np.ndarray) -> np.ndarray:
     return swapped
 
 
-def planes_in_layout(planes: np.ndarray, channels_first: bool, dtype: npt.DTypeLike | None) -> np.ndarray:
-    """History planes ``[..., N, N, 17]`` as ``[..., 17, N, N]`` when ``channels_first``, cast to
-    ``dtype``: the layouts and dtypes the envs offer (a contiguous array)."""
+# The plane orders the envs offer (``planes_in_layout``): goarena's own, pgx's Go and
+# PettingZoo's ``go_v5``. The dtypes they offer, by name.
+OBSERVATION_LAYOUTS = ("goarena", "pgx", "go_v5")
+OBSERVATION_DTYPES: dict[str, type] = {
+    "uint8": np.uint8,
+    "bool": np.bool_,
+    "int8": np.int8,
+    "float32": np.float32,
+}
+
+
+def check_observation_options(layout: str, dtype: str) -> None:
+    """ValueError unless ``layout`` and ``dtype`` name a layout and a dtype the envs offer."""
+    if layout not in OBSERVATION_LAYOUTS:
+        known = ", ".join(OBSERVATION_LAYOUTS)
+        raise ValueError(f"observation_layout must be one of {known}, got {layout!r}")
+    if dtype not in OBSERVATION_DTYPES:
+        raise ValueError(f"observation_dtype must be one of {', '.join(OBSERVATION_DTYPES)}, got {dtype!r}")
+
+
+def _interleaved(to_move_first: np.ndarray) -> np.ndarray:
+    """Plane order of pairs ``(a, b)`` for each of the 8 positions, then the colour plane:
+    ``(own, opponent's)`` where ``to_move_first[k]``, else ``(opponent's, own)``."""
+    own, enemy = np.arange(HISTORY), HISTORY + np.arange(HISTORY)
+    first = np.where(to_move_first, own, enemy)
+    second = np.where(to_move_first, enemy, own)
+    return np.r_[np.column_stack((first, second)).ravel(), 2 * HISTORY]
+
+
+_EVERY_OTHER = np.arange(HISTORY) % 2 == 1
+_LAYOUT_ORDERS = {
+    ("pgx", True): _interleaved(np.ones(HISTORY, bool)),
+    ("pgx", False): _interleaved(np.ones(HISTORY, bool)),
+    # go_v5 stacks, after each move, (the mover's stones, the other side's): for the side to
+    # move the newest pair is its opponent's move, so the order alternates along the history.
+    ("go_v5", True): _interleaved(_EVERY_OTHER),
+    ("go_v5", False): _interleaved(~_EVERY_OTHER),
+}
+
+
+def planes_in_layout(
+    planes: np.ndarray,
+    channels_first: bool,
+    dtype: npt.DTypeLike | None,
+    layout: str = "goarena",
+    observer_to_move: bool = True,
+) -> np.ndarray:
+    """History planes ``[..., N, N, 17]`` (``history_planes``, from the observer's view) in
+    ``layout``, as ``[..., 17, N, N]`` when ``channels_first``, cast to ``dtype`` (a new,
+    contiguous array).
+
+    ``"goarena"``: as ``history_planes`` (own stones now, 1 .. 7 moves ago; the opponent's
+    the same; all ones if the observer is Black). ``"pgx"``: pgx's Go, plane ``2k`` own stones
+    ``k`` moves ago, ``2k + 1`` the opponent's, plane 16 all ones if the observer is White.
+    ``"go_v5"``: PettingZoo's ``go_v5``, plane pair ``k`` the stones of whoever made the move
+    ``k`` moves ago, then the other side's (so, for the side to move, the opponent's first at
+    even ``k``), plane 16 as pgx's. ``observer_to_move`` says whether the planes are the side
+    to move's (only ``go_v5`` depends on it).
+    """
+    if layout != "goarena":
+        if layout not in OBSERVATION_LAYOUTS:
+            raise ValueError(
+                f"observation layout must be one of {', '.join(OBSERVATION_LAYOUTS)}, got {layout!r}"
+            )
+        planes = planes[..., _LAYOUT_ORDERS[layout, bool(observer_to_move)]]  # a copy
+        planes[..., -1] ^= 1
     if channels_first:
         planes = np.moveaxis(planes, -1, -3)
     return np.ascontiguousarray(planes, dtype=dtype)

@@ -198,7 +198,7 @@ def test_documented_planes_match_observations():
     assert len(boards) > 8
     for agent, color in (("black_0", BLACK), ("white_0", WHITE)):
         planes = game_env.observe(agent)["observation"]
-        assert planes.dtype == np.int8 and planes.shape == (5, 5, 17)
+        assert planes.dtype == np.bool_ and planes.shape == (5, 5, 17)
         for ago in range(8):
             board = boards[-1 - ago]
             np.testing.assert_array_equal(planes[:, :, ago], board == color, err_msg=f"{agent} plane {ago}")
@@ -340,3 +340,58 @@ def test_a_game_pickles_with_its_position_and_record():
     np.testing.assert_array_equal(copy.legal_mask(), game.legal_mask())
     copy.play(copy.pass_move)
     assert game.moves == [12, 7, 13]
+
+
+@pytest.mark.parametrize("size", [5, 9])
+def test_go_v5_layout_is_pettingzoos_go_v5_move_by_move(size):
+    """``observation_layout="go_v5"`` gives PettingZoo's own Go planes exactly, for both agents,
+    through random games with passes."""
+    go_v5 = pytest.importorskip("pettingzoo.classic.go_v5")
+    theirs = go_v5.env(board_size=size, komi=7.5)
+    ours = env(board_size=size, komi=7.5, observation_layout="go_v5")
+    theirs.reset(seed=0)
+    ours.reset()
+    space = ours.observation_space("black_0")["observation"]
+    assert space == theirs.observation_space("black_0")["observation"]
+    rng = np.random.default_rng(size)
+    for turn in range(3 * size * size):
+        for agent in ("black_0", "white_0"):
+            expected, got = theirs.observe(agent), ours.observe(agent)
+            assert got["observation"].dtype == expected["observation"].dtype
+            message = f"{agent}, move {turn}"
+            np.testing.assert_array_equal(got["observation"], expected["observation"], err_msg=message)
+            if not ours.unwrapped.game.is_over:  # at our move cap go_v5 (which has none) goes on
+                np.testing.assert_array_equal(got["action_mask"], expected["action_mask"])
+        if theirs.terminations[theirs.agent_selection] or ours.unwrapped.game.is_over:
+            break
+        legal = np.flatnonzero(theirs.observe(theirs.agent_selection)["action_mask"])
+        stones = legal[legal != size * size]
+        move = int(rng.choice(stones)) if len(stones) and turn % 13 else size * size
+        theirs.step(move)
+        ours.step(move)
+    assert turn > 8
+
+
+def test_pgx_layout_interleaves_own_and_opponents_stones():
+    game_env = env(board_size=5, observation_layout="pgx", observation_dtype="uint8")
+    plain = env(board_size=5)
+    game_env.reset()
+    plain.reset()
+    for move in [*KO_FIGHT, "pass", "E1"]:
+        play(game_env, move)
+        play(plain, move)
+    for agent in ("black_0", "white_0"):
+        pgx = game_env.observe(agent)["observation"]
+        own = plain.observe(agent)["observation"]
+        assert pgx.dtype == np.uint8
+        for ago in range(8):
+            np.testing.assert_array_equal(pgx[:, :, 2 * ago], own[:, :, ago])
+            np.testing.assert_array_equal(pgx[:, :, 2 * ago + 1], own[:, :, 8 + ago])
+        np.testing.assert_array_equal(pgx[:, :, 16], 1 - own[:, :, 16])  # pgx: 1 for White
+
+
+def test_unknown_layout_or_dtype_is_refused():
+    with pytest.raises(ValueError, match="observation_layout must be one of goarena, pgx, go_v5"):
+        raw_env(observation_layout="minigo")
+    with pytest.raises(ValueError, match="observation_dtype must be one of"):
+        raw_env(observation_dtype="int64")

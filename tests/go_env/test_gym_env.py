@@ -15,6 +15,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from go_env import coords
+from go_env.features import planes_in_layout
 from go_env.game import BLACK, EMPTY, RESIGN, WHITE, Game
 from go_env.gym_env import ENV_ID, GoEnv, OpponentError, register_envs
 from go_env.rules import Rules
@@ -438,3 +439,24 @@ def test_gymnasium_async_vector_envs_run_it_in_worker_processes():
         assert ended >= 2 and observations in envs.observation_space
     finally:
         envs.close()
+
+
+@pytest.mark.parametrize("layout", ["pgx", "go_v5"])
+def test_observation_layouts_reorder_the_same_planes(layout):
+    """The Gymnasium env gives the planes in the layout and dtype asked for."""
+    plain = GoEnv(board_size=5, opponent=lambda game: game.pass_move)
+    other = GoEnv(
+        board_size=5,
+        opponent=lambda game: game.pass_move,
+        observation_layout=layout,
+        observation_dtype="bool",
+        channels_first=True,
+    )
+    observation, _ = plain.reset(seed=1)
+    reordered, _ = other.reset(seed=1)
+    for move in (6, 7, 12):
+        assert reordered.dtype == np.bool_ and reordered.shape == (17, 5, 5)
+        expected = planes_in_layout(observation, True, np.bool_, layout)
+        np.testing.assert_array_equal(reordered, expected)
+        observation, *_ = plain.step(move)
+        reordered, *_ = other.step(move)
