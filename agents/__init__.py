@@ -8,7 +8,8 @@ Where things are, by role:
 - ``specs``: spec strings (``"uct:simulations=200"``), the registry of built-in players, entry
   points, ``make_agent`` and ``check_spec``;
 - ``players/``: the built-in players (random, uct and puct, alphago, minimax and expectimax,
-  sl-policy and rl-policy, rollout-policy, value-greedy, ownership-greedy, sb3, an opponent pool);
+  sl-policy and rl-policy, rollout-policy, value-greedy, ownership-greedy, sb3, torch and
+  ``PolicyPlayer`` (any network as a player), an opponent pool);
 - ``nets/``: torch modules only, their checkpoints and the one loader of network files;
 - ``inference/``: networks as evaluators of search leaves;
 - ``data/``, ``training/``: expert and self-play data, and the jobs that train the networks;

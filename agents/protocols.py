@@ -16,8 +16,9 @@ field of ``Rules``) from ``context.rules``, with a ``DeprecationWarning`` that s
 Optional capabilities are protocols of their own, checked with ``isinstance``:
 ``PolicyAgent`` (``policy(game)``, a move distribution), ``Actor`` (``act(game)``, the move
 with the policy and value behind it), ``MoveObserver`` (``observe_move(game, move)``, told
-of every move played, both sides) and ``WeightedAgent`` (``weights_digest()``, the sha256
-of its weights, which leagues record beside its spec).
+of every move played, both sides), ``WeightedAgent`` (``weights_digest()``, the sha256
+of its weights, which leagues record beside its spec) and ``BatchAgent``
+(``select_moves(batch)``, a move in each of many games at once, as ``GoVectorEnv`` asks).
 Players that hold resources (an engine subprocess) also have ``close()`` (``Closeable``);
 engines that pass with dead stones on the board capture them on request (``CleanupPlayer``)
 and name them (``StatusReporter``);
@@ -31,7 +32,10 @@ weights. ``player_warmup(spec)`` finds it from a spec string; the league, ``goar
 and ``goarena gtp`` call it before the first timed move, so that a cold numba cache costs
 start-up time, not a game lost on time.
 
-A player that budgets its time from GTP's clock commands is a ``TimedAgent``.
+A player that budgets its time from GTP's clock commands itself is a ``TimedAgent`` (an external
+engine: the clock is passed on); a player whose time per move can be capped from outside is a
+``MoveTimeAgent`` (the search players: the GTP engine budgets each move from the clock and
+calls ``set_move_time`` before it).
 
 Spec strings, which build players by name, are in ``goarena.agents.specs``.
 """
@@ -47,7 +51,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from go_env import Game, Rules
+from go_env import Game, GameBatch, Rules
 from go_env.game import RESIGN as RESIGN  # players import it from here
 
 
@@ -165,6 +169,17 @@ class Actor(Protocol):
 
 
 @runtime_checkable
+class BatchAgent(Protocol):
+    def select_moves(self, batch: GameBatch) -> np.ndarray:
+        """int64[B]: a move for the side to move in each game of ``batch`` (all running; left
+        unchanged), chosen as ``select_move`` would, in one call: a network's one forward pass,
+        a search's one tree per game. The player is reset once for all the games (its context's
+        colour None) and is not told of the moves played (``observe_move``), so it keeps no
+        state of a game between calls."""
+        ...
+
+
+@runtime_checkable
 class WeightedAgent(Protocol):
     def weights_digest(self) -> str | None:
         """The sha256 (hex) of the player's weights, None when it has none."""
@@ -271,3 +286,13 @@ class TimedAgent(Protocol):
     def time_settings(self, main_time: float, byo_yomi_time: float, byo_yomi_stones: int) -> None: ...
 
     def time_left(self, color: int, seconds: float, stones: int) -> None: ...
+
+
+@runtime_checkable
+class MoveTimeAgent(Protocol):
+    def set_move_time(self, seconds: float | None) -> None:
+        """Answer each move from now on within ``seconds`` of its call (``select_move``,
+        ``act``, ``policy``, ``analyze``), the player's own budget (``seconds=``,
+        ``simulations=``) still capping it; None: the player's own budget alone. The GTP
+        engine calls it before every move with the budget its clock gives."""
+        ...

@@ -7,6 +7,7 @@ spec                                        player
 ``uct:simulations=2000,c=1.4``              a built-in with options (``key=value``, commas)
 ``gtp:gnugo --mode gtp --level 10``         an external GTP engine: the rest is its command
 ``sb3:runs/ppo/model.zip,simulations=200``  a Stable-Baselines3 model: its path, then options
+``torch:policy.pt2,sample=true``            a TorchScript module or exported program, likewise
 ``mypackage.players:make_player``           ``module:factory``, called with the options
 ``mypackage.players:make_player:depth=3``   ... and options after a second colon
 ``myplayer``                                a ``goarena.agents`` entry point's factory
@@ -33,7 +34,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, NamedTuple
 
 from goarena.agents.protocols import (
     Agent,
@@ -81,23 +82,55 @@ def renamed_options(
     return new
 
 
-# Built-in players: spec name -> "module:factory", imported only when asked for.
-BUILTIN_AGENTS: dict[str, str] = {
-    "random": "goarena.agents.players.random:RandomAgent",
-    "uct": "goarena.agents.players.search:UCTAgent",
-    "puct": "goarena.agents.players.search:PUCTAgent",
-    "minimax": "goarena.agents.players.minimax:MinimaxAgent",
-    "expectimax": "goarena.agents.players.minimax:ExpectimaxAgent",
-    "gtp": "goarena.agents.gtp.client:GTPAgent",
-    "sl-policy": "goarena.agents.players.policy:SLPolicyAgent",
-    "rollout-policy": "goarena.agents.players.rollout:RolloutPolicyAgent",
-    "rl-policy": "goarena.agents.players.policy:RLPolicyAgent",
-    "value-greedy": "goarena.agents.players.value:ValueGreedyAgent",
-    "ownership-greedy": "goarena.agents.players.ownership:OwnershipGreedyAgent",
-    "alphago": "goarena.agents.players.alphago:AlphaGoAgent",
-    "zero": "goarena.agents.players.zero:ZeroAgent",
-    "sb3": "goarena.agents.players.sb3:SB3Agent",
+class BuiltIn(NamedTuple):
+    """A built-in player: its factory, imported only when asked for, and what it plays."""
+
+    target: str  # "module:factory"
+    summary: str  # one line, for the command line's help
+
+
+BUILTIN_AGENTS: dict[str, BuiltIn] = {
+    "random": BuiltIn("goarena.agents.players.random:RandomAgent", "a uniformly random legal move"),
+    "uct": BuiltIn(
+        "goarena.agents.players.search:UCTAgent", "UCT search with random or pattern playouts (MC-RAVE too)"
+    ),
+    "puct": BuiltIn(
+        "goarena.agents.players.search:PUCTAgent",
+        "PUCT search over priors and values (uniform, playouts, nets)",
+    ),
+    "minimax": BuiltIn(
+        "goarena.agents.players.minimax:MinimaxAgent", "alpha-beta search with iterative deepening"
+    ),
+    "expectimax": BuiltIn(
+        "goarena.agents.players.minimax:ExpectimaxAgent",
+        "the best expected move against a model of its opponent",
+    ),
+    "gtp": BuiltIn("goarena.agents.gtp.client:GTPAgent", "an external GTP engine, run by its command"),
+    "sl-policy": BuiltIn("goarena.agents.players.policy:SLPolicyAgent", "the SL policy network's move"),
+    "rollout-policy": BuiltIn(
+        "goarena.agents.players.rollout:RolloutPolicyAgent", "the fast rollout policy's move"
+    ),
+    "rl-policy": BuiltIn("goarena.agents.players.policy:RLPolicyAgent", "the RL policy network's move"),
+    "value-greedy": BuiltIn(
+        "goarena.agents.players.value:ValueGreedyAgent",
+        "the move whose position the value network likes best",
+    ),
+    "ownership-greedy": BuiltIn(
+        "goarena.agents.players.ownership:OwnershipGreedyAgent",
+        "the move whose position has the best ownership value V",
+    ),
+    "alphago": BuiltIn(
+        "goarena.agents.players.alphago:AlphaGoAgent", "AlphaGo's search: SL priors, value net and rollouts"
+    ),
+    "zero": BuiltIn("goarena.agents.players.zero:ZeroAgent", "AlphaZero's search over its dual network"),
+    "sb3": BuiltIn("goarena.agents.players.sb3:SB3Agent", "a saved MaskablePPO or PPO model"),
+    "torch": BuiltIn(
+        "goarena.agents.players.policy_player:TorchPlayer", "a TorchScript module or an exported program"
+    ),
 }
+
+# Built-ins whose spec is a file's path, then options: name -> an example path.
+PATH_SPECS = {"sb3": "runs/ppo/model.zip", "torch": "policy.pt2"}
 
 
 def parse_options(text: str) -> dict[str, Any]:
@@ -197,14 +230,14 @@ def _resolve(spec: str) -> tuple[Callable[..., Agent], tuple[Any, ...], dict[str
     if name == "gtp":
         if not rest.strip():
             raise AgentSpecError("gtp needs the engine's command: gtp:gnugo --mode gtp")
-        return _load(BUILTIN_AGENTS["gtp"]), (rest.strip(),), {}
-    if name == "sb3":
+        return _load(BUILTIN_AGENTS["gtp"].target), (rest.strip(),), {}
+    if name in PATH_SPECS:
         path, _, options = rest.partition(",")
         if not path.strip():
-            raise AgentSpecError("sb3 needs the model's path: sb3:runs/ppo/model.zip")
-        return _load(BUILTIN_AGENTS["sb3"]), (path.strip(),), parse_options(options)
+            raise AgentSpecError(f"{name} needs the model's path: {name}:{PATH_SPECS[name]}")
+        return _load(BUILTIN_AGENTS[name].target), (path.strip(),), parse_options(options)
     if name in BUILTIN_AGENTS:
-        return _load(BUILTIN_AGENTS[name]), (), parse_options(rest)
+        return _load(BUILTIN_AGENTS[name].target), (), parse_options(rest)
     plugins = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
     if name in plugins:
         return plugins[name].load(), (), parse_options(rest)

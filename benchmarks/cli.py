@@ -31,10 +31,11 @@ COMMANDS: dict[str, Command] = {
     "demo": Command("goarena.benchmarks.commands.demo", "play random games and show them"),
     "bench env": Command(
         "goarena.benchmarks.bench.env_speed",
-        "random-play steps per second against PettingZoo, OpenSpiel, pgx",
+        "random-play steps per second against PettingZoo's go_v5 and OpenSpiel's go",
     ),
     "bench vector": Command(
-        "goarena.benchmarks.bench.vector_speed", "learner steps per second: GoEnv, SyncVectorEnv, GoVectorEnv"
+        "goarena.benchmarks.bench.vector_speed",
+        "learner steps per second: GoEnv, SyncVectorEnv, GoVectorEnv; MaskablePPO's with --ppo",
     ),
     "bench search": Command(
         "goarena.benchmarks.bench.search_speed", "UCT playouts, PUCT and batched PUCT simulations per second"
@@ -144,7 +145,7 @@ def build_parser(name: str | None = None, module: ModuleType | None = None) -> a
             kinds = commands.add_parser(group, help=GROUPS[group])
             groups[group] = kinds.add_subparsers(dest="what", required=True, metavar=group.upper())
         parent = groups[group] if group else commands
-        sub = parent.add_parser(word, help=entry.help)
+        sub = parent.add_parser(word, help=entry.help, description=entry.help)
         if full == name and module is not None and not parses_its_own_options(module):
             module.add_arguments(sub)
     return parser

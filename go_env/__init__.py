@@ -12,7 +12,7 @@ from go_env.batch import GameBatch
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.gym_env import GoEnv, OpponentError, register_envs
 from go_env.rules import RULES_PRESETS, Rules, default_komi
-from go_env.vector import GoVectorEnv
+from go_env.vector import GoVectorEnv, action_masks
 
 register_envs()
 
@@ -28,6 +28,7 @@ __all__ = [
     "OpponentError",
     "RULES_PRESETS",
     "Rules",
+    "action_masks",
     "default_komi",
     "env",
     "raw_env",

@@ -173,6 +173,13 @@ class GameBatch:
         """bool[B]: games stopped by the move cap."""
         return self.state.info[:, K.INFO_OVER] == K.TRUNCATED
 
+    def take(self, games: np.ndarray) -> GameBatch:
+        """A new batch holding copies of the games ``games`` (int[K], K >= 1), in that order."""
+        games = np.asarray(games, np.int64)
+        other = GameBatch(self.size, len(games), self.rules)
+        other.state = K.GoState(*(field[games] for field in self.state))
+        return other
+
     def game(self, b: int) -> Game:
         """A ``Game`` holding a copy of game ``b``'s position (without its move list)."""
         game = Game(self.size, self.rules)

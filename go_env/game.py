@@ -164,13 +164,34 @@ class Game:
         other._mask = None
         return other
 
-    def replay(self, moves: Sequence[int]) -> None:
-        """Play a sequence of moves, raising ``IllegalMoveError`` at the first illegal one."""
+    def replay(self, moves: Sequence[int], *, resume: bool = False) -> None:
+        """Play a sequence of moves, raising ``IllegalMoveError`` at the first illegal one.
+
+        With ``resume``, a game that two passes end is resumed (``resume()``) when more moves
+        follow, as in the record of a game with a clean-up phase; without, those moves are
+        illegal (``game over``).
+        """
         for move in moves:
+            if resume and self.is_terminated:
+                self.resume()
             self.play(move)
 
+    def resume(self) -> None:
+        """Reopen a game that two passes ended, as a clean-up phase does (KGS's, after which
+        the dead stones are off the board): the passes stay in ``moves``, and play goes on
+        until two more passes or the move cap.
+
+        Raises:
+            ValueError: the game was not ended by two passes.
+        """
+        if not self.is_terminated:
+            raise ValueError("only a game that two passes ended can be resumed")
+        K.resume(self.state)
+        self._mask = None
+
     def undo(self) -> int:
-        """Take back the last move (by replaying the rest); returns the move taken back."""
+        """Take back the last move (by replaying the rest, resumed where it was); returns the
+        move taken back."""
         if not self.moves:
             raise ValueError("no move to undo")
         moves = self.moves[:-1]
@@ -181,7 +202,9 @@ class Game:
         self._mask = None  # replaying no move (undo of the first one) would leave it stale
         if black or white:
             self.setup(black, white, to_play)
-        self.replay(moves)
+        self.replay(moves, resume=True)  # the moves were played: any after two passes, resumed
+        if self.is_terminated:  # ``last`` was played after the passes that ended it
+            self.resume()
         return last
 
     # -- playing -----------------------------------------------------------------------

@@ -267,7 +267,8 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._mask = self.game.legal_mask().copy()
         planes = self.game.observation_for(self.learner_color)
         dtype = OBSERVATION_DTYPES[self.observation_dtype]
-        observation = planes_in_layout(planes, self.channels_first, dtype, self.observation_layout)
+        to_move = self.learner_color == self.game.to_play  # not after the learner's last move
+        observation = planes_in_layout(planes, self.channels_first, dtype, self.observation_layout, to_move)
         return observation, {"action_mask": self._mask.copy(), **self._ending}
 
     def _play(self, move: int) -> None:

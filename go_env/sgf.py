@@ -12,7 +12,10 @@ comment ``GC`` as one line, ``goarena rules: `` followed by ``Rules.to_dict()`` 
 Reading prefers that line, then the ``RU`` name, then the default rules; ``KM`` sets the
 komi whichever way the rules were found.
 
-Passes are written ``B[]``/``W[]``; ``tt`` is read as a pass on boards up to 19x19.
+Passes are written ``B[]``/``W[]``; ``tt`` is read as a pass on boards up to 19x19. Every move
+played is written, passes included: where moves follow two passes (a clean-up phase, in which
+the dead stones are captured before the count, as on KGS), reading resumes the game there
+(``Game.resume``) and replays on, as Sabaki and GoGui do.
 Only the main line of a record is read: variations are ignored.
 
 A finished game may carry its final owners as the territory marks of its last node, as KGS and
@@ -359,6 +362,8 @@ def _replay(record: sgf.Sgf_game, rules: Rules | None) -> SgfRecord:
             point = _point(node.get_move()[1], size)
         except ValueError:
             raise SgfError(f"{move}: bad coordinate on a {size}x{size} board") from None
+        if game.is_terminated:  # moves after two passes: a clean-up phase
+            game.resume()
         try:
             game.play(point)
         except IllegalMoveError as e:

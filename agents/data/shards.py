@@ -4,7 +4,7 @@
 (sorted by path) in chunks of ``chunk_size`` files, read and encoded by a pool of processes.
 Each chunk becomes one shard per rules and komi found in it, a folder
 ``OUT_DIR/chunk-000012-0/`` of ``.npy`` files (``np.load(path, mmap_mode="r")``), with ``n``
-positions, the position before each expert move (passes included)::
+positions, the position before each expert move (passes included, and a clean-up phase's moves)::
 
     planes      uint8[n, 48, ceil(N*N/8)]  AlphaGo's 48 planes, np.packbits over the points
     boards      int8[n, N*N]               0 empty, 1 Black, 2 White
@@ -110,6 +110,8 @@ def encode_game(game: ExpertGame, game_id: int, encoder: Encoder) -> dict[str, n
             arrays["to_play"][row] = replay.to_play
             last = replay.last_move
             arrays["last_moves"][row] = -1 if last is None else last
+        if replay.is_terminated:  # moves after two passes: a clean-up phase
+            replay.resume()
         replay.play(move)
     won = arrays["to_play"] == game.winner
     arrays["outcomes"] = np.where(game.winner == EMPTY, 0, np.where(won, 1, -1)).astype(np.int8)

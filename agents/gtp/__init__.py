@@ -1,6 +1,7 @@
 """GTP, both ways: any GTP engine as a player (``client``), any player as a GTP engine (``engine``).
 
 The two sides share only the protocol's vocabulary (``protocol``); neither imports the other.
+``clock`` keeps a game's clocks and budgets the engine's moves from them.
 """
 
 from goarena.agents.gtp.client import ANSWER_LIMIT, GTPAgent, GTPEngineError, find_engine

@@ -12,7 +12,7 @@ commands                        notes
 ==============================  ===================================================
 ``protocol_version name``       ``name`` is the player's name, ``version`` goarena's
 ``version known_command``
-``list_commands quit``
+``list_commands help quit``     ``help``: GNU Go's name for ``list_commands``
 ``boardsize clear_board komi``  sizes 2 to 25 the player can play; komi a multiple of 0.5
 ``play genmove undo``           ``genmove`` answers ``resign`` when the player resigns
 ``reg_genmove``                 the move the player would choose, not played
@@ -22,17 +22,40 @@ commands                        notes
 ``showboard``
 ``final_score``                 the rules' score of the board as it stands
 ``final_status_list``           ``alive`` lists every stone; ``dead``, ``seki``: none
-``time_settings time_left``     passed to a player that has those methods (``TimedAgent``)
+``time_settings time_left``     the clock: each move's budget goes to the player (see Time)
+``kgs-time_settings``           ``none``, ``absolute``, ``byoyomi``, ``canadian``; also
+                                spelt ``kgs-time-settings``
 ``kgs-genmove_cleanup``         ``genmove``, but no pass while a move outside own eyes is legal
 ``loadsgf printsgf``            ``loadsgf FILE [N]``: the position before move N;
                                 regular files only, up to 1 MiB
 ``kgs-rules kata-get-rules``    rules by name (``chinese``, ``japanese``, ``aga``,
 ``kata-set-rules``              ``new_zealand``, ``tromp-taylor``, ...) or KataGo's JSON
+``kata-set-rule``               one of KataGo's rules: ``kata-set-rule ko SIMPLE``
+``clear_cache``                 the player starts afresh (a search forgets its tree)
 ``lz-analyze``                  live analysis, only for an ``AnalysisAgent``
 ``lz-genmove_analyze``
 ``kata-analyze``                the same in KataGo's format, with ownership
 ``kata-genmove_analyze``
+``stop``                        ends a running analysis, as any command line does
 ==============================  ===================================================
+
+Commands an engine cannot honour for its player are not listed (``list_commands``,
+``known_command``) and are answered ``unknown command``: the analysis ones and ``stop`` are
+there only for an ``AnalysisAgent``.
+
+Time. The engine keeps both sides' clocks (``agents.gtp.clock``): ``time_settings`` or
+``kgs-time_settings`` start them, ``time_left`` sets a side's time when the controller sends
+it, and otherwise the engine charges each of its moves with the time it measured. Before each
+move it plays (``genmove``, ``kgs-genmove_cleanup``, the ``*-genmove_analyze`` commands), a
+player that takes a time per move (``MoveTimeAgent``: the search players) is given the move's
+budget, ``Clock.budget``: main time spread over the moves the side still expects to play, one
+Japanese period, or a Canadian period's time over its stones left, less ``lag`` seconds
+(``goarena gtp --lag``, 0.5 by default), the player's own ``seconds`` and ``simulations``
+still capping it. Without a time limit, and for ``reg_genmove`` and ``lz-analyze``, it keeps
+to its own budget. A player that keeps its own clock (``TimedAgent``: an external engine) is
+passed the clock commands instead (KGS's as ``time_settings``, Japanese byo-yomi as one
+period). Players without a search (policy, random) answer at once. ``clear_board`` makes both
+clocks whole again.
 
 Scoring. The engine does no dead-stone analysis: every stone on the board counts as alive,
 as under Tromp-Taylor rules, so ``final_score`` is right once a game is played out (which
@@ -43,10 +66,11 @@ rules other than Tromp-Taylor's, and once it asks for ``kgs-genmove_cleanup`` or
 
 Moves out of turn. GTP lets a controller play or ask for either colour at any time. Before the
 first move, that sets who moves first; later, the other side is recorded as having passed.
-After two passes have ended the game, ``play`` or ``genmove`` resume it by taking the two
-passes back (the position and the side to move are the same), as when a server's players
-dispute the score; so does a pass recorded that way (``play b D4``, ``play w pass``,
-``play w E5``). The game ends when the controller says: the rules' move cap does not apply.
+After two passes have ended the game, ``play`` or ``genmove`` resume it (``Game.resume``: the
+passes stay in the record, which ``printsgf`` writes whole), as in a clean-up phase or when a
+server's players dispute the score; so does a pass recorded that way (``play b D4``,
+``play w pass``, ``play w E5``). The game ends when the controller says: the rules' move cap
+does not apply.
 
 Analysis. ``lz-analyze [color] [interval] [interval N] [minmoves N] [maxmoves N]`` answers
 ``=`` and then one line per report, every ``interval`` centiseconds (default 100), of the form
@@ -92,6 +116,7 @@ import random
 import stat
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -104,6 +129,7 @@ from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError
 from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
 from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, write_sgf
+from goarena.agents.gtp.clock import DEFAULT_LAG, MIN_MOVE_TIME, Clock, TimeControl
 from goarena.agents.gtp.protocol import COLORS, KATA_FIXED, KATA_KO, LINE_LIMIT, kata_rules, shorten
 from goarena.agents.protocols import (
     RESIGN,
@@ -112,6 +138,7 @@ from goarena.agents.protocols import (
     GameContext,
     MoveInfo,
     MoveObserver,
+    MoveTimeAgent,
     OwnershipAgent,
     TimedAgent,
     Warmable,
@@ -131,6 +158,12 @@ _NAMED_RULES = {
 }
 
 _TROMP_TAYLOR = ("goarena", "tromp-taylor")  # rules whose board is counted as it stands
+# kata-set-rule's keys, lower-cased, and their fields in KataGo's rules JSON.
+_KATA_RULE_KEYS = {
+    **{key.lower(): key for key in ("ko", "scoring", "suicide", "komi", "friendlyPassOk", *KATA_FIXED)},
+    "score": "scoring",
+    "multistonesuicidelegal": "suicide",
+}
 Write = Callable[[str], None]
 
 _SHORTEST_INTERVAL = 0.01  # seconds between analysis reports
@@ -150,21 +183,28 @@ class _Command:
     method: Callable[..., Any]
     fewest: int  # arguments
     most: int | None  # None: any number
-    analysis: bool  # streams its answer; listed only for an AnalysisAgent
+    analysis: bool  # streams its answer
+    needs: type | None  # the capability the player needs for the command to be listed
 
 
 _COMMANDS: dict[str, _Command] = {}
 
 
-def _command(name: str, arity: int | tuple[int, int | None] = 0, *, analysis: bool = False) -> Callable:
+def _command(
+    name: str, arity: int | tuple[int, int | None] = 0, *, analysis: bool = False, needs: type | None = None
+) -> Callable:
     """Register a ``GTPEngine`` method as the command ``name``.
 
-    ``arity`` is its number of arguments, or (fewest, most) with ``None`` for no limit.
+    ``arity`` is its number of arguments, or (fewest, most) with ``None`` for no limit. The
+    command is listed (and answered) only for a player that is a ``needs`` (an analysis
+    command: an ``AnalysisAgent``).
     """
     fewest, most = (arity, arity) if isinstance(arity, int) else arity
+    if analysis:
+        needs = AnalysisAgent
 
     def register(method: Callable) -> Callable:
-        _COMMANDS[name] = _Command(method, fewest, most, analysis)
+        _COMMANDS[name] = _Command(method, fewest, most, analysis, needs)
         return method
 
     return register
@@ -195,6 +235,8 @@ class GTPEngine:
         device: where a network player runs unless its spec says (``GameContext.device``).
         playable: whether the player can play a board of a size; ``boardsize`` answers
             ``unacceptable size`` to the others (None: any size the rules allow).
+        lag: seconds each move's budget keeps back for what the move costs besides the
+            player's search (the engine's latency and the controller's; see ``clock``).
     """
 
     def __init__(
@@ -206,16 +248,19 @@ class GTPEngine:
         ready: threading.Event | None = None,
         device: str = "cpu",
         playable: Callable[[int], bool] | None = None,
+        lag: float = DEFAULT_LAG,
     ):
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise ValueError(f"board size must be between {MIN_SIZE} and {MAX_SIZE}, got {size}")
+        if not 0 <= lag < float("inf"):
+            raise ValueError(f"lag is seconds, at least 0, got {lag}")
         self.agent = agent
         self.size = size
         self.rules = rules if rules is not None else Rules()
         self._game: Game | None = None  # made when first needed: making one compiles kernels
         self.running = True
-        self.clock: tuple[float, float, int] | None = None  # time_settings
-        self.time_remaining: dict[int, tuple[float, int]] = {}  # time_left per colour
+        self.clock = Clock()  # both sides' time left: time_left's, else the engine's own count
+        self.lag = lag
         self._agent_stale = True  # the player needs reset() before its next move
         self._settling = False  # the controller asked for kgs-genmove_cleanup or final_status_list
         self._rng = random.Random(0)
@@ -305,8 +350,11 @@ class GTPEngine:
 
     def commands(self) -> list[str]:
         """The commands this engine answers (the analysis ones only for an ``AnalysisAgent``)."""
-        can_analyze = isinstance(self.agent, AnalysisAgent)
-        return [name for name, command in _COMMANDS.items() if can_analyze or not command.analysis]
+        return [
+            name
+            for name, command in _COMMANDS.items()
+            if command.needs is None or isinstance(self.agent, command.needs)
+        ]
 
     # -- administrative and setup commands -----------------------------------------------
 
@@ -326,6 +374,7 @@ class GTPEngine:
     def _known_command(self, args: list[str]) -> str:
         return "true" if args[0] in self.commands() else "false"
 
+    @_command("help")  # GNU Go's name for it
     @_command("list_commands")
     def _list_commands(self, args: list[str]) -> str:
         return "\n".join(self.commands())
@@ -345,6 +394,7 @@ class GTPEngine:
     @_command("clear_board")
     def _clear_board(self, args: list[str]) -> None:
         self._restart(_new_game(self.size, self.rules))
+        self.clock = Clock(self.clock.control)  # a new game: both sides' time is whole again
 
     @_command("komi", 1)
     def _komi(self, args: list[str]) -> None:
@@ -370,6 +420,10 @@ class GTPEngine:
             self._set_rules(_rules_from_kata(text, self.rules))
         else:
             self._set_rules(_named_rules(text, self.rules.komi))
+
+    @_command("kata-set-rule", 2)
+    def _kata_set_rule(self, args: list[str]) -> None:
+        self._set_rules(_with_kata_rules(_kata_rule(*args), self.rules))
 
     @_command("fixed_handicap", 1)
     def _fixed_handicap(self, args: list[str]) -> str:
@@ -400,14 +454,35 @@ class GTPEngine:
     def _time_settings(self, args: list[str]) -> None:
         main, byo_yomi = _float(args[0], "main time"), _float(args[1], "byo-yomi time")
         stones = _int(args[2], "byo-yomi stones")
-        self.clock = (main, byo_yomi, stones)
+        try:
+            control = TimeControl.from_gtp(main, byo_yomi, stones)
+        except ValueError as error:
+            raise GTPError(f"syntax error: {error}") from None
+        self._set_clock(control, (main, byo_yomi, stones))
+
+    @_command("kgs-time-settings", (1, 4))  # KataGo's spelling
+    @_command("kgs-time_settings", (1, 4))
+    def _kgs_time_settings(self, args: list[str]) -> None:
+        try:
+            control = TimeControl.from_kgs(args)
+        except ValueError as error:
+            raise GTPError(f"syntax error: {error}") from None
+        self._set_clock(control, control.gtp())
+
+    def _set_clock(self, control: TimeControl, gtp: tuple[float, float, int]) -> None:
+        """Start both clocks under ``control``; a player that keeps its own clock (``TimedAgent``)
+        is told ``gtp``, the control as ``time_settings`` says it."""
+        self.clock = Clock(control)
         if isinstance(self.agent, TimedAgent):
-            self.agent.time_settings(main, byo_yomi, stones)
+            self.agent.time_settings(*gtp)
 
     @_command("time_left", 3)
     def _time_left(self, args: list[str]) -> None:
         color, seconds, stones = _color(args[0]), _float(args[1], "time"), _int(args[2], "stones")
-        self.time_remaining[color] = (seconds, stones)
+        try:
+            self.clock.set_left(color, seconds, stones)
+        except ValueError as error:
+            raise GTPError(f"invalid time left: {error}") from None
         if isinstance(self.agent, TimedAgent):
             self.agent.time_left(color, seconds, stones)
 
@@ -428,24 +503,31 @@ class GTPEngine:
 
     @_command("genmove", 1)
     def _genmove(self, args: list[str]) -> str:
-        self.game = self._game_for(_color(args[0]))
-        return self._commit(self._player().select_move(self.game))
+        started, color = time.perf_counter(), _color(args[0])
+        self.game = self._game_for(color)
+        move = self._timed_player(color, started).select_move(self.game)
+        return self._commit_on_clock(move, color, started)
 
     @_command("kgs-genmove_cleanup", 1)
     def _genmove_cleanup(self, args: list[str]) -> str:
+        started, color = time.perf_counter(), _color(args[0])
         self._settled_by_controller()
-        self.game = self._game_for(_color(args[0]))
-        move = self._player().select_move(self.game)
+        self.game = self._game_for(color)
+        move = self._timed_player(color, started).select_move(self.game)
         if move in (RESIGN, self.game.pass_move):
             move = _cleanup_move(self.game, self._rng, default=move)
-        return self._commit(move)
+        return self._commit_on_clock(move, color, started)
 
     @_command("reg_genmove", 1)
     def _reg_genmove(self, args: list[str]) -> str:
         color = _color(args[0])
-        move = self._player().select_move(self._game_for(color))
+        move = self._timed_player(color, None).select_move(self._game_for(color))
         self._agent_stale = self._turned(color)  # it saw a history that was not played
         return "resign" if move == RESIGN else coords.to_gtp(move, self.size)
+
+    @_command("clear_cache")
+    def _clear_cache(self, args: list[str]) -> None:
+        self._agent_stale = True  # reset before its next move: a search player forgets its tree
 
     @_command("undo")
     def _undo(self, args: list[str]) -> None:
@@ -523,6 +605,10 @@ class GTPEngine:
     def _kata_genmove_analyze(self, args: list[str]) -> _Analysis:
         return self._analysis_request(args, play=True, kata=True)
 
+    @_command("stop", needs=AnalysisAgent)
+    def _stop(self, args: list[str]) -> None:
+        """Nothing to do: arriving, the line has ended any analysis running (see ``run``)."""
+
     def _analysis_request(self, args: list[str], play: bool, kata: bool = False) -> _Analysis:
         words = list(args)
         color = self.game.to_play
@@ -550,8 +636,9 @@ class GTPEngine:
 
     def _stream(self, id_: str, request: _Analysis, write: Write, interrupted: Callable[[], bool]) -> None:
         """Answer an analysis command: ``=``, info lines, (``play`` move,) an empty line."""
+        started = time.perf_counter()
         game = self._game_for(request.color)
-        agent = self._player()
+        agent = self._timed_player(request.color, started if request.play else None, game)
         assert isinstance(agent, AnalysisAgent)  # only listed for such players
         ownership = self._ownership(agent, game) if request.ownership else None
 
@@ -569,7 +656,7 @@ class GTPEngine:
             move = agent.analyze(game, _never if request.play else interrupted, report, request.interval)
             if request.play:
                 self.game = game
-                write(f"play {self._commit(move)}\n")
+                write(f"play {self._commit_on_clock(move, request.color, started)}\n")
             else:
                 self._agent_stale = self._turned(request.color)  # as in reg_genmove
         except Exception:  # the answer has begun: end it cleanly, say why on stderr
@@ -610,6 +697,29 @@ class GTPEngine:
             self.agent.reset(context)
             self._agent_stale = False
         return self.agent
+
+    def _timed_player(self, color: int, started: float | None, game: Game | None = None) -> Agent:
+        """The player (``_player``), told the time its move in ``game`` (default: the engine's)
+        may take (``MoveTimeAgent``): ``color``'s budget on the clock less what the command has
+        spent since ``started``; its own budget alone for a move not played (``started``
+        None) or with no time limit."""
+        agent = self._player()
+        if isinstance(agent, MoveTimeAgent):
+            game = game if game is not None else self.game
+            budget = None
+            if started is not None:
+                budget = self.clock.budget(color, game.num_points, game.move_number, self.lag)
+                if budget is not None:
+                    budget = max(budget - (time.perf_counter() - started), MIN_MOVE_TIME)
+            agent.set_move_time(budget)
+        return agent
+
+    def _commit_on_clock(self, move: int, color: int, started: float) -> str:
+        """``_commit`` the move, and charge ``color``'s clock with the time since ``started``
+        (the engine's own count, until the controller's next ``time_left``)."""
+        answer = self._commit(move)
+        self.clock.spend(color, time.perf_counter() - started)
+        return answer
 
     def _dead_stones_removed(self) -> bool:
         """Whether the game's dead stones will be taken off before the count: under rules
@@ -663,16 +773,14 @@ class GTPEngine:
         Raises:
             IllegalMoveError: the pass inserted for the other side is illegal.
         """
-        if game.is_terminated:  # resume: the two passes change neither board nor turn
-            game.undo()
-            game.undo()
+        if game.is_terminated:
+            game.resume()
         if color == game.to_play:
             return game
         if game.moves:
             game.play(game.pass_move)
-            if game.is_terminated:  # the inserted pass was the second in a row: resume as above
-                game.undo()
-                game.undo()
+            if game.is_terminated:  # the inserted pass was the second in a row
+                game.resume()
             return game
         return _new_game(game.size, game.rules, game, to_play=color)
 
@@ -877,7 +985,7 @@ def _new_game(
         if setup.setup_black or setup.setup_white or first != BLACK:
             game.setup(setup.setup_black, setup.setup_white, first)
         game.handicap = setup.handicap
-    game.replay(moves)
+    game.replay(moves, resume=True)
     return game
 
 
@@ -890,13 +998,32 @@ def _named_rules(name: str, komi: float) -> Rules:
 
 
 def _rules_from_kata(text: str, current: Rules) -> Rules:
-    """``current`` changed as KataGo's rules JSON says; the axes goarena lacks must match it."""
+    """``current`` changed as KataGo's rules JSON says (``kata-set-rules``)."""
     try:
         spec = json.loads(text)
     except json.JSONDecodeError as error:
         raise GTPError(f"syntax error: rules are neither a name nor JSON: {error}") from None
     if not isinstance(spec, dict):
         raise GTPError("syntax error: rules JSON must be an object")
+    return _with_kata_rules(spec, current)
+
+
+def _kata_rule(key: str, value: str) -> dict[str, Any]:
+    """``kata-set-rule KEY VALUE`` as a field of KataGo's rules JSON (KataGo's keys, any case,
+    ``multiStoneSuicideLegal`` for ``suicide`` and ``score`` for ``scoring`` too; ``komi``)."""
+    name = _KATA_RULE_KEYS.get(key.lower())
+    if name is None:
+        raise GTPError(f"unsupported rules: unknown rule {key!r}")
+    if name in ("suicide", "hasButton", "friendlyPassOk"):
+        return {name: _boolean(value, key)}
+    if name == "komi":
+        return {name: _float(value, key)}
+    return {name: value}
+
+
+def _with_kata_rules(spec: dict[str, Any], current: Rules) -> Rules:
+    """``current`` changed as the fields of KataGo's rules JSON ``spec`` say; the axes
+    goarena lacks must match it."""
     fields: dict[str, Any] = {"name": "custom"}
     fixed = kata_rules(current)
     kata_ko = {value: key for key, value in KATA_KO.items()}

@@ -10,14 +10,18 @@ A player's files are of two kinds:
   the shape, and finite weights within bounds.
 
 ``load_network`` reads either and returns a ``Network`` (the model, its board size and the
-digest of its weights). A player's ``check_options`` (the league's pre-check) calls the same
-function as the player does, so the pre-check verifies exactly what the player will load.
+digest of its weights). ``load_torch_program`` reads a user's network saved whole, with its
+code, for ``torch:PATH``: a TorchScript module (``torch.jit.save``) or an exported program
+(``torch.export.save``); like any saved code, only files you trust. A player's
+``check_options`` (the league's pre-check) calls the same function as the player does, so
+the pre-check verifies exactly what the player will load.
 Every refusal is a ``NetworkFileError`` whose message is ``"PATH: what is wrong"``.
 ``check_sizes`` refuses networks trained for different boards, naming each file.
 """
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,3 +143,81 @@ def _load_rollout(path: Path) -> Network:
     except Exception as error:  # zipfile, zlib and numpy raise many kinds for a cut or corrupt archive
         raise refuse(path, f"not a readable .npz (cut short or corrupt?): {error}") from None
     return Network(path, "rollout", size, weights_digest([path]), policy)
+
+
+@dataclass(frozen=True)
+class TorchProgram:
+    """A network saved whole, as ``load_torch_program`` reads it.
+
+    Attributes:
+        path: the file.
+        module: the TorchScript module (in eval mode) or the exported program's module.
+        inputs: what its ``forward`` takes: 1 (planes) or 2 (planes, mask).
+        batch: the batch size an exported program was exported for when it is fixed, else None.
+        digest: the sha256 of the file.
+    """
+
+    path: Path
+    module: Any
+    inputs: int
+    batch: int | None
+    digest: str
+
+
+def load_torch_program(path: Path | str) -> TorchProgram:
+    """The TorchScript module or exported program saved at ``path``, on the CPU.
+
+    Raises:
+        NetworkFileError: the file is missing, not such an archive (a state dict, a checkpoint),
+            corrupt, or its ``forward`` takes other than (planes) or (planes, mask).
+    """
+    import torch
+
+    path = Path(path)
+    kind = _archive_kind(path)
+    try:
+        if kind == "script":
+            module = torch.jit.load(str(path), map_location="cpu").eval()
+            inputs, batch = len(module.forward.schema.arguments) - 1, None  # less self
+        else:
+            program = torch.export.load(str(path))
+            placeholders = {node.name: node for node in program.graph.nodes if node.op == "placeholder"}
+            names = program.graph_signature.user_inputs
+            shape = placeholders[names[0]].meta["val"].shape if names else ()
+            inputs = len(names)
+            batch = shape[0] if shape and isinstance(shape[0], int) else None  # a SymInt: any batch
+            module = program.module()
+    except Exception as error:  # torch raises many kinds for a cut or corrupt archive
+        raise refuse(path, f"not a readable {_KIND_NAMES[kind]} (cut short or corrupt?): {error}") from None
+    if inputs not in (1, 2):
+        raise refuse(path, f"its forward takes {inputs} inputs, not (planes) or (planes, mask)")
+    return TorchProgram(path, module, inputs, batch, weights_digest([path]))
+
+
+_KIND_NAMES = {"script": "TorchScript module", "export": "exported program"}
+
+
+def _archive_kind(path: Path) -> str:
+    """``"script"`` (``torch.jit.save``) or ``"export"`` (``torch.export.save``), from the
+    archive's entries, so that neither loader is tried on the other's files; every entry's
+    checksum verified (torch's readers check none)."""
+    if not path.is_file():
+        raise refuse(path, "no network file there")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+            damaged = archive.testzip()
+    except (zipfile.BadZipFile, OSError) as error:
+        problem = f"not a TorchScript module or an exported program (not a zip archive: {error})"
+        raise refuse(path, problem) from None
+    if damaged is not None:
+        raise refuse(path, f"corrupt: its entry {damaged} fails its checksum")
+    if any(name.endswith("/archive_format") for name in names):
+        return "export"
+    if any(name.endswith("/constants.pkl") for name in names):
+        return "script"
+    raise refuse(
+        path,
+        "a zip archive but neither a TorchScript module nor an exported program (a state dict or a "
+        "checkpoint? save the network with torch.jit.save or torch.export.save)",
+    )

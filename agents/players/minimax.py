@@ -8,6 +8,7 @@ Both are built by spec strings (``minimax:depth=4``, ``minimax:seconds=2``,
 from __future__ import annotations
 
 import importlib
+import math
 
 from go_env import Game
 from goarena.agents.protocols import GameContext, PolicyAgent, game_context
@@ -68,6 +69,15 @@ class MinimaxAgent:
         self.depth = depth
         self.seconds = seconds
         self.searcher = Minimax(_heuristic(heuristic), tt_size=tt_size)
+        self._move_time: float | None = None
+
+    def set_move_time(self, seconds: float | None) -> None:
+        """Stop deepening once ``seconds`` have run (``MoveTimeAgent``: the GTP engine's budget
+        from the clock), ``depth`` and ``seconds`` still capping it; None: those alone. The
+        first iteration always completes."""
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"a move's time must be positive, got {seconds}")
+        self._move_time = seconds
 
     def reset(self, context: GameContext) -> None:
         game_context(context)
@@ -79,7 +89,8 @@ class MinimaxAgent:
         Minimax(tt_size=64).search(_warmup_game(size), depth=2)
 
     def select_move(self, game: Game) -> int:
-        return self.searcher.search(game, depth=self.depth, seconds=self.seconds).move
+        seconds = self.seconds if self._move_time is None else min(self.seconds or math.inf, self._move_time)
+        return self.searcher.search(game, depth=self.depth, seconds=seconds).move
 
 
 class ExpectimaxAgent:

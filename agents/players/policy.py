@@ -10,7 +10,8 @@ and to answer a pass with a pass; under area scoring either can end a game that 
 count loses (a second pass ends it). So a policy player passes only when the count of the
 board as it stands wins for it; otherwise it plays on among its moves that fill no own eye,
 and passes when there is none left. ``RLPolicyAgent`` is the same
-player for the RL policy network (``goarena train rl`` exports one; a 9x9 one ships).
+player for the RL policy network (``goarena train rl`` exports one; a 9x9 one ships). Both
+are ``BatchAgent``: ``select_moves(batch)`` moves in many games with one forward pass.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from go_env import Game
+from go_env import Game, GameBatch
 from go_env import core as K
-from go_env.features.alphago import game_planes
+from go_env.features.alphago import batch_alphago_planes, game_planes, new_alphago_planes
 from goarena.agents.nets.load import check_sizes, load_network
 from goarena.agents.nets.predict import masked_softmax, move_networks, player_device, policy_logits
 from goarena.agents.protocols import (
@@ -137,6 +138,20 @@ class SLPolicyAgent:
 
     def select_move(self, game: Game) -> int:
         return self.act(game).move
+
+    def select_moves(self, batch: GameBatch) -> np.ndarray:
+        """The move ``select_move`` would play in each game of ``batch``, from one forward
+        pass over all of them (``BatchAgent``)."""
+        check_board_size(self.board_size, batch.size)
+        planes = new_alphago_planes(batch.size, batch=batch.batch_size)
+        batch_alphago_planes(batch.state, batch.geometry, planes)
+        logits = policy_logits(self.model, planes)
+        legal = batch.legal_masks()
+        weighed = np.stack([playing_on(batch.game(b), legal[b]) for b in range(batch.batch_size)])
+        choice = masked_softmax(logits, weighed, self.temperature)
+        if self.temperature == 0:
+            return choice.argmax(axis=1)
+        return np.array([self.rng.choice(choice.shape[1], p=row) for row in choice], np.int64)
 
 
 class RLPolicyAgent(SLPolicyAgent):

@@ -3,7 +3,9 @@
 ``gymnasium.make("goarena/Go-v0", opponent="uct:simulations=200")`` reaches ``as_opponent``
 through the ``go_env.opponents`` entry point: a spec string or a player object becomes a
 ``PlayerOpponent``, which drives the player as a league would (``reset`` with a
-``GameContext`` at every episode, ``observe_move`` after every move, ``close``).
+``GameContext`` at every episode, ``observe_move`` after every move, ``close``). A player that
+can play many games at once (``BatchAgent``) becomes a ``BatchPlayerOpponent``, whose
+``select_moves(batch)`` ``GoVectorEnv`` calls once a step for all its games.
 
 ``OpponentPool`` is itself a player: each game it plays as one of its members, drawn at
 random. A single-agent learner that adds frozen copies of itself to the pool as it trains
@@ -17,10 +19,12 @@ random. A single-agent learner that adds frozen copies of itself to the pool as 
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
-from go_env import Game
-from goarena.agents.protocols import Agent, Closeable, GameContext, MoveObserver
+from go_env import Game, GameBatch
+from goarena.agents.protocols import Agent, BatchAgent, Closeable, GameContext, MoveObserver
 from goarena.agents.specs import make_agent
 
 
@@ -45,7 +49,15 @@ class PlayerOpponent:
             self.player.close()
 
     def __repr__(self) -> str:
-        return f"PlayerOpponent({self.player.name!r})"
+        return f"{type(self).__name__}({self.player.name!r})"
+
+
+class BatchPlayerOpponent(PlayerOpponent):
+    """A player that plays many games at once (``BatchAgent``) as the env's opponent: one
+    game at a time for ``GoEnv``, every game of a step at once for ``GoVectorEnv``."""
+
+    def select_moves(self, batch: GameBatch) -> np.ndarray:
+        return cast(BatchAgent, self.player).select_moves(batch)
 
 
 def as_opponent(opponent: str | Agent) -> PlayerOpponent:
@@ -55,14 +67,13 @@ def as_opponent(opponent: str | Agent) -> PlayerOpponent:
         AgentSpecError: a spec string that names no player.
         TypeError: an object that is not a player.
     """
-    if isinstance(opponent, str):
-        return PlayerOpponent(make_agent(opponent))
-    if not isinstance(opponent, Agent):
+    player = make_agent(opponent) if isinstance(opponent, str) else opponent
+    if not isinstance(player, Agent):
         raise TypeError(
             f"opponent {opponent!r} is not a player (name, reset, select_move), a spec string, "
             "or a callable(game) -> move"
         )
-    return PlayerOpponent(opponent)
+    return BatchPlayerOpponent(player) if isinstance(player, BatchAgent) else PlayerOpponent(player)
 
 
 class OpponentPool:

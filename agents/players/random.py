@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from go_env import Game
+from go_env import Game, GameBatch
 from goarena.agents.protocols import Action, GameContext, restart_seed
 
 
@@ -39,6 +39,16 @@ class RandomAgent:
         if self.pass_only_when_forced and len(legal) > 1:
             legal = legal[:-1]  # pass is the last move index
         return int(legal[self.rng.integers(len(legal))])
+
+    def select_moves(self, batch: GameBatch) -> np.ndarray:
+        """A uniformly random legal move in every game of ``batch`` (``BatchAgent``)."""
+        legal = batch.legal_masks().astype(bool)
+        if self.pass_only_when_forced:
+            legal[:, -1] &= ~legal[:, :-1].any(axis=1)
+        # The k-th legal move of each game, k drawn below its number of legal moves.
+        counts = np.cumsum(legal, axis=1)
+        picks = self.rng.integers(counts[:, -1])
+        return (counts > picks[:, None]).argmax(axis=1)
 
     def act(self, game: Game) -> Action:
         """The move, with the uniform policy it was drawn from (and no value)."""

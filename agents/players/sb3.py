@@ -333,7 +333,9 @@ class SB3Agent:
     """A saved MaskablePPO or PPO model as a player (see the module docs).
 
     Args:
-        path: the model's zip file (``model.save``; ``goarena train sb3`` writes ``model.zip``).
+        path: the model's zip file (``model.save``; ``goarena train sb3`` writes ``model.zip``),
+            or a model in memory (a ``BaseAlgorithm``, such as one being trained: the player
+            reads its policy as it is now, and never moves it from its device).
         temperature: 0 plays the most likely legal move (the search's most visited one);
             above 0, moves are drawn in proportion to ``p ** (1 / temperature)`` (the
             search's visits, likewise). ``deterministic``, its old spelling, is deprecated:
@@ -356,7 +358,7 @@ class SB3Agent:
 
     def __init__(
         self,
-        path: Path | str,
+        path: Path | str | BaseAlgorithm,
         temperature: float | None = None,
         simulations: int | None = None,
         seconds: float | None = None,
@@ -367,9 +369,14 @@ class SB3Agent:
         **search_options: Any,
     ):
         temperature = _check_options(temperature, simulations, seconds, search_options)
-        self.path = Path(path)
         self.device = device
-        self.model = load_sb3_model(self.path, device or "cpu")
+        self.path: Path | None = None
+        self.model: BaseAlgorithm | SB3Model
+        if isinstance(path, BaseAlgorithm):
+            self.model = path
+        else:
+            self.path = Path(path)
+            self.model = load_sb3_model(self.path, device or "cpu")
         self.layout = _layout_of(self.model)
         self.board_size = board_size_of(self.model.observation_space, self.layout)
         self.name = "sb3"
@@ -388,7 +395,7 @@ class SB3Agent:
                 seed=seed,
                 **search_options,
             )
-        self._digest = weights_digest([self.path])
+        self._digest = weights_digest([self.path]) if self.path is not None else None
 
     @staticmethod
     def check_options(
@@ -423,11 +430,11 @@ class SB3Agent:
                 check_board_size(size, context.size, "the model was")
 
     def reset(self, context: GameContext) -> None:
-        """A new game: refuses a board size the model was not trained for; moves the model to
-        the player's device (its own, else the context's)."""
+        """A new game: refuses a board size the model was not trained for; moves a model read
+        from a file to the player's device (its own, else the context's)."""
         check_board_size(self.board_size, game_context(context).size, "the model was")
         device = player_device(self.device, context)
-        if self.model.policy.device != device:
+        if self.path is not None and self.model.policy.device != device:
             self.model.policy.to(device)
         seed = restart_seed(self.seed, context)
         if seed is not None:
@@ -435,7 +442,8 @@ class SB3Agent:
         if self.search is not None:
             self.search.reset(context)
 
-    def weights_digest(self) -> str:
+    def weights_digest(self) -> str | None:
+        """The sha256 of the model's file (None for a model in memory)."""
         return self._digest
 
     @staticmethod

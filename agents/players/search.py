@@ -3,6 +3,8 @@
 Both are ``Agent``, ``PolicyAgent`` (the root's visit distribution), ``Actor`` (the move
 with that distribution and the root's value), ``MoveObserver`` (the search tree follows the
 moves played, for reuse) and ``AnalysisAgent`` (live candidates for GTP ``lz-analyze``).
+``PUCTAgent`` is a ``BatchAgent`` too: it searches many games at once over ``BatchedPUCT``
+(one evaluator call per step for all of them), as ``GoVectorEnv``'s opponent.
 Their options are plain keywords, so spec strings reach them all::
 
     uct:simulations=2000,c=1.4,rave=true
@@ -20,6 +22,11 @@ position share one search. It resigns once its best move's win rate has stayed b
 ``resign_threshold`` (5%) for ``resign_moves`` (3) of its moves in a row; callers that need
 games played out (self-play targets, scoring studies) pass ``resign_threshold=None``.
 
+Under a clock, the GTP engine gives each move a budget (``set_move_time``, the
+``MoveTimeAgent`` protocol): the search then stops at the first of the budget (counted from
+the call, settling dead stones included), ``seconds`` and ``simulations``, so that
+``uct:simulations=100000`` plays as fast as the clock asks.
+
 Where a game ended by two passes has its dead stones taken off before the count (the
 context's ``dead_stones_removed``: a league with an engine, GTP under Chinese or Japanese
 rules), a search that values two passes by the raw count would pass while its own dead stones
@@ -33,12 +40,14 @@ its search says.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from go_env import Game
+from go_env import Game, GameBatch
+from go_env import core as K
 from go_env.features.patterns import PatternPolicy
 from goarena.agents.nets.load import Network, check_sizes, load_network
 from goarena.agents.protocols import RESIGN, Action, GameContext, MoveInfo, game_context, restart_seed
@@ -46,6 +55,7 @@ from goarena.agents.specs import Renamed, renamed_options
 from goarena.search import (
     PUCT,
     UCT,
+    BatchedPUCT,
     Candidate,
     Evaluator,
     LeafValues,
@@ -68,6 +78,7 @@ EvaluatorSpec = str | Evaluator | Callable[[Leaves], tuple[np.ndarray, np.ndarra
 EVALUATORS = ("uniform", "rollout", "pattern")
 UNIFORM = "uniform"  # prior=uniform: uniform priors in place of a policy network's
 UCT_RENAMES: dict[str, Renamed] = {"playouts": ("simulations", None)}  # deprecated spellings
+_LEAST_SEARCH = 0.001  # seconds: a search whose move's time is spent still runs its first chunk
 
 
 def _check_evaluator(evaluator: EvaluatorSpec, rollout_weights: str | None) -> None:
@@ -169,6 +180,7 @@ class _SearchAgent:
     _passes: PassCheck | None = None
     _ownership: np.ndarray | None = None  # of the last searched position, where it is settled
     _modules: tuple = ()  # its torch networks, moved to its device at each reset
+    _move_time: float | None = None  # a cap on each move's time from outside (set_move_time)
 
     def __init__(
         self,
@@ -206,11 +218,28 @@ class _SearchAgent:
     def _position(game: Game) -> tuple:
         return (game.size, game.rules, tuple(game.setup_black), tuple(game.setup_white), tuple(game.moves))
 
+    def set_move_time(self, seconds: float | None) -> None:
+        """Answer each move within ``seconds`` from its call, its own budget still capping it
+        (``agents.protocols.MoveTimeAgent``; the GTP engine's budget from the clock); None:
+        its own budget alone."""
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"a move's time must be positive, got {seconds}")
+        self._move_time = seconds
+
+    def _seconds(self, started: float) -> float | None:
+        """The search's time: the player's own ``seconds``, capped by the move's time less what
+        the move has spent since ``started`` (settling its dead stones)."""
+        if self._move_time is None:
+            return self.seconds
+        left = max(self._move_time - (time.perf_counter() - started), _LEAST_SEARCH)
+        return left if self.seconds is None else min(self.seconds, left)
+
     def _search(self, game: Game) -> None:
         position = self._position(game)
         if position != self._searched:
+            started = time.perf_counter()
             self._settle(game)
-            self.searcher.search(game, simulations=self.simulations, seconds=self.seconds)
+            self.searcher.search(game, simulations=self.simulations, seconds=self._seconds(started))
             self._searched = position
 
     def _settle(self, game: Game) -> None:
@@ -296,11 +325,12 @@ class _SearchAgent:
         interval: float,
     ) -> int:
         """Search until ``stop()`` or the player's budget, reporting the candidates as it goes."""
+        started = time.perf_counter()
         self._settle(game)
         move = self.searcher.search(
             game,
             simulations=self.simulations,
-            seconds=self.seconds,
+            seconds=self._seconds(started),
             stop=stop,
             report=lambda candidates: report([move_info(c) for c in candidates]),
             interval=interval,
@@ -517,6 +547,44 @@ class PUCTAgent(_SearchAgent):
         self.name = "puct"
         self.device = device
         self._modules = tuple(module for module in (network, value_network) if module is not None)
+        self._expansion_threshold = expansion_threshold
+        self._batched_options = dict(
+            c_puct=c_puct,
+            leaves_per_game=batch,
+            noise=noise,
+            dirichlet_alpha=dirichlet_alpha,
+            selection=selection,
+            fpu=fpu,
+            fpu_reduction=fpu_reduction,
+            virtual_loss=virtual_loss,
+        )
+        self._batched_seed = seed
+        self._batched: BatchedPUCT | None = None  # made at the first select_moves after a reset
+
+    def reset(self, context: GameContext) -> None:
+        super().reset(context)
+        self._batched_seed = restart_seed(self.seed, context)
+        self._batched = None
+
+    def select_moves(self, batch: GameBatch) -> np.ndarray:
+        """The moves ``select_move`` would play in every game of ``batch``, searched at once
+        (``BatchAgent``) by ``BatchedPUCT``: each game's tree is the one ``select_move`` grows
+        without reuse, and every step's leaves of all the games go to the evaluator in one
+        call. It never resigns, and needs a simulation budget and no ``expansion_threshold``.
+        """
+        if self.simulations is None or self._expansion_threshold:
+            raise ValueError("puct searches many games at once with simulations=N and no expansion_threshold")
+        if self._batched is None:
+            evaluator = cast(PUCT, self.searcher).evaluator  # the reset's, seeded as select_move's
+            self._batched = BatchedPUCT(evaluator, seed=self._batched_seed, **self._batched_options)  # type: ignore[arg-type]
+        self._batched.search(batch, self.simulations)
+        moves = self._batched.best_moves()
+        if self.temperature > 0:
+            drawn = self._batched.choose_moves(self.temperature)
+            played = batch.state.info[:, K.INFO_MOVE_NUMBER]
+            early = played >= 0 if self.temperature_moves is None else played < self.temperature_moves
+            moves = np.where(early, drawn, moves)
+        return moves
 
     @staticmethod
     def warmup(size: int) -> None:

@@ -11,7 +11,9 @@ With ``search=puct`` it is a ``PUCTAgent`` whose leaves are evaluated by the net
 (``ZeroEvaluator``, one forward pass per leaf batch), with everything that player has: tree
 reuse, a time budget, resignation, ``act()`` with the visit distribution and the root's
 value, ``lz-analyze``. With ``search=gumbel`` it plays the move of a deterministic Gumbel
-search (no noise: evaluation play) and reports that search's improved policy.
+search (no noise: evaluation play) and reports that search's improved policy; that search
+keeps to its simulations, and the GTP engine's time per move (``set_move_time``) does not
+shorten it.
 
 Either way ``act()`` also gives the ownership map of the position it moved from, and
 ``ownership(game)`` gives it alone (``OwnershipAgent``, for GTP ``kata-analyze ... ownership

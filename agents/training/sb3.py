@@ -1,8 +1,11 @@
 """``goarena train sb3``: MaskablePPO (sb3-contrib) with ``GoResNetExtractor`` on ``goarena/Go-v0``.
 
-The learner plays ``--opponent`` (a player spec, ``random`` by default) on ``--n-envs`` envs at
-once, its colour alternating from game to game, and sees channels-first float32 planes. With
-``--self-play`` each env's opponent is an ``OpponentPool`` that starts with ``--opponent``; every
+The learner plays ``--opponent`` (a player spec, ``random`` by default) in ``--n-envs`` games at
+once, its colour alternating from game to game, and sees channels-first float32 planes. The
+games are one ``GoVectorEnv`` (made an SB3 ``VecEnv`` by ``vec_env.SB3VecEnv``, its episodes
+recorded by ``VecMonitor``): an opponent that plays many games at once (``random``, ``puct``,
+the policy networks) moves in all of them in one call. With ``--self-play`` each game's
+opponent is an ``OpponentPool`` of its own that starts with ``--opponent``; every
 ``--snapshot-every`` steps a frozen copy of the learner (moves drawn from its policy) joins
 every pool, so a game's opponent is ``--opponent`` or one of the snapshots, drawn uniformly.
 
@@ -40,10 +43,9 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
-import go_env  # noqa: F401 - registers goarena/Go-v0
-from go_env import Rules
+from go_env import GoVectorEnv, Rules
 from go_env.gym_env import ENV_ID
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.nets.sb3_extractor import GoResNetExtractor
@@ -61,6 +63,7 @@ from goarena.agents.training.config import (
     unit_interval,
 )
 from goarena.agents.training.loop import Command, Run, process_threads, storage, write_json
+from goarena.agents.training.vec_env import SB3VecEnv
 
 DESCRIPTION = "Train MaskablePPO with a residual CNN on goarena/Go-v0 (resumable)."
 LEARNERS = ("alternate", "random", "black", "white")
@@ -140,9 +143,25 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
+def make_vec_env(config: SB3Config, opponent: str | list[OpponentPool]) -> VecEnv:
+    """The training envs: ``config.n_envs`` games of ``goarena/Go-v0`` in one ``GoVectorEnv``
+    against ``opponent`` (a spec, or one player for each game), channels-first float32 planes,
+    as an SB3 ``VecEnv`` whose episodes' returns are recorded (``VecMonitor``)."""
+    envs = GoVectorEnv(
+        config.n_envs,
+        board_size=config.size,
+        komi=config.komi,
+        opponent=opponent,
+        learner=config.learner,  # type: ignore[arg-type]  # checked by the config
+        channels_first=True,
+        observation_dtype="float32",
+    )
+    return VecMonitor(SB3VecEnv(envs))
+
+
 def make_env(config: SB3Config, opponent: str | object, learner: str | None = None) -> gymnasium.Env:
-    """The training env: ``goarena/Go-v0`` against ``opponent`` (a spec or a player),
-    channels-first float32 planes, its episodes' returns recorded (``Monitor``)."""
+    """One env as the evaluations play it: ``goarena/Go-v0`` against ``opponent`` (a spec or
+    a player), channels-first float32 planes, its episodes' returns recorded (``Monitor``)."""
     env = gymnasium.make(
         ENV_ID,
         board_size=config.size,
@@ -155,8 +174,9 @@ def make_env(config: SB3Config, opponent: str | object, learner: str | None = No
     return Monitor(env)
 
 
-def new_model(config: SB3Config, env: DummyVecEnv, run: Run, device: str) -> MaskablePPO:
-    """A MaskablePPO learner with ``GoResNetExtractor`` whose features feed both heads."""
+def new_model(config: SB3Config, env: VecEnv, device: str, log_dir: Path | None = None) -> MaskablePPO:
+    """A MaskablePPO learner with ``GoResNetExtractor`` whose features feed both heads, logging
+    to TensorBoard in ``log_dir`` if given."""
     policy_kwargs = dict(
         features_extractor_class=GoResNetExtractor,
         features_extractor_kwargs=dict(blocks=config.blocks, filters=config.filters),
@@ -174,7 +194,7 @@ def new_model(config: SB3Config, env: DummyVecEnv, run: Run, device: str) -> Mas
         clip_range=config.clip_range,
         ent_coef=config.ent_coef,
         policy_kwargs=policy_kwargs,
-        tensorboard_log=str(run.log_dir),
+        tensorboard_log=str(log_dir) if log_dir is not None else None,
         seed=config.seed,
         device=device,
         verbose=0,
@@ -350,8 +370,7 @@ def _train(config: SB3Config, run: Run, device: str, threads: int, progress: boo
 
     for path in sorted((run.directory / "pool").glob("step-*.zip")) if config.self_play else []:
         add_snapshot(path)  # a resumed run's pool
-    opponents: list[str | OpponentPool] = list(pools) or [config.opponent] * config.n_envs
-    env = DummyVecEnv([lambda opponent=opponent: make_env(config, opponent) for opponent in opponents])  # type: ignore[misc]
+    env = make_vec_env(config, pools or config.opponent)
     last = checkpoint_path(run)
     if last.exists():
         model = MaskablePPO.load(last, env=env, device=device, tensorboard_log=str(run.log_dir))
@@ -359,7 +378,7 @@ def _train(config: SB3Config, run: Run, device: str, threads: int, progress: boo
         if progress:
             print(f"resuming {run.directory} at step {model.num_timesteps:,}", flush=True)
     else:
-        model = new_model(config, env, run, device)
+        model = new_model(config, env, device, run.log_dir)
     env.seed(config.seed + model.num_timesteps)
     callback = _Progress(config, run, pools, add_snapshot, progress)
     started = time.perf_counter()

@@ -15,6 +15,15 @@ counts the learner's steps, episode resets included:
 
 The vector envs' actions are drawn for all sub-envs at once (``random_legal_actions``), the
 single env's with Python's ``random``, so that drawing costs little next to stepping.
+
+With ``--ppo``, it measures instead MaskablePPO's learner steps per second (rollouts and
+updates, as ``model.learn`` runs them; and of the rollouts alone, where the envs step) on
+``--num-envs`` games against the ``random`` player, with ``goarena train sb3``'s network and
+settings, on the two ways to step them: SB3's
+``DummyVecEnv`` of ``GoEnv``\\ s (each in a ``Monitor``), and ``GoVectorEnv`` through
+``SB3VecEnv`` (in a ``VecMonitor``), as ``goarena train sb3`` does::
+
+    goarena bench vector --ppo --sizes 9 --num-envs 64 --ppo-steps 8192
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from go_env import GoEnv, GoVectorEnv
 from goarena.benchmarks.bench import add_seconds
 
 SINGLE = "GoEnv, Python loop"
+DUMMY = "DummyVecEnv of {} GoEnv"
 
 
 @dataclass
@@ -137,6 +147,88 @@ def show(sizes: list[int], num_envs: int, seconds: float) -> None:
     print(report(run(sizes, num_envs, seconds)))
 
 
+# -- MaskablePPO on the envs: ``goarena bench vector --ppo`` ---------------------------------
+
+
+PPO_N_STEPS = 32  # steps per env per rollout
+
+
+@dataclass
+class PPOSpeed:
+    learn: float  # learner steps per second of ``model.learn``: rollouts and updates
+    rollouts: float  # ... of its rollouts alone: the env's steps and the policy's forward passes
+
+
+def ppo_speed(size: int, num_envs: int, steps: int, batched: bool) -> PPOSpeed:
+    """MaskablePPO's learner steps per second over ``steps`` steps (whole rollouts) on
+    ``num_envs`` games against ``random``: ``GoVectorEnv`` through ``SB3VecEnv`` if ``batched``,
+    else a ``DummyVecEnv`` of ``GoEnv``\\ s. One rollout and update first, untimed (numba and
+    torch warm up)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from goarena.agents.training.sb3 import SB3Config, make_env, make_vec_env, new_model
+
+    class RolloutClock(BaseCallback):
+        """The time spent in rollouts, not in updates."""
+
+        seconds = 0.0
+
+        def _on_rollout_start(self) -> None:
+            self.started = time.perf_counter()
+
+        def _on_rollout_end(self) -> None:
+            self.seconds += time.perf_counter() - self.started
+
+        def _on_step(self) -> bool:
+            return True
+
+    config = SB3Config(
+        size=size, n_envs=num_envs, n_steps=PPO_N_STEPS, batch_size=min(256, num_envs * PPO_N_STEPS)
+    )
+    envs = (
+        make_vec_env(config, config.opponent)
+        if batched
+        else DummyVecEnv([partial(make_env, config, config.opponent)] * num_envs)
+    )
+    try:
+        model = new_model(config, envs, "cpu")
+        model.learn(1)  # one rollout and its update
+        before, clock = model.num_timesteps, RolloutClock()
+        start = time.perf_counter()
+        model.learn(steps, callback=clock, reset_num_timesteps=False)
+        elapsed = time.perf_counter() - start
+        taken = model.num_timesteps - before
+        return PPOSpeed(taken / elapsed, taken / clock.seconds)
+    finally:
+        envs.close()
+
+
+def show_ppo(sizes: list[int], num_envs: int, steps: int) -> None:
+    """``goarena bench vector --ppo``: measure MaskablePPO on both and print the table."""
+    from goarena.agents.training.loop import process_threads
+    from goarena.agents.training.sb3 import SB3Config
+
+    config = SB3Config()
+    print(
+        f"MaskablePPO against random, {num_envs} envs, n_steps {PPO_N_STEPS}, {config.n_epochs} epochs, "
+        f"{config.blocks} blocks x {config.filters} filters (goarena train sb3's network), "
+        f"{steps:,} steps, on one CPU thread"
+    )
+    for size in sizes:
+        with process_threads(1):
+            dummy = ppo_speed(size, num_envs, steps, batched=False)
+            batched = ppo_speed(size, num_envs, steps, batched=True)
+        print(f"\n{size}x{size}")
+        print(f"  {'env':36s} {'learner steps/s':>16s} {'ratio':>7s} {'in rollouts':>12s} {'ratio':>7s}")
+        for name, speed in (
+            (DUMMY.format(num_envs), dummy),
+            (f"SB3VecEnv(GoVectorEnv), {num_envs} envs", batched),
+        ):
+            learn, rollouts = speed.learn / dummy.learn, speed.rollouts / dummy.rollouts
+            print(f"  {name:36s} {speed.learn:16,.0f} {learn:6.2f}x {speed.rollouts:12,.0f} {rollouts:6.2f}x")
+
+
 # -- the command: ``goarena bench vector`` ----------------------------------------------------
 
 
@@ -145,8 +237,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[9, 19], help="board sizes (default 9 19)")
     parser.add_argument("--num-envs", type=int, default=64, help="sub-envs of the vector envs (default 64)")
     add_seconds(parser, 2.0)
+    parser.add_argument(
+        "--ppo",
+        action="store_true",
+        help="measure MaskablePPO's learner steps/s instead: DummyVecEnv vs GoVectorEnv",
+    )
+    parser.add_argument(
+        "--ppo-steps", type=int, default=8192, help="timed steps of each --ppo run (default 8192)"
+    )
 
 
 def command(args: argparse.Namespace) -> None:
     """``goarena bench vector``: measure and print."""
-    show(args.sizes, args.num_envs, args.seconds)
+    if args.ppo:
+        show_ppo(args.sizes, args.num_envs, args.ppo_steps)
+    else:
+        show(args.sizes, args.num_envs, args.seconds)

@@ -5,8 +5,14 @@ parses its own options); ``benchmarks.cli`` registers them. What they share is h
 from __future__ import annotations
 
 import argparse
+import inspect
 import re
 import sys
+import textwrap
+
+# reST markup that a docstring may hold and a terminal should not show, besides backquotes.
+_ROLE = re.compile(r":[a-z]+:`~?")  # the role of :class:`~go_env.Game`
+_BORDER = re.compile(r"^\s*=+(\s+=+)*\s*$")  # a simple table's ==== lines
 
 
 def device_name(text: str) -> str:
@@ -20,3 +26,12 @@ def device_name(text: str) -> str:
 def log(line: str) -> None:
     """A line of progress on stderr (stdout is a GTP engine's protocol, or a command's figures)."""
     print(f"goarena: {line}", file=sys.stderr, flush=True)
+
+
+def plain_text(doc: str, width: int = 79) -> str:
+    """A docstring as a command's help text: its paragraphs wrapped to ``width``, without
+    reST markup (``code``, roles, table borders), for ``--help``."""
+    text = _ROLE.sub("", inspect.cleandoc(doc)).replace("`", "").replace("\\ ", "")
+    lines = [line for line in text.splitlines() if not _BORDER.match(line)]
+    paragraphs = "\n".join(lines).split("\n\n")
+    return "\n\n".join(textwrap.fill(" ".join(p.split()), width) for p in paragraphs if p.strip())

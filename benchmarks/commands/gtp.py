@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 import sys
 from collections.abc import Callable
 
 from go_env import Rules
 from go_env.game import MAX_SIZE, MIN_SIZE
 from go_env.rules import RULES_PRESETS
+from goarena.agents.gtp.clock import DEFAULT_LAG
 from goarena.benchmarks.commands import device_name, log
 
 
@@ -24,6 +26,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--device", type=device_name, default="cpu", help="where a network player runs: cpu (default), cuda"
     )
     parser.add_argument("--threads", type=int, default=1, help="torch's CPU threads (default 1)")
+    parser.add_argument(
+        "--lag",
+        type=seconds,
+        default=DEFAULT_LAG,
+        metavar="SECONDS",
+        help=f"time kept back from each move's budget under a clock, for the engine's and the "
+        f"controller's latency (default {DEFAULT_LAG})",
+    )
 
 
 def command(args: argparse.Namespace) -> None:
@@ -45,11 +55,24 @@ def command(args: argparse.Namespace) -> None:
     # Compiling in the background: protocol commands answer at once, moves wait for it.
     ready = warm_up_in_background(agent, size, log)
     try:
-        engine = GTPEngine(agent, size=size, rules=rules, ready=ready, device=args.device, playable=playable)
+        engine = GTPEngine(
+            agent, size=size, rules=rules, ready=ready, device=args.device, playable=playable, lag=args.lag
+        )
         engine.run(sys.stdin, sys.stdout)
     finally:
         if isinstance(agent, Closeable):
             agent.close()
+
+
+def seconds(text: str) -> float:
+    """A time in seconds, at least 0 (``--lag``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time in seconds (at least 0)")
+    return value
 
 
 def size_check(spec: str, rules: Rules) -> Callable[[int], bool]:

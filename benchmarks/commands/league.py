@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goarena.benchmarks.commands import device_name
+from goarena.benchmarks.commands import device_name, plain_text
 
 if TYPE_CHECKING:
     from goarena.benchmarks.league.config import LeagueConfig
@@ -34,24 +34,44 @@ def _player_option(text: str) -> tuple[str, str]:
     return text, text
 
 
+def player_specs() -> str:
+    """The player specs ``--player`` takes, one line each: the built-ins from their registry,
+    then the plug-ins' forms."""
+    from goarena.agents.specs import BUILTIN_AGENTS, ENTRY_POINT_GROUP, PATH_SPECS
+
+    forms = {"gtp": "gtp:COMMAND", **{name: f"{name}:PATH" for name in PATH_SPECS}}
+    rows = [(forms.get(name, name), built_in.summary) for name, built_in in BUILTIN_AGENTS.items()]
+    rows += [
+        ("module:factory", "a factory of your own; options after a second colon"),
+        ("NAME", f"a factory installed as a {ENTRY_POINT_GROUP} entry point"),
+    ]
+    width = max(len(spec) for spec, _ in rows) + 2
+    lines = [f"  {spec:<{width}}{summary}" for spec, summary in rows]
+    return "\n".join(["players (SPEC, options after a colon: uct:simulations=1000,c=0.7):", *lines])
+
+
 def parser() -> argparse.ArgumentParser:
     """The options of ``goarena league``."""
     from goarena.benchmarks.league.config import SCHEDULES
     from goarena.benchmarks.match.settle import SETTLE_MODES
 
+    default = (
+        "Without CONFIG and --player options the default league is played: random, UCT at 30, 300 "
+        "and 3000 playouts, and GNU Go at levels 1 and 10 when it is installed."
+    )
     parser = argparse.ArgumentParser(
         prog="goarena league",
-        description="Play a league (round robin or gauntlet) and rate its players. "
-        "`goarena league table DIR` prints the standings of a league again.",
-        epilog="Without CONFIG and --player options the default league is played: random, "
-        "UCT at 30, 300 and 3000 playouts, and GNU Go at levels 1 and 10 when it is installed.",
+        description=plain_text(league.__doc__ or ""),
+        epilog=f"{player_specs()}\n\n{plain_text(default)}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the lines of the list of players
     )
     parser.add_argument("config", nargs="?", type=Path, help="league TOML file (see the module docs)")
     parser.add_argument(
         "--player",
         action="append",
         metavar="[NAME=]SPEC",
-        help="a player (repeat); replaces the file's players. e.g. --player uct-1k=uct:simulations=1000",
+        help="a player (repeat; the specs are listed below); replaces the file's players. "
+        "e.g. --player uct-1k=uct:simulations=1000",
     )
     parser.add_argument(
         "--dir", type=Path, default=None, help="the league's directory (default runs/league/NAME)"
@@ -207,7 +227,9 @@ def league(argv: list[str]) -> None:
 
 def league_table(argv: list[str]) -> None:
     """``goarena league table DIR``: the standings of a league, finished or not."""
-    parser = argparse.ArgumentParser(prog="goarena league table", description=league_table.__doc__)
+    parser = argparse.ArgumentParser(
+        prog="goarena league table", description=plain_text(league_table.__doc__ or "")
+    )
     parser.add_argument("directory", type=Path, help="the league's directory")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--plot", type=Path, help="also write the ladder plot here (PNG)")

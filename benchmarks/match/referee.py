@@ -46,7 +46,6 @@ from goarena.benchmarks.match.settle import (
     Settled,
     check_settle,
     default_settle,
-    reopen_for_cleanup,
     settle_by_dead_stones,
 )
 
@@ -67,7 +66,8 @@ class GameRecord:
         size: board size.
         rules: the rules it was played under.
         handicap: fixed handicap stones.
-        moves: the moves played, as points (``N*N`` for a pass).
+        moves: every move played, as points (``N*N`` for a pass), the passes that opened a
+            clean-up phase included.
         result: SGF's ``RE``: ``B+3.5``, ``W+R``, ``B+F``, ``W+T``, ``0``.
         winner: BLACK, WHITE, or EMPTY for a draw.
         margin: Black's score minus White's (komi included) when the board was scored
@@ -75,8 +75,9 @@ class GameRecord:
         reason: why it ended: ``two passes``, ``two passes after clean-up``, ``two passes,
             dead stones ...`` (how they were settled), ``move cap``, ``resign``,
             ``illegal move: ...``, ``crash: ...``, ``unsupported game: ...`` or ``time: ...``.
-        cleanup_from: the number of moves played when both first passed and the clean-up
-            phase began (those two passes are not in ``moves``), or ``None``.
+        cleanup_from: the number of moves played when the clean-up phase began, or ``None``:
+            ``moves[cleanup_from - 2 : cleanup_from]`` are the two passes that opened it, and
+            ``Game.replay(moves, resume=True)`` replays the game through it.
         black_seconds: the seconds Black took for each of its moves.
         white_seconds: the same for White.
         sgf: the game as SGF text (``None`` when not recorded).
@@ -313,7 +314,8 @@ def _settle(match: _Match, mode: str, arbiter: StatusReporter | None) -> Settled
     if not game.is_terminated:
         return None
     if mode == "cleanup":
-        match.cleanup_from = reopen_for_cleanup(game)
+        game.resume()
+        match.cleanup_from = len(game.moves)
         match.play_until_over(clean_up=True)
     elif mode == "status":
         ask_arbiter = None if arbiter is None else functools.partial(_dead_stones, arbiter, game)
@@ -343,7 +345,7 @@ def forfeit_record(
         seconds: how long the call ran; counted as the player's when it was a move.
     """
     game = Game(size, rules, handicap)
-    game.replay(turn.moves)
+    game.replay(turn.moves, resume=True)
     spent: dict[int, list[float]] = {BLACK: [], WHITE: []}
     if seconds is not None and turn.call in MOVE_CALLS:
         spent[turn.color].append(seconds)

@@ -4,9 +4,9 @@
 
 ``cleanup``: engines such as GNU Go pass with dead stones still on the board, and an area
 count of that board can name the wrong winner. The two passes open a clean-up phase, as on
-KGS: they are taken back (``reopen_for_cleanup``) and play goes on, the engines asking for moves
-with ``kgs-genmove_cleanup`` (which captures every dead stone), until two more passes; then the
-board is counted.
+KGS: the game is resumed (``Game.resume``, the passes stay in its record) and play goes on, the
+engines asking for moves with ``kgs-genmove_cleanup`` (which captures every dead stone), until
+two more passes; then the board is counted.
 
 ``status``: the players that can (``StatusReporter``) name the dead stones
 (``final_status_list dead``): when both name the same ones they are taken off and the board
@@ -46,13 +46,6 @@ def check_settle(settle: str | None, rules: Rules) -> None:
 def default_settle(cleanup_players: bool) -> str:
     """The mode when none is asked for: a clean-up phase when an engine takes part that has one."""
     return "cleanup" if cleanup_players else "count"
-
-
-def reopen_for_cleanup(game: Game) -> int:
-    """Take back the two passes that ended ``game``; the clean-up phase starts at the move returned."""
-    game.undo()
-    game.undo()
-    return len(game.moves)
 
 
 def settle_by_dead_stones(

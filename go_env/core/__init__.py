@@ -33,6 +33,7 @@ from go_env.core.rules import (
     play,
     position_key,
     reset,
+    resume,
     seen_contains,
     setup_stones,
 )
@@ -137,6 +138,7 @@ __all__ = [
     "setup_stones",
     "move_status",
     "play",
+    "resume",
     "legal_mask",
     "area_owner",
     "count_points",

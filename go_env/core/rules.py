@@ -336,6 +336,17 @@ def play(state, geometry, move):
 
 
 @kernel
+def resume(state):
+    """Reopen a game that two passes ended (``ENDED_BY_PASSES``), as a clean-up phase does: the
+    passes stay played and play goes on until two more passes, or the move cap (at once when
+    it is reached). Any other state is left as it is."""
+    if state.info[INFO_OVER] == ENDED_BY_PASSES:
+        state.info[INFO_PASSES] = 0
+        capped = state.info[INFO_MOVE_NUMBER] >= state.info[INFO_MAX_MOVES]
+        state.info[INFO_OVER] = TRUNCATED if capped else RUNNING
+
+
+@kernel
 def legal_mask(state, geometry, out):
     """Write 1 for every legal move (pass included) into ``out`` (int8[P+1]), else 0."""
     num_points = geometry.size * geometry.size

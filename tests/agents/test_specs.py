@@ -109,6 +109,7 @@ def test_the_league_command_plays_a_module_from_the_working_directory(tmp_path):
         ("goarena.agents.players.random:Nothing", "has no"),
         ("gtp:", "engine's command"),
         ("sb3:", "model's path"),
+        ("torch:,sample=true", "model's path: torch:policy.pt2"),
         ("builtins:dict", "did not build a player"),
         ("puct:evaluator=net", "bad options for 'puct:evaluator=net': unknown evaluator 'net'"),
         ("minimax:depth=None", "bad options for 'minimax:depth=None': give a depth"),

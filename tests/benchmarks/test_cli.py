@@ -73,6 +73,46 @@ def test_a_players_search_time_is_search_seconds_and_the_old_flag_still_works(na
     assert f"goarena {name}: --seconds is deprecated here, use --search-seconds" in said
 
 
+HELPS = [
+    [],
+    *([group] for group in cli.GROUPS),
+    *(name.split() for name in cli.COMMANDS),
+    ["league", "table"],
+]
+
+
+@pytest.mark.parametrize("argv", HELPS, ids=" ".join)
+def test_every_help_is_plain_text(argv, capsys):
+    with pytest.raises(SystemExit) as shown:
+        cli.main([*argv, "--help"])
+    assert shown.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"usage: goarena {' '.join(argv)}".rstrip())
+    for markup in ("``", ":class:", ":func:", "===="):
+        assert markup not in text, (markup, text)
+
+
+def test_the_league_help_lists_every_built_in_player_spec(capsys):
+    from goarena.agents.specs import BUILTIN_AGENTS
+
+    with pytest.raises(SystemExit):
+        cli.main(["league", "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    for name, built_in in BUILTIN_AGENTS.items():
+        spec = {"gtp": "gtp:COMMAND", "sb3": "sb3:PATH", "torch": "torch:PATH"}.get(name, name)
+        assert any(line.split()[:1] == [spec] and line.endswith(built_in.summary) for line in lines), spec
+    assert any(line.split()[:1] == ["module:factory"] for line in lines)
+
+
+def test_the_bench_help_names_only_the_peers_that_are_run(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--help"])
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "env", "--help"])
+    text = capsys.readouterr().out
+    assert "PettingZoo" in text and "OpenSpiel" in text and "pgx" not in text
+
+
 def test_an_unknown_command_or_none_is_a_usage_error(capsys):
     for argv in ([], ["bench"], ["nonsense"], ["bench", "nonsense"]):
         with pytest.raises(SystemExit) as usage:

@@ -510,8 +510,15 @@ def test_results_against_gnu_go_agree_with_its_own_final_score_after_the_clean_u
             assert game.reason in ("two passes after clean-up", "resign", "move cap"), game.reason
             if game.margin is None:
                 continue
+            moves = tuple(int(m) for m in game.moves.split())
             final = Game(9, config.game_rules())
-            final.replay([int(m) for m in game.moves.split()])
+            final.replay(moves, resume=True)  # the passes before the clean-up phase included
+            record = read_sgf((tmp_path / game.sgf).read_bytes())
+            assert record.moves == moves and (record.game.board == final.board).all()
+            if game.reason == "move cap":  # counted as the board stood, dead stones and all
+                assert final.score() == game.margin, game
+                continue
+            assert moves[game.cleanup_from - 2 : game.cleanup_from] == (81, 81), game
             assert referee.final_score(final) == game.margin, game
             assert referee.final_status_list(final, "dead") == []
     store.close()

@@ -6,6 +6,7 @@ import signal
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from go_env import BLACK, EMPTY, WHITE, Game, Rules
@@ -157,6 +158,48 @@ def test_the_sgf_reads_back():
     forfeit = play_game(Scripted("black", "E5"), Scripted("white", "E5"), 9, RULES)
     assert "C[illegal move: illegal move E5" in forfeit.sgf and read_sgf(forfeit.sgf).result == "B+F"
     assert play_game(Scripted("a"), Scripted("b"), 9, RULES, record_sgf=False).sgf is None
+
+
+class Cleaner(Scripted):
+    """A ``CleanupPlayer``: plays the ``cleanup`` vertices in the clean-up phase, then passes."""
+
+    def __init__(self, name: str, *vertices: str, cleanup: tuple[str, ...] = ()):
+        super().__init__(name, *vertices)
+        self.cleanup = list(cleanup)
+
+    def cleanup_move(self, game: Game) -> int:
+        return from_gtp(self.cleanup.pop(0) if self.cleanup else "pass", game.size)
+
+
+def test_a_clean_up_phase_is_recorded_with_every_move_played_passes_included():
+    """White's A1 is dead in Black's area but counts while on the board: both pass, and in the
+    clean-up phase Black captures it. The record, its SGF, and a fresh ``Game`` replaying
+    either, all hold the passes and reach the same final position."""
+    black, white = Cleaner("black", "A2", cleanup=("B1",)), Scripted("white", "A1")
+    record = play_game(black, white, 5, RULES)
+    played = tuple(from_gtp(v, 5) for v in ("A2", "A1", "pass", "pass", "B1", "pass", "pass"))
+    assert record.moves == played and record.cleanup_from == 4
+    assert (record.reason, record.result) == ("two passes after clean-up", "B+17.5")
+    assert black.observed == white.observed == list(played)
+
+    sgf = read_sgf(record.sgf)
+    assert sgf.moves == played and "clean-up phase" in sgf.comments[4]
+    replayed = Game(5, RULES)
+    replayed.replay(record.moves, resume=True)
+    for final in (sgf.game, replayed):
+        assert np.array_equal(final.board, sgf.game.board) and final.is_terminated
+        assert final.result() == record.result and final.board[4, 0] == EMPTY  # A1 captured
+
+
+def test_a_game_cut_in_its_clean_up_phase_is_recorded_with_the_passes():
+    turns: list[Turn | None] = []
+    black, white = Cleaner("black", "A2", cleanup=("B1",)), Scripted("white", "A1")
+    play_game(black, white, 5, RULES, on_turn=turns.append)
+    cut = next(t for t in turns if t is not None and t.call == "cleanup_move")
+    assert cut.cleanup_from == len(cut.moves) == 4
+    lost = forfeit_record(cut, "F", "crash: gone", size=5, rules=RULES, names=("alice", "bob"))
+    assert lost.moves == cut.moves and lost.cleanup_from == 4 and lost.result == "W+F"
+    assert read_sgf(lost.sgf).moves == cut.moves
 
 
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")

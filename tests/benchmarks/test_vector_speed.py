@@ -35,3 +35,14 @@ def test_random_legal_actions_are_legal_and_cover_every_legal_action():
     drawn = np.array([random_legal_actions(masks, rng) for _ in range(600)])
     assert set(drawn[:, 0]) == {1, 4} and set(drawn[:, 1]) == {5} and set(drawn[:, 2]) == set(range(6))
     assert abs((drawn[:, 0] == 1).mean() - 0.5) < 0.1
+
+
+def test_ppo_prints_maskable_ppo_on_both_envs_with_the_ratio(capsys):
+    main(["bench", "vector", "--ppo", "--sizes", "5", "--num-envs", "2", "--ppo-steps", "64"])
+    out = capsys.readouterr().out
+    assert out.startswith("MaskablePPO against random, 2 envs")
+    table = out.split("\n5x5\n")[1].splitlines()
+    assert table[0].split() == ["env", "learner", "steps/s", "ratio", "in", "rollouts", "ratio"]
+    figures = r"\s+\d[\d,]*\s+\d+\.\d\dx\s+\d[\d,]*\s+\d+\.\d\dx"
+    assert re.fullmatch(r"  DummyVecEnv of 2 GoEnv" + figures, table[1]) and table[1].endswith(" 1.00x")
+    assert re.fullmatch(r"  SB3VecEnv\(GoVectorEnv\), 2 envs" + figures, table[2]), table[2]

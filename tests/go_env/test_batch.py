@@ -117,3 +117,18 @@ def test_area_owners_give_the_score_and_the_mover_view_flips_with_the_side():
     np.testing.assert_array_equal(as_black, -as_white)
     np.testing.assert_array_equal(as_black.sum(axis=1), black_minus_white)
     assert as_black.dtype == np.int8 and set(np.unique(as_black)) <= {-1, 0, 1}
+
+
+def test_take_copies_the_games_asked_in_their_order():
+    batch = GameBatch(5, 3, Rules(komi=0.5), seed=0)
+    batch.play(np.array([0, 6, 12]))
+    batch.play(np.array([1, 25, 13]))
+    taken = batch.take(np.array([2, 0]))
+    assert (taken.batch_size, taken.size, taken.rules) == (2, 5, Rules(komi=0.5))
+    for b, original in enumerate((2, 0)):
+        np.testing.assert_array_equal(taken.game(b).board, batch.game(original).board)
+    np.testing.assert_array_equal(taken.legal_masks(), batch.legal_masks()[[2, 0]])
+    taken.play(np.array([18, 2]))  # a copy: the batch is left alone
+    assert batch.state.info[:, 3].tolist() == [2, 2, 2] and taken.state.info[:, 3].tolist() == [3, 3]
+    with pytest.raises(IllegalMoveError, match=r"occupied \(game 0\)"):
+        taken.play(np.array([12, 0]))  # game 0 of the copy is game 2: 12 is taken

@@ -1,12 +1,14 @@
 """``Game``'s handling of what a caller passes as a move: integers only, and any integer,
-however large, is a legal move or an illegal one, never a crash."""
+however large, is a legal move or an illegal one, never a crash; and a game that two passes
+ended, resumed for a clean-up phase."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from go_env.game import Game, IllegalMoveError, as_move
+from go_env.game import BLACK, WHITE, Game, IllegalMoveError, as_move
+from go_env.rules import Rules
 
 NOT_INTEGERS = [40.7, -0.5, 12.0, np.float64(12.0), "12", b"12", None, True, np.True_, [12], np.array([12])]
 OFF_BOARD = [-1, 26, 10**6, 2**63, -(2**63) - 1, np.uint64(2**64 - 1)]
@@ -50,6 +52,40 @@ def test_after_the_game_every_move_is_game_over():
         assert game.move_status(move) == "game over"
         with pytest.raises(IllegalMoveError, match="game over"):
             game.play(move)
+
+
+def test_a_game_ended_by_two_passes_resumes_with_the_passes_kept():
+    game = Game(5)
+    game.replay([12, 25, 25])
+    game.resume()
+    assert not game.is_over and game.moves == [12, 25, 25] and game.move_number == 3
+    assert game.to_play == WHITE and game.legal_mask()[6]
+    game.replay([6, 25])  # one pass does not end it
+    assert not game.is_over
+    game.play(25)
+    assert game.is_terminated and game.moves == [12, 25, 25, 6, 25, 25]
+    with pytest.raises(ValueError, match="only a game that two passes ended"):
+        Game(5).resume()
+
+
+def test_replay_resumes_only_when_asked_and_undo_keeps_a_game_resumed():
+    moves = [12, 25, 25, 6, 7]
+    with pytest.raises(IllegalMoveError, match="game over"):
+        Game(5).replay(moves)
+    game = Game(5)
+    game.replay(moves, resume=True)
+    assert game.moves == moves and game.board.sum() == 2 * BLACK + WHITE
+    assert game.undo() == 7 and game.undo() == 6
+    assert game.moves == [12, 25, 25] and not game.is_over  # resumed, as before White's 6
+    game.undo()
+    assert game.moves == [12, 25] and not game.is_over
+
+
+def test_a_game_resumed_at_the_move_cap_is_over():
+    game = Game(5, Rules(max_moves=3))
+    game.replay([12, 25, 25])
+    game.resume()
+    assert game.is_truncated and not game.is_terminated
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,19 @@ def test_round_trip_game_ended_by_passes():
     assert record.result == game.result() == "B+73.5"
 
 
+def test_round_trip_game_with_a_clean_up_phase():
+    """Two passes, then more moves (as KGS's clean-up phase): every move is written and read
+    back, the game resumed where the passes ended it, to the same final position."""
+    game = Game(9)
+    game.replay([40, 20, 81, 81, 41, 21, 81, 81], resume=True)
+    data = write_sgf(game, comments={4: "clean-up"})
+    assert b";B[];W[];B[fe]C[clean-up];W[dc];B[];W[])" in data.replace(b"\n", b"")
+    record = read_sgf(data)
+    assert record.moves == tuple(game.moves) and record.comments == {4: "clean-up"}
+    assert_same_game(record.game, game)
+    assert record.game.is_terminated and record.game.move_number == 8
+
+
 @pytest.mark.parametrize(("size", "stones"), [(9, 3), (19, 4), (19, 9)])
 def test_round_trip_handicap(size, stones):
     game = random_game(size, handicap=stones, moves=40, seed=stones)

@@ -1,5 +1,7 @@
 """The Gymnasium vector env over one ``GameBatch``: spaces, same-step auto-reset, rewards and
-end infos, illegal moves, colours, seeds, the opponent's calls, and agreement with ``GoEnv``."""
+end infos, illegal moves, colours, seeds, the opponent's calls (batched callables and players,
+one per sub-env or one for all), agreement with ``GoEnv``, masks in every vectorisation mode,
+and two learners in self-play."""
 
 from __future__ import annotations
 
@@ -8,9 +10,9 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from go_env import GoEnv, GoVectorEnv, OpponentError, Rules
+from go_env import GoEnv, GoVectorEnv, OpponentError, Rules, action_masks
 from go_env.batch import GameBatch
-from go_env.game import BLACK, WHITE
+from go_env.game import BLACK, RESIGN, WHITE, Game, other_color
 from go_env.gym_env import ENV_ID
 
 SIZE = 5
@@ -385,11 +387,17 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="learner"):
         GoVectorEnv(2, learner="random-ish")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="observation_dtype"):
-        GoVectorEnv(2, observation_dtype="uint8")  # type: ignore[arg-type]
+        GoVectorEnv(2, observation_dtype="uint16")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="observation_layout"):
+        GoVectorEnv(2, observation_layout="minigo")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="batch_size"):
         GoVectorEnv(0)
-    with pytest.raises(TypeError, match="opponent"):
-        GoVectorEnv(2, opponent="random")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not a player"):
+        GoVectorEnv(2, opponent=42)
+    with pytest.raises(ValueError, match="one for each of the 3 sub-envs"):
+        GoVectorEnv(3, opponent=["random", "random"])
+    with pytest.raises(ValueError, match="no opponent"):
+        GoVectorEnv(2, learner="both", opponent=passing)
 
 
 def test_game_batch_resets_only_the_games_asked():
@@ -403,3 +411,236 @@ def test_game_batch_resets_only_the_games_asked():
         batch.reset(np.array([True, False]))
     batch.reset()
     assert not batch.state.info[:, 3].any()
+
+
+# -- players as the opponent ----------------------------------------------------------------
+
+
+class Quirky:
+    """A deterministic player: ``pick``'s move, except that it resigns at some moves and plays
+    on an occupied point at others, so that both forfeits come up."""
+
+    name = "quirky"
+
+    def __init__(self):
+        self.contexts = []
+        self.observed = []
+        self.closed = False
+
+    def reset(self, context):
+        self.contexts.append(context)
+
+    def select_move(self, game):
+        played, chance = len(game.moves), int(game.observation().sum()) % 8
+        if played >= 16 and chance == 0:
+            return RESIGN
+        if played >= 10 and chance == 1:
+            return int(np.flatnonzero(game.board)[0])  # occupied
+        return pick(game.observation(), game.legal_mask())
+
+    def observe_move(self, game, move):
+        assert game.moves[-1] == move
+        self.observed.append(move)
+
+    def close(self):
+        self.closed = True
+
+
+class FirstPoints:
+    """A player of many games at once: the first legal point (pass when none) of each."""
+
+    name = "first-points"
+
+    def __init__(self):
+        self.contexts = []
+        self.batches = []
+
+    def reset(self, context):
+        self.contexts.append(context)
+
+    def select_move(self, game):
+        raise AssertionError("asked one game at a time")
+
+    def select_moves(self, batch):
+        self.batches.append((batch.batch_size, batch.to_play))
+        masks = batch.legal_masks()
+        moves = np.where(masks[:, :-1].any(axis=1), masks[:, :-1].argmax(axis=1), PASS)
+        batch.play(moves)  # the batch holds copies: the env's games are left alone
+        return moves
+
+
+@pytest.mark.parametrize("opponent", ["players", "uct:simulations=8,seed=1"])
+def test_sub_envs_against_players_see_what_goenvs_against_the_same_players_see(opponent):
+    """Each sub-env against a ``GoEnv`` twin with the same deterministic player: same
+    observations, rewards, ends (resignations and the player's illegal moves included), infos
+    and final observations; the players are reset and told of the moves alike."""
+    num_envs = 3
+    players = [Quirky() for _ in range(num_envs)]
+    twin_players = [Quirky() for _ in range(num_envs)]
+    envs = GoVectorEnv(
+        num_envs, board_size=SIZE, learner="white", opponent=players if opponent == "players" else opponent
+    )
+    twins = [
+        GoEnv(
+            board_size=SIZE, learner="white", opponent=twin_players[b] if opponent == "players" else opponent
+        )
+        for b in range(num_envs)
+    ]
+    observations, infos = envs.reset(seed=0)
+    for b, twin in enumerate(twins):
+        observation, info = twin.reset(seed=0)
+        np.testing.assert_array_equal(observations[b], observation)
+    rng = np.random.default_rng(3)
+    reasons = []
+    for _ in range(120):
+        actions = random_actions(infos["action_mask"], rng)
+        observations, rewards, terminated, truncated, infos = envs.step(actions)
+        for b, twin in enumerate(twins):
+            observation, reward, twin_terminated, twin_truncated, info = twin.step(int(actions[b]))
+            assert (reward, twin_terminated, twin_truncated) == (rewards[b], terminated[b], truncated[b])
+            if twin_terminated or twin_truncated:
+                reasons.append(info["reason"])
+                np.testing.assert_array_equal(infos["final_obs"][b], observation)
+                for key in ("reason", "winner", "result", "illegal_move"):
+                    assert infos.get(key, [None] * num_envs)[b] == info.get(key), key
+                observation, info = twin.reset()
+            np.testing.assert_array_equal(observations[b], observation)
+            np.testing.assert_array_equal(infos["action_mask"][b], info["action_mask"])
+    assert len(reasons) >= 6
+    if opponent == "players":
+        assert {"resign", "opponent_illegal_move"} <= set(reasons)
+        for player, twin_player in zip(players, twin_players, strict=True):
+            assert player.observed == twin_player.observed
+            assert [c.color for c in player.contexts] == [c.color for c in twin_player.contexts]
+            assert {c.color for c in player.contexts} == {BLACK}
+        envs.close()
+        assert all(player.closed for player in players)
+
+
+def test_a_player_of_many_games_is_asked_once_a_step_with_copies_of_its_games():
+    player = FirstPoints()
+    envs = GoVectorEnv(4, board_size=SIZE, learner="alternate", opponent=player)
+    envs.reset(seed=0)
+    assert [context.color for context in player.contexts] == [None]  # once for every game
+    assert [size for size, _ in player.batches] == [2]  # the games where the learner is White
+    np.testing.assert_array_equal(envs.batch.state.info[:, 3], [0, 1, 0, 1])
+    observations, *_ = envs.step(np.array([PASS, 12, PASS, 12]))
+    assert [size for size, _ in player.batches] == [2, 4]
+    np.testing.assert_array_equal(player.batches[1][1], [WHITE, BLACK, WHITE, BLACK])
+    np.testing.assert_array_equal(envs.batch.state.info[:, 3], [2, 3, 2, 3])  # each game's moves, once
+    assert observations[0, 0, 0, 8] == 1  # White's first point, seen by Black
+    envs.reset(options={"reset_mask": np.array([True, False, False, False])})
+    assert len(player.contexts) == 1  # a partial reset does not reset it
+    envs.reset()
+    assert len(player.contexts) == 2
+
+
+def test_spec_opponents_play_each_sub_env_or_all_at_once():
+    for spec in ("random", "puct:simulations=8", "uct:simulations=8"):
+        envs = GoVectorEnv(3, board_size=SIZE, learner="alternate", opponent=spec)
+        _, infos = envs.reset(seed=0)
+        rng = np.random.default_rng(0)
+        ended = 0
+        for _ in range(60):
+            assert (infos["action_mask"][:, PASS] == 1).all()
+            _, _, terminated, truncated, infos = envs.step(random_actions(infos["action_mask"], rng))
+            ended += int((terminated | truncated).sum())
+        assert ended >= 2, spec
+        envs.close()
+
+
+def test_a_player_of_one_game_at_a_time_plays_one_sub_env_or_comes_in_a_list():
+    with pytest.raises(TypeError, match="one game at a time"):
+        GoVectorEnv(2, board_size=SIZE, opponent=Quirky())
+    envs = GoVectorEnv(1, board_size=SIZE, learner="white", opponent=Quirky())
+    envs.reset(seed=0)
+    assert envs.batch.state.info[0, 3] == 1
+    envs = GoVectorEnv(2, board_size=SIZE, learner="white", opponent=[Quirky(), "random"])
+    envs.reset(seed=0)
+    np.testing.assert_array_equal(envs.batch.state.info[:, 3], [1, 1])
+
+
+def test_a_failing_player_breaks_the_env_until_reset():
+    class Broken(Quirky):
+        def select_move(self, game):
+            if len(game.moves) > 2:
+                raise RuntimeError("out of time")
+            return super().select_move(game)
+
+    envs = GoVectorEnv(1, board_size=SIZE, learner="white", opponent=Broken())
+    envs.reset(seed=0)
+    with pytest.raises(OpponentError, match="raised RuntimeError: out of time"):
+        for _ in range(3):
+            envs.step(np.array([int(np.flatnonzero(envs.action_masks()[0][:-1])[0])]))
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        envs.step(np.array([PASS]))
+
+
+def test_action_masks_reads_every_vectorisation_mode():
+    sync = gymnasium.make_vec(
+        ENV_ID,
+        num_envs=3,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+        board_size=SIZE,
+        opponent=passing_game,
+    )
+    batched = gymnasium.make_vec(ENV_ID, num_envs=3, board_size=SIZE)
+    wrapped = gymnasium.wrappers.vector.RecordEpisodeStatistics(GoVectorEnv(3, board_size=SIZE))
+    for envs in (sync, batched, wrapped):
+        _, infos = envs.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for _ in range(4):
+            masks = action_masks(envs)
+            assert masks.dtype == bool and masks.shape == (3, PASS + 1)
+            np.testing.assert_array_equal(masks, infos["action_mask"].astype(bool))
+            _, _, _, _, infos = envs.step(random_actions(infos["action_mask"], rng))
+    assert not action_masks(sync)[:, :-1].all()  # stones on the boards: not every point is legal
+
+
+def passing_game(game):
+    return game.pass_move
+
+
+# -- two learners -----------------------------------------------------------------------------
+
+
+def test_two_learners_alternate_colours_rewards_are_zero_sum_and_scores_replay():
+    num_envs = 4
+    envs = GoVectorEnv(num_envs, board_size=SIZE, learner="both")
+    observations, infos = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    records = [[] for _ in range(num_envs)]
+    to_play = np.full(num_envs, BLACK)
+    endings = set()
+    for _ in range(250):
+        np.testing.assert_array_equal(infos["to_play"], to_play)
+        np.testing.assert_array_equal(envs.batch.to_play, to_play)
+        assert (observations[..., BLACK_TO_PLAY] == (to_play == BLACK)[:, None, None]).all()
+        actions = random_actions(infos["action_mask"], rng)
+        if rng.random() < 0.02:
+            actions[0] = PASS + 1  # off the board: the mover loses
+        for b in range(num_envs):
+            records[b].append(int(actions[b]))
+        observations, rewards, terminated, truncated, infos = envs.step(actions)
+        for b in range(num_envs):
+            mover = to_play[b]
+            if not (terminated[b] or truncated[b]):
+                assert rewards[b] == 0.0
+                to_play[b] = other_color(mover)
+                continue
+            both = infos["rewards"][b]
+            assert both.sum() == 0.0 and rewards[b] == both[0 if mover == BLACK else 1]
+            endings.add(infos["reason"][b])
+            game = Game(SIZE, envs.rules)
+            if infos["reason"][b] == "illegal_move":
+                game.replay(records[b][:-1])
+                assert rewards[b] == -1.0
+            else:
+                game.replay(records[b])
+                assert game.is_over
+                assert both[0] == game.outcome(BLACK)
+            assert infos["score"][b] == game.score()
+            records[b] = []
+            to_play[b] = BLACK
+    assert "illegal_move" in endings and len(endings) >= 2

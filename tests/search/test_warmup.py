@@ -21,7 +21,7 @@ from goarena.benchmarks.league import play
 from goarena.benchmarks.league.config import LeagueConfig
 from goarena.search.warmup import warmup
 
-BUILT_INS = [spec for spec in BUILTIN_AGENTS if spec not in ("gtp", "sb3")]
+BUILT_INS = [spec for spec in BUILTIN_AGENTS if spec not in ("gtp", "sb3", "torch")]
 
 WARMED_PLAYERS = """
 import os

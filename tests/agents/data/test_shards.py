@@ -48,6 +48,15 @@ def record(moves: str = MOVES, *, root: str = "RE[B+3]", size: int = 5, comments
 HANDICAP = b"(;GM[1]SZ[5]HA[2]AB[aa][ea]RE[W+1];W[cc];B[dd])"
 
 
+def test_a_clean_up_phase_after_two_passes_is_read_on_to_the_end() -> None:
+    """Moves after two passes (a clean-up phase): targets like any, from the resumed game."""
+    game = read_expert_game(record(MOVES + " - - ae - -", root="RE[W+2]"), 5)
+    arrays = encode_game(game, 0, stone_planes)
+    assert arrays["moves"][-5:].tolist() == [25, 25, 20, 25, 25]
+    assert arrays["boards"][-3].tolist() == arrays["boards"][-4].tolist()  # the passes change nothing
+    assert arrays["boards"][-2][20] == WHITE  # W[ae] was played after the passes
+
+
 @pytest.mark.parametrize(
     ("data", "reason"),
     [

@@ -264,13 +264,14 @@ def test_play_resumes_a_game_ended_by_two_passes(engine):
     answer_of(engine, "play b E5", "play w pass", "play b pass")
     assert engine.game.is_over
     assert engine.handle("play w D4") == ok()
-    assert engine.game.moves == [from_gtp("E5", 9), from_gtp("D4", 9)] and not engine.game.is_over
+    passes = [engine.game.pass_move] * 2  # kept: the record holds every move played
+    assert engine.game.moves == [from_gtp("E5", 9), *passes, from_gtp("D4", 9)] and not engine.game.is_over
 
 
 def test_play_after_a_pass_as_gnu_go_takes_it(engine):
     """White passes, then plays again: Black's pass in between ends no game."""
     assert [engine.handle(c) for c in ("play b D4", "play w pass", "play w E5")] == [ok()] * 3
-    assert engine.game.moves == [from_gtp("D4", 9), from_gtp("E5", 9)]
+    assert engine.game.moves == [from_gtp("D4", 9), 81, 81, from_gtp("E5", 9)]
     assert engine.game.to_play == BLACK and not engine.game.is_over
 
 
@@ -332,7 +333,7 @@ def test_timed_players_are_told_the_clock():
     engine = GTPEngine(agent, size=9)
     assert answer_of(engine, "time_settings 300 30 5", "time_left white 290.5 0") == ok()
     assert agent.clock == [("settings", 300, 30, 5), ("left", WHITE, 290.5, 0)]
-    assert engine.clock == (300, 30, 5) and engine.time_remaining == {WHITE: (290.5, 0)}
+    assert engine.clock.control.gtp() == (300, 30, 5) and engine.clock.left(WHITE) == (290.5, 0)
 
 
 def test_time_commands_are_accepted_by_any_player(engine):
@@ -395,6 +396,25 @@ def test_printsgf_and_loadsgf_round_trip(engine, tmp_path):
     assert engine.size == 9 and stones(engine, BLACK) == {"E5", "G7"} and stones(engine, WHITE) == {"C3"}
     assert engine.handle(f"loadsgf {path} 3") == ok()  # the position before move 3
     assert stones(engine, BLACK) == {"E5"} and engine.game.to_play == BLACK
+
+
+def test_printsgf_keeps_the_passes_before_a_clean_up_phase(engine, tmp_path):
+    """Both pass, then play on (a clean-up phase): the record holds every move played, and
+    replayed in a fresh game, or loaded back, it reaches the same position."""
+    answer_of(engine, "play b E5", "play w D4", "play b pass", "play w pass", "play b C3", "play w pass")
+    assert engine.handle("kgs-genmove_cleanup b").startswith("= ")
+    record = read_sgf(engine.handle("printsgf")[2:])
+    played = [from_gtp(v, 9) for v in ("E5", "D4", "pass", "pass", "C3", "pass")]
+    assert list(record.moves[:6]) == played and list(record.moves) == engine.game.moves
+    replayed = Game(9, engine.rules)
+    replayed.replay(record.moves, resume=True)
+    for final in (record.game, replayed):
+        assert (final.board == engine.game.board).all() and final.to_play == engine.game.to_play
+
+    path = tmp_path / "clean-up.sgf"
+    assert answer_of(engine, f"printsgf {path}", "clear_board", f"loadsgf {path}") == ok()
+    assert engine.game.moves == list(record.moves) and (engine.game.board == record.game.board).all()
+    assert engine.handle("genmove w").startswith("= ")  # the loaded game goes on
 
 
 def test_loadsgf_keeps_setup_stones_and_komi(engine, tmp_path):

@@ -4,13 +4,20 @@ import numpy as np
 import pytest
 import torch
 
-from go_env import WHITE, Game, Rules
+from go_env import WHITE, Game, GameBatch, Rules
 from go_env.coords import to_gtp
 from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.nets.checkpoint import CheckpointError, save_model, weights_digest
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.players.policy import SLPolicyAgent, playing_on
-from goarena.agents.protocols import Actor, GameContext, PolicyAgent, UnsupportedGame, WeightedAgent
+from goarena.agents.protocols import (
+    Actor,
+    BatchAgent,
+    GameContext,
+    PolicyAgent,
+    UnsupportedGame,
+    WeightedAgent,
+)
 from goarena.agents.specs import AgentSpecError, check_spec, make_agent
 from tests.boards import position
 
@@ -214,3 +221,16 @@ def test_a_player_that_would_pass_plays_on_rather_than_lose_by_the_count(tmp_pat
         game.replay(moves)
         assert (player.select_move(game) == PASS) == passes, (komi, moves)
         assert player.policy(game)[PASS] > 0.99  # what it reports is still the network's
+
+
+def test_moves_in_many_games_at_once_as_in_each(random_weights):
+    batch = GameBatch(SIZE, 4, Rules(komi=0.5), seed=0)
+    for _ in range(6):
+        batch.sample_and_play(np.ones((4, SIZE * SIZE + 1)))
+    player = SLPolicyAgent(random_weights)
+    assert isinstance(player, BatchAgent)
+    player.reset(GameContext(SIZE, Rules(komi=0.5)))
+    moves = player.select_moves(batch)
+    assert moves.tolist() == [player.select_move(batch.game(b)) for b in range(4)]
+    drawn = SLPolicyAgent(random_weights, temperature=1.0, seed=0)
+    assert batch.legal_masks()[np.arange(4), drawn.select_moves(batch)].all()

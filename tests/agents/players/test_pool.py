@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from go_env import BLACK, WHITE, Game, GoEnv, Rules
-from goarena.agents.players.pool import OpponentPool, PlayerOpponent, as_opponent
+from go_env import BLACK, WHITE, Game, GameBatch, GoEnv, Rules
+from goarena.agents.players.pool import BatchPlayerOpponent, OpponentPool, PlayerOpponent, as_opponent
 from goarena.agents.protocols import GameContext
 from goarena.agents.specs import AgentSpecError
 
@@ -48,7 +48,15 @@ def test_a_player_opponent_is_reset_with_the_game_its_colour_and_a_seed():
 
 def test_as_opponent_builds_spec_strings_and_refuses_what_is_no_player():
     assert as_opponent("random").player.name == "random"
-    assert isinstance(as_opponent(Recorder("r")), PlayerOpponent)
+    assert type(as_opponent(Recorder("r"))) is PlayerOpponent
+    assert type(as_opponent("uct:simulations=8")) is PlayerOpponent
+    for spec in ("random", "puct:simulations=8"):  # players of many games at once
+        opponent = as_opponent(spec)
+        assert isinstance(opponent, BatchPlayerOpponent)
+        batch = GameBatch(5, 3, Rules())
+        opponent.new_game(Game(5, Rules()), None, 0)
+        moves = opponent.select_moves(batch)
+        assert moves.shape == (3,) and batch.legal_masks()[np.arange(3), moves].all()
     with pytest.raises(AgentSpecError, match="unknown player"):
         as_opponent("nonesuch")
     with pytest.raises(TypeError, match="not a player"):

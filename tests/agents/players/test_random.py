@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from go_env import Game, Rules
+from go_env import Game, GameBatch, Rules
 from goarena.agents.players.random import RandomAgent
-from goarena.agents.protocols import Actor, GameContext, PolicyAgent
+from goarena.agents.protocols import Actor, BatchAgent, GameContext, PolicyAgent
 from goarena.agents.specs import make_agent
 
 
@@ -42,3 +42,17 @@ def test_random_act_gives_the_uniform_policy_it_drew_from():
     action = agent.act(game)
     assert action.policy is not None and action.value is None
     assert action.policy[action.move] > 0 and np.allclose(action.policy, agent.policy(game))
+
+
+def test_random_agent_moves_in_many_games_at_once_uniformly_among_the_legal_moves():
+    batch = GameBatch(3, 4, Rules(), seed=0)
+    batch.play(np.array([4, 4, 9, 0]))  # a stone in the centre; pass; pass; a corner
+    agent = RandomAgent(seed=0)
+    assert isinstance(agent, BatchAgent)
+    legal = batch.legal_masks().astype(bool)
+    drawn = np.array([agent.select_moves(batch) for _ in range(1000)])
+    assert legal[np.arange(4), drawn].all()
+    counts = np.stack([np.bincount(drawn[:, b], minlength=10) for b in range(4)])
+    assert (counts[legal] > 60).all() and not counts[~legal].any()  # 100 or 111 each
+    forced = RandomAgent(seed=0, pass_only_when_forced=True)
+    assert (np.array([forced.select_moves(batch) for _ in range(50)]) != 9).all()

@@ -10,13 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from go_env import BLACK, WHITE, Game, Rules
+from go_env import BLACK, WHITE, Game, GameBatch, Rules
 from goarena.agents.players.search import PUCTAgent, UCTAgent
 from goarena.agents.protocols import (
     RESIGN,
     Actor,
     Agent,
     AnalysisAgent,
+    BatchAgent,
     GameContext,
     MoveInfo,
     MoveObserver,
@@ -246,3 +247,32 @@ def test_puct_spec_takes_the_selection_rule_first_play_value_and_virtual_loss(ru
 def test_puct_spec_refuses_an_unknown_selection_rule_at_once():
     with pytest.raises(AgentSpecError, match="unknown selection rule"):
         make_agent("puct:selection=greedy")
+
+
+@pytest.mark.parametrize("options", [{}, {"prior": "uniform", "batch": 4, "c_puct": 2.0}])
+def test_puct_searches_many_games_at_once_as_it_searches_each(options):
+    batch = GameBatch(5, 3, Rules())
+    batch.play(np.array([12, 25, 6]))
+    batch.play(np.array([7, 12, 25]))
+    player = PUCTAgent(simulations=48, reuse=False, resign_threshold=None, **options)
+    assert isinstance(player, BatchAgent)
+    player.reset(GameContext(5, Rules(), seed=0))
+    moves = player.select_moves(batch)
+    assert batch.state.info[:, 3].tolist() == [2, 2, 2]  # left unchanged
+    for b in range(3):
+        alone = PUCTAgent(simulations=48, reuse=False, resign_threshold=None, **options)
+        alone.reset(GameContext(5, Rules(), seed=0))
+        assert moves[b] == alone.select_move(batch.game(b))
+
+
+def test_puct_searches_many_games_at_once_with_a_simulation_budget_only():
+    batch = GameBatch(5, 2, Rules())
+    with pytest.raises(ValueError, match="simulations=N"):
+        PUCTAgent(seconds=0.1).select_moves(batch)
+    with pytest.raises(ValueError, match="expansion_threshold"):
+        PUCTAgent(simulations=8, expansion_threshold=2).select_moves(batch)
+    drawn = PUCTAgent(simulations=32, temperature=1.0, temperature_moves=1, seed=0)
+    first = {tuple(drawn.select_moves(batch)) for _ in range(8)}
+    batch.play(np.array([12, 12]))
+    later = {tuple(drawn.select_moves(batch)) for _ in range(8)}
+    assert len(first) > 1 and len(later) == 1  # drawn for the first move, then the best

@@ -1,0 +1,197 @@
+"""The GTP engine's clocks: time controls from GTP's and KGS's commands, ``time_left``, the
+charge of a move, and each move's budget."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from go_env import BLACK, WHITE
+from goarena.agents.gtp.clock import MIN_MOVE_TIME, Clock, TimeControl, expected_moves
+
+NO_LIMIT = TimeControl()
+SUDDEN_DEATH = TimeControl(300)
+CANADIAN = TimeControl(300, 30, stones=5)
+JAPANESE = TimeControl(300, 30, periods=5)
+
+
+@pytest.mark.parametrize(
+    ("main", "byo_yomi", "stones", "control"),
+    [
+        (300, 0, 0, SUDDEN_DEATH),
+        (300, 30, 5, CANADIAN),
+        (0, 30, 0, NO_LIMIT),  # GTP's way of saying "no time limit"
+        (300, 0, 5, SUDDEN_DEATH),  # stones without a period: none
+    ],
+)
+def test_time_settings(main, byo_yomi, stones, control):
+    assert TimeControl.from_gtp(main, byo_yomi, stones) == control
+
+
+@pytest.mark.parametrize(
+    ("words", "control"),
+    [
+        ("none", NO_LIMIT),
+        ("absolute 300", SUDDEN_DEATH),
+        ("byoyomi 300 30 5", JAPANESE),
+        ("BYOYOMI 300 30 0", SUDDEN_DEATH),
+        ("canadian 300 30 5", CANADIAN),
+        ("canadian 300 30 0", NO_LIMIT),
+        ("canadian 300 0 0", SUDDEN_DEATH),
+    ],
+)
+def test_kgs_time_settings(words, control):
+    assert TimeControl.from_kgs(words.split()) == control
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "",
+        "fischer 300 10",
+        "absolute",
+        "absolute 300 30",
+        "byoyomi 300 30",
+        "absolute soon",
+        "byoyomi 300 30 -1",
+    ],
+)
+def test_bad_kgs_time_settings_are_refused(words):
+    with pytest.raises(ValueError):
+        TimeControl.from_kgs(words.split())
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [((-1, 0, 0), "at least 0"), ((300, 30, -5), "at least 0"), ((math.nan, 0, 0), "at least 0")],
+)
+def test_bad_time_settings_are_refused(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        TimeControl.from_gtp(*arguments)
+
+
+def test_a_time_control_says_itself_as_time_settings():
+    assert CANADIAN.gtp() == (300, 30, 5) and SUDDEN_DEATH.gtp() == (300, 0, 0)
+    assert JAPANESE.gtp() == (300, 30, 1)  # one Canadian period of one stone: a period, safely
+    assert NO_LIMIT.gtp() == (0, 1, 0) and TimeControl.from_gtp(*NO_LIMIT.gtp()) == NO_LIMIT
+    assert str(JAPANESE) == "300 s + 5 x 30 s byo-yomi"
+
+
+# -- time left ------------------------------------------------------------------------------
+
+
+def test_time_left_in_main_time_and_in_overtime():
+    clock = Clock(CANADIAN)
+    assert clock.left(BLACK) == clock.left(WHITE) == (300, 0)
+    clock.set_left(BLACK, 120.5, 0)
+    assert clock.left(BLACK) == (120.5, 0) and clock.left(WHITE) == (300, 0)
+    clock.set_left(BLACK, 20, 3)  # Canadian: 3 stones to play in 20 s
+    assert clock.left(BLACK) == (20, 3) and clock.sides[BLACK].overtime
+    clock.set_left(BLACK, 20, 9)  # never more stones than a period has
+    assert clock.left(BLACK) == (20, 5)
+    clock.set_left(BLACK, 0, 0)  # "0 0": main time is over, the first period begins
+    assert clock.left(BLACK) == (30, 5)
+
+
+def test_kgs_sends_the_periods_left_as_stones_in_japanese_byo_yomi():
+    clock = Clock(JAPANESE)
+    clock.set_left(WHITE, 25, 2)
+    side = clock.sides[WHITE]
+    assert side.overtime and side.periods == 2 and side.period == 25 and clock.left(WHITE) == (25, 2)
+
+
+def test_time_left_without_a_time_limit_starts_one_and_stones_need_overtime():
+    clock = Clock()
+    assert clock.left(BLACK) is None and clock.budget(BLACK, 81, 0) is None
+    clock.set_left(BLACK, 100, 0)  # the controller's clock is trusted
+    assert clock.left(BLACK) == (100, 0) and clock.budget(BLACK, 81, 0) is not None
+    with pytest.raises(ValueError, match="no overtime"):
+        Clock(SUDDEN_DEATH).set_left(BLACK, 10, 1)
+    with pytest.raises(ValueError):
+        clock.set_left(BLACK, math.nan, 0)
+
+
+def test_no_main_time_starts_in_overtime():
+    assert Clock(TimeControl(0, 10, periods=3)).left(BLACK) == (10, 3)
+    assert Clock(TimeControl(0, 10, stones=1)).left(BLACK) == (10, 1)
+
+
+# -- charging moves ----------------------------------------------------------------------
+
+
+def test_sudden_death_is_lost_when_main_time_runs_out():
+    clock = Clock(TimeControl(10))
+    assert clock.spend(BLACK, 9.5) and clock.left(BLACK) == (0.5, 0)
+    assert not clock.spend(BLACK, 0.6) and clock.sides[BLACK].lost
+    assert clock.left(WHITE) == (10, 0)  # the other side's clock is its own
+
+
+def test_japanese_periods_are_lost_only_by_moves_longer_than_a_period():
+    clock = Clock(TimeControl(10, 5, periods=3))
+    assert clock.spend(BLACK, 12)  # 10 s of main time, then 2 s of the first period
+    assert clock.left(BLACK) == (5, 3)
+    assert clock.spend(BLACK, 4.9) and clock.left(BLACK) == (5, 3)
+    assert clock.spend(BLACK, 11) and clock.left(BLACK) == (5, 1)  # two periods used up
+    assert not clock.spend(BLACK, 5.1)
+
+
+def test_canadian_stones_must_be_played_within_their_period():
+    clock = Clock(TimeControl(10, 8, stones=2))
+    assert clock.spend(BLACK, 11)  # main time spills into the period: this move is its first stone
+    assert clock.left(BLACK) == (7, 1)
+    assert clock.spend(BLACK, 6) and clock.left(BLACK) == (8, 2)  # both stones: a new period
+    assert clock.spend(BLACK, 7) and clock.left(BLACK) == (1, 1)
+    assert not clock.spend(BLACK, 1.5)
+
+
+# -- budgets ----------------------------------------------------------------------------------
+
+
+def test_the_expected_moves_shrink_with_the_game_to_a_floor():
+    assert expected_moves(81, 0) == pytest.approx((0.9 * 81 + 20) / 2)
+    assert expected_moves(81, 40) < expected_moves(81, 0)
+    assert expected_moves(81, 500) == expected_moves(81, 80) == pytest.approx((0.2 * 81 + 20) / 2)
+    assert expected_moves(361, 0) > expected_moves(81, 0)
+
+
+def test_main_time_is_spread_over_the_expected_moves():
+    moves = expected_moves(81, 10)
+    assert Clock(SUDDEN_DEATH).budget(BLACK, 81, 10, lag=0.5) == pytest.approx(300 / moves - 0.5)
+    assert Clock(CANADIAN).budget(BLACK, 81, 10, lag=0.5) == pytest.approx(300 / moves + 30 / 5 - 0.5)
+    assert Clock(JAPANESE).budget(BLACK, 81, 10, lag=0) == pytest.approx(300 / moves + 30)
+
+
+def test_overtime_budgets():
+    canadian = Clock(CANADIAN)
+    canadian.set_left(BLACK, 20, 4)
+    assert canadian.budget(BLACK, 81, 100, lag=0.5) == pytest.approx(20 / 4 - 0.5)
+    canadian.set_left(BLACK, 3, 1)  # the last stone: what is left of the period
+    assert canadian.budget(BLACK, 81, 100, lag=0.5) == pytest.approx(2.5)
+    japanese = Clock(JAPANESE)
+    japanese.set_left(BLACK, 30, 1)  # the last period: one period, as with five
+    assert japanese.budget(BLACK, 81, 100, lag=0.5) == pytest.approx(29.5)
+    japanese.set_left(BLACK, 12, 3)  # a controller counting from earlier: what is left of it
+    assert japanese.budget(BLACK, 81, 100, lag=0.5) == pytest.approx(11.5)
+
+
+def test_a_budget_never_falls_under_the_least():
+    clock = Clock(TimeControl(1))
+    assert clock.budget(BLACK, 81, 0, lag=0.5) == MIN_MOVE_TIME
+    clock.spend(BLACK, 2)  # lost: still an answer, as fast as it goes
+    assert clock.budget(BLACK, 81, 0, lag=0.5, minimum=0.01) == 0.01
+
+
+@pytest.mark.parametrize(
+    ("control", "moves"),
+    [
+        (TimeControl(60), 140),  # sudden death: well past a typical game's length
+        (TimeControl(5, 1, periods=1), 1000),  # with overtime: for ever
+        (TimeControl(5, 4, stones=5), 1000),
+    ],
+)
+def test_a_side_that_spends_its_budget_and_the_lag_on_every_move_keeps_time(control, moves):
+    clock = Clock(control)
+    for move in range(0, moves, 2):
+        budget = clock.budget(BLACK, 81, move, lag=0.2)
+        assert budget is not None and clock.spend(BLACK, budget + 0.2), move
