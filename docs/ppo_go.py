@@ -2,11 +2,12 @@
 
 Trains a small convolutional actor-critic against an opponent on ``goarena/Go-v0``'s batched
 env (every step is one kernel call over all games), masking illegal moves out of the policy,
-then saves the policy as TorchScript for goarena's ``torch:PATH`` player, rates it with
+then saves the policy as an exported program (``torch.export``) for goarena's ``torch:PATH``
+player, rates it with
 ``goarena.benchmarks.evaluate``, and prints the league command that rates it among others::
 
     python docs/ppo_go.py --board-size 5 --total-timesteps 200000
-    goarena league --size 5 --player torch:runs/ppo_go/policy.pt --player random \\
+    goarena league --size 5 --player torch:runs/ppo_go/policy.pt2 --player random \\
         --player uct:simulations=100 --games-per-pair 20 --dir runs/ppo_go/league
 
 The saved module is ``forward(planes, mask) -> (logits, value)``: ``planes`` float32[B, 17,
@@ -215,17 +216,23 @@ def main() -> None:
     agent = train(args).eval()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    scripted = torch.jit.script(agent)
-    scripted.save(str(out / "policy.pt"))
-    print(f"saved {out / 'policy.pt'} (goarena's torch:{out / 'policy.pt'})")
+    points = args.board_size * args.board_size
+    example = (
+        torch.zeros(2, 17, args.board_size, args.board_size),
+        torch.ones(2, points + 1, dtype=torch.bool),
+    )
+    batch = torch.export.Dim("batch")
+    program = torch.export.export(agent, example, dynamic_shapes=({0: batch}, {0: batch}))
+    torch.export.save(program, str(out / "policy.pt2"))
+    print(f"saved {out / 'policy.pt2'} (goarena's torch:{out / 'policy.pt2'})")
 
-    player = PolicyPlayer(scripted, board_size=args.board_size, name="ppo_go")
+    player = PolicyPlayer(agent, board_size=args.board_size, name="ppo_go")
     for opponent in ("random", "uct:simulations=100"):
         result = evaluate(player, opponent, games=args.eval_games, size=args.board_size)
         low, high = result.interval
         print(f"vs {opponent}: {result.win_rate:.1%} of {result.games} games (95% {low:.0%}-{high:.0%})")
     print(
-        f"goarena league --size {args.board_size} --player torch:{out / 'policy.pt'} --player random "
+        f"goarena league --size {args.board_size} --player torch:{out / 'policy.pt2'} --player random "
         f"--player uct:simulations=100 --games-per-pair 20 --dir {out / 'league'}"
     )
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import math
 import os
 import queue
 import shlex
@@ -165,7 +166,8 @@ class GTPAgent:
 
     def time_left(self, color: int, seconds: float, stones: int) -> None:
         if "time_left" in self.known_commands:
-            self.send(f"time_left {COLOR_LETTERS[color]} {round(seconds)} {stones}")
+            # Whole seconds, rounded down: an engine told of more time than it has may lose on time.
+            self.send(f"time_left {COLOR_LETTERS[color]} {math.floor(seconds)} {stones}")
 
     # -- the engine's board ----------------------------------------------------------------
 
