@@ -151,7 +151,8 @@ def make_vec_env(config: SB3Config, opponent: str | list[OpponentPool]) -> VecEn
         config.n_envs,
         board_size=config.size,
         komi=config.komi,
-        opponent=opponent,
+        # ``random`` is the env's own opponent, the same uniform legal moves drawn inside numba.
+        opponent=None if opponent == "random" else opponent,
         learner=config.learner,  # type: ignore[arg-type]  # checked by the config
         channels_first=True,
         observation_dtype="float32",
