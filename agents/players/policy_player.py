@@ -68,13 +68,11 @@ from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, OBSERVATION_LAYOUTS, batch_history_planes, planes_in_layout
 from goarena.agents.nets.load import TorchProgram, load_torch_program
 from goarena.agents.nets.predict import masked_softmax, move_networks, player_device, resolve_device
-from goarena.agents.players.search import PUCTAgent
+from goarena.agents.players.search import PUCTAgent, SearchedNetwork
 from goarena.agents.protocols import (
     Action,
     GameContext,
-    MoveInfo,
     UnsupportedGame,
-    analyze_policy,
     game_context,
     restart_seed,
 )
@@ -84,7 +82,7 @@ from goarena.search.warmup import warmup_game
 PolicyFn = Callable[[torch.Tensor, torch.Tensor], Any]  # (planes, mask) -> logits or (logits, value)
 
 
-class PolicyPlayer:
+class PolicyPlayer(SearchedNetwork):
     """A function of the position, most often a torch module, as a player (see the module docs).
 
     Args:
@@ -193,27 +191,6 @@ class PolicyPlayer:
             move = int(masked_softmax(logits, legal, 0.0)[0].argmax())
         value = None if values is None else float(values[0])
         return Action(move, masked_softmax(logits, legal)[0], value)
-
-    def select_move(self, game: Game) -> int:
-        return self.act(game).move
-
-    def policy(self, game: Game) -> np.ndarray:
-        """float64[N*N+1]: ``fn``'s move distribution (the search's visits when searching)."""
-        if self.search is not None:
-            return self.search.policy(game)
-        return self.evaluate(game)[0]
-
-    def observe_move(self, game: Game, move: int) -> None:
-        if self.search is not None:
-            self.search.observe_move(game, move)
-
-    def analyze(
-        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
-    ) -> int:
-        """GTP ``lz-analyze``: the search's candidates, or the policy's without search."""
-        if self.search is not None:
-            return self.search.analyze(game, stop, report, interval)
-        return analyze_policy(self.policy(game), report)
 
     # -- calling fn ----------------------------------------------------------------------
 

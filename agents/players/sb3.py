@@ -23,7 +23,6 @@ import io
 import json
 import pickle
 import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,12 +39,10 @@ from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes, planes_in_layout
 from goarena.agents.nets.predict import masked_softmax, player_device, resolve_device
 from goarena.agents.nets.sb3_extractor import GoResNetExtractor, board_size_of, channels_first_of
-from goarena.agents.players.search import PUCTAgent
+from goarena.agents.players.search import PUCTAgent, SearchedNetwork
 from goarena.agents.protocols import (
     Action,
     GameContext,
-    MoveInfo,
-    analyze_policy,
     check_board_size,
     game_context,
     restart_seed,
@@ -329,7 +326,7 @@ class SB3Evaluator:
         return model_outputs(self.model, observations, leaves.legal)
 
 
-class SB3Agent:
+class SB3Agent(SearchedNetwork):
     """A saved MaskablePPO or PPO model as a player (see the module docs).
 
     Args:
@@ -475,27 +472,6 @@ class SB3Agent:
             weights = probabilities if self.temperature == 1 else probabilities ** (1 / self.temperature)
             move = int(self.rng.choice(len(weights), p=weights / weights.sum()))
         return Action(move, probabilities, value)
-
-    def select_move(self, game: Game) -> int:
-        return self.act(game).move
-
-    def policy(self, game: Game) -> np.ndarray:
-        """float64[N*N+1]: the model's move distribution (the search's visits when searching)."""
-        if self.search is not None:
-            return self.search.policy(game)
-        return self.evaluate(game)[0]
-
-    def observe_move(self, game: Game, move: int) -> None:
-        if self.search is not None:
-            self.search.observe_move(game, move)
-
-    def analyze(
-        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
-    ) -> int:
-        """GTP ``lz-analyze``: the search's candidates, or the policy's without search."""
-        if self.search is not None:
-            return self.search.analyze(game, stop, report, interval)
-        return analyze_policy(self.policy(game), report)
 
 
 def _deterministic(value: object) -> float:

@@ -50,7 +50,15 @@ from go_env import Game, GameBatch
 from go_env import core as K
 from go_env.features.patterns import PatternPolicy
 from goarena.agents.nets.load import Network, check_sizes, load_network
-from goarena.agents.protocols import RESIGN, Action, GameContext, MoveInfo, game_context, restart_seed
+from goarena.agents.protocols import (
+    RESIGN,
+    Action,
+    GameContext,
+    MoveInfo,
+    analyze_policy,
+    game_context,
+    restart_seed,
+)
 from goarena.agents.specs import Renamed, renamed_options
 from goarena.search import (
     PUCT,
@@ -641,3 +649,38 @@ class PUCTAgent(_SearchAgent):
         if self.temperature_moves is None or len(game.moves) < self.temperature_moves:
             return self.temperature
         return 0.0
+
+
+class SearchedNetwork:
+    """The moves of a network player that may search: ``search`` is a ``PUCTAgent`` over the
+    network, or None to play from the network's own policy (``evaluate(game)``: its move
+    probabilities and value). The player defines ``act`` and ``evaluate``."""
+
+    search: PUCTAgent | None
+
+    def act(self, game: Game) -> Action:
+        raise NotImplementedError
+
+    def evaluate(self, game: Game) -> tuple[np.ndarray, float | None]:
+        raise NotImplementedError
+
+    def select_move(self, game: Game) -> int:
+        return self.act(game).move
+
+    def policy(self, game: Game) -> np.ndarray:
+        """float64[N*N+1]: the network's move distribution (the search's visits when searching)."""
+        if self.search is not None:
+            return self.search.policy(game)
+        return self.evaluate(game)[0]
+
+    def observe_move(self, game: Game, move: int) -> None:
+        if self.search is not None:
+            self.search.observe_move(game, move)
+
+    def analyze(
+        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
+    ) -> int:
+        """GTP ``lz-analyze``: the search's candidates, or the policy's without search."""
+        if self.search is not None:
+            return self.search.analyze(game, stop, report, interval)
+        return analyze_policy(self.policy(game), report)
