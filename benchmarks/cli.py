@@ -73,6 +73,10 @@ COMMANDS: dict[str, Command] = {
         "AlphaGo's ablation: rollouts, value net, mixed, no prior, raw policies",
     ),
     "gtp": Command("goarena.benchmarks.commands.gtp", "serve a player as a GTP engine on stdin/stdout"),
+    "serve": Command(
+        "goarena.benchmarks.commands.serve",
+        "a web board: play any offered player with live analysis, browse and watch leagues",
+    ),
     "show ownership": Command(
         "goarena.benchmarks.commands.show_ownership",
         "a PNG of a record's position shaded by each point's final owner, with V (an ownership network)",

@@ -1,0 +1,97 @@
+"""``goarena serve``: the web board, on this machine only unless ``--host`` says otherwise.
+
+``goarena serve --dir runs --port 8000`` prints the page's address and serves it until Ctrl-C:
+play any offered player (the fast built-ins of ``DEFAULT_PLAYERS``, the ``--player NAME=SPEC``
+given, and the players of a league once it is opened) with its live analysis, and browse,
+replay and watch the leagues under ``--dir``. Nothing outside ``--dir`` is read on a browser's
+behalf; ``--allow-spec`` lets the browser name any player spec, which runs code: give it only
+on a machine whose browsers you trust.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+
+from goarena.benchmarks.commands import log
+
+# Players that load offline (the shipped 9x9 networks) and move within a second on a CPU.
+DEFAULT_PLAYERS = {
+    "random": "random",
+    "uct": "uct:simulations=5000",
+    "sl-policy": "sl-policy",
+    "ownership-greedy": "ownership-greedy",
+    "zero": "zero:simulations=100",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dir", type=Path, default=Path("runs"), help="the leagues' directory (default runs)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
+    parser.add_argument(
+        "--player",
+        action="append",
+        default=[],
+        type=named_spec,
+        metavar="NAME=SPEC",
+        help="offer a player besides the defaults (repeatable), e.g. strong=uct:simulations=20000",
+    )
+    parser.add_argument(
+        "--allow-spec",
+        action="store_true",
+        help="let the browser play any player spec (runs code: take care)",
+    )
+
+
+def named_spec(text: str) -> tuple[str, str]:
+    """``NAME=SPEC`` (``--player``) as (name, spec)."""
+    name, equals, spec = text.partition("=")
+    if not equals or not name.strip() or not spec.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=SPEC")
+    return name.strip(), spec.strip()
+
+
+def command(args: argparse.Namespace) -> None:
+    """Check the players, warm their kernels up in the background, and serve until Ctrl-C."""
+    import uvicorn
+
+    from goarena.agents.specs import AgentSpecError, check_spec
+    from goarena.benchmarks.web.app import create_app
+
+    if not args.dir.is_dir():
+        sys.exit(f"goarena serve: no directory {args.dir}")
+    players = {**DEFAULT_PLAYERS, **dict(args.player)}
+    for name, spec in args.player:
+        try:
+            check_spec(spec)
+        except AgentSpecError as error:
+            sys.exit(f"goarena serve: --player {name}={spec}: {error}")
+    app = create_app(args.dir, players, allow_spec=args.allow_spec)
+    threading.Thread(target=_warm_up, args=(players,), name="warmup", daemon=True).start()
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"goarena serve: http://{host}:{args.port}/ (leagues in {args.dir}; Ctrl-C to stop)", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+def _warm_up(players: dict[str, str]) -> None:
+    """Compile the 9x9 kernels of the players and load them once, so the first game waits
+    for neither (a failure is left for that game to report)."""
+    from goarena.agents.specs import player_warmup
+    from goarena.benchmarks.web.app import capabilities
+    from goarena.search.warmup import warmup
+
+    try:
+        warmups = [warm for spec in players.values() if (warm := player_warmup(spec)) is not None]
+        seconds = warmup(9, log=log, warmups=warmups)
+        for spec in players.values():
+            capabilities(spec)
+        log(f"players ready in {seconds:.1f} s")
+    except Exception as error:
+        log(f"warm-up failed ({type(error).__name__}: {error}); players compile when first used")

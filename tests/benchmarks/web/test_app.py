@@ -1,0 +1,244 @@
+"""The web board's server through its HTTP routes and WebSockets: the contract's answers, whole
+games against a player, bad input that never stops the server, and an event loop that keeps
+serving while a player thinks."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi")
+
+import web_fixtures  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+from web_fixtures import make_league  # noqa: E402
+
+from go_env import Game, Rules, coords  # noqa: E402
+from go_env.sgf import read_sgf  # noqa: E402
+from goarena.benchmarks.web import app as web  # noqa: E402
+from goarena.benchmarks.web.app import create_app  # noqa: E402
+
+PLAYERS = {"random": "random", "uct": "uct:simulations=50"}
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    make_league(root / "small")
+    make_league(
+        root / "mixed",
+        {"rnd": "random", "engine": "gtp:gnugo --mode gtp", "mine": "web_fixtures:Slow"},
+        games=0,
+        anchor="rnd",
+    )
+    (root.parent / "outside").mkdir(exist_ok=True)
+    make_league(root.parent / "outside" / "league", games=1)
+    (root / "escape").symlink_to(root.parent / "outside" / "league")
+    return root
+
+
+@pytest.fixture
+def client(root):
+    with TestClient(create_app(root, PLAYERS)) as client:  # one event loop for every call
+        yield client
+
+
+def until_turn(socket) -> tuple[dict, list[dict]]:
+    """Messages until the person is to move or the game is over: that state, and all of them."""
+    seen = []
+    while True:
+        message = socket.receive_json()
+        seen.append(message)
+        if message["type"] == "state" and (
+            message["over"] or (not message["thinking"] and message["to_play"] == message["human"])
+        ):
+            return message, seen
+
+
+def next_error(socket) -> str:
+    """The next error's message (analysis on the way is skipped)."""
+    while (message := socket.receive_json())["type"] == "analysis":
+        pass
+    assert message["type"] == "error", message
+    return message["message"]
+
+
+def test_the_players_are_listed_with_what_they_can_show(client):
+    answer = client.get("/api/players").json()
+    assert answer["players"] == [
+        {"name": "random", "spec": "random", "analysis": False, "ownership": False, "policy": True},
+        {"name": "uct", "spec": "uct:simulations=50", "analysis": True, "ownership": False, "policy": True},
+    ]
+    assert answer["allow_spec"] is False and "chinese" in answer["rules"] and 9 in answer["sizes"]
+
+
+def test_leagues_are_listed_and_read_inside_the_root_only(client, root):
+    listed = client.get("/api/leagues").json()["leagues"]
+    assert {league["id"] for league in listed} == {"small", "mixed"}
+    view = client.get("/api/leagues/small").json()
+    assert [row["name"] for row in view["standings"]] == view["crosstable"]["names"]
+    assert len(view["games"]) == 2 and view["elo_history"][-1]["game"] == 2
+    for path, status in [
+        ("/api/leagues/nowhere", 404),
+        ("/api/leagues/escape", 403),
+        ("/api/leagues/%2e%2e/outside/league", 403),
+        ("/api/leagues//etc", 403),
+        ("/api/leagues/small/games/7", 404),
+        ("/api/leagues/small/games/seven", 404),
+        ("/api/leagues/escape/games/0", 403),
+        ("/api/nothing", 404),
+    ]:
+        answer = client.get(path)
+        assert answer.status_code == status, path
+        assert set(answer.json()) == {"error"} and answer.json()["error"], path
+
+
+def test_a_replay_shows_the_stones_of_the_sgf_at_every_position(client):
+    replay = client.get("/api/leagues/small/games/0").json()
+    record = read_sgf(replay["sgf"])
+    game = Game(record.game.size, record.rules)
+    boards = [game.board.ravel().tolist()]
+    for move in record.moves:
+        game.play(move)
+        boards.append(game.board.ravel().tolist())
+    assert [position["board"] for position in replay["positions"]] == boards
+    assert replay["size"] == 5 and replay["result"] == record.result
+
+
+def test_win_rates_along_a_replay_come_from_offered_players_only(client):
+    positions = len(client.get("/api/leagues/small/games/1").json()["positions"])
+    winrates = client.get("/api/leagues/small/games/1/analysis", params={"player": "uct"}).json()["winrates"]
+    assert len(winrates) == positions and winrates[-1] is None  # the game is over there
+    assert all(0 <= value <= 1 for value in winrates[:-1])
+    refused = client.get("/api/leagues/small/games/1/analysis", params={"player": "gnugo"})
+    assert refused.status_code == 403 and "not offered" in refused.json()["error"]
+    assert client.get("/api/leagues/small/games/1/analysis").status_code == 400
+    assert client.get("/api/leagues/small/games/9/analysis", params={"player": "uct"}).status_code == 404
+
+
+def test_opening_a_league_offers_its_built_in_players_but_no_engine_and_no_plug_in(client):
+    client.get("/api/leagues/small")
+    client.get("/api/leagues/mixed")
+    offered = {player["name"]: player["spec"] for player in client.get("/api/players").json()["players"]}
+    assert offered == {**PLAYERS, "uct-20": "uct:simulations=20"}  # random was offered already
+
+
+def test_the_page_and_its_files_are_served(client):
+    if not (web.STATIC / "index.html").is_file():
+        pytest.skip("the page is not installed")
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert client.get("/static/index.html").text == page.text
+    assert client.get("/static/../app.py").status_code == 404
+
+
+def test_a_whole_game_against_random_is_scored_as_go_env_scores_it(client):
+    rng = np.random.default_rng(5)
+    with client.websocket_connect("/ws/play") as socket:
+        socket.send_json({"type": "new", "player": "random", "size": 5, "komi": 0.5, "rules": "chinese"})
+        state, _ = until_turn(socket)
+        while not state["over"]:
+            legal = state["legal"]
+            ending = state["last"] == "pass" or len(state["moves"]) > 30 or not legal
+            move = "pass" if ending else legal[rng.integers(len(legal))]
+            socket.send_json({"type": "play", "move": move})
+            state, _ = until_turn(socket)
+    game = Game(5, Rules.preset("chinese", komi=0.5))
+    game.replay([coords.from_gtp(move, 5) for move in state["moves"]])
+    assert game.is_over and state["score"] == game.score() and state["result"] == game.result()
+    assert state["owners"] == game.area_owner().ravel().tolist() and state["dead"] == []
+    assert state["board"] == game.board.ravel().tolist() and state["legal"] == []
+
+
+def test_bad_messages_get_errors_and_the_game_goes_on(client):
+    with client.websocket_connect("/ws/play") as socket:
+        socket.send_json({"type": "new", "player": "random", "size": 5})
+        until_turn(socket)
+        for bad, said in [
+            ("{not json", "malformed JSON"),
+            ('"play"', "JSON object"),
+            ('{"type": "fly"}', "unknown message type"),
+            ('{"type": "play", "move": "A9"}', "off a 5x5 board"),
+            ('{"type": "new", "player": "alphago"}', "unknown player"),
+        ]:
+            socket.send_text(bad)
+            assert said in next_error(socket), bad
+        socket.send_bytes(b'{"type": "pass"}')
+        assert "JSON text" in next_error(socket)
+        socket.send_json({"type": "play", "move": "C3"})
+        state, _ = until_turn(socket)
+        assert state["moves"][0] == "C3"
+
+
+def test_a_flood_is_answered_once_and_dropped_and_the_connection_goes_on(client):
+    with client.websocket_connect("/ws/play") as socket:
+        for _ in range(200):
+            socket.send_json({"type": "analysis", "on": False})  # answered by nothing
+        socket.send_json({"type": "play", "move": "C3"})
+        answer = socket.receive_json()
+        assert answer == {"type": "error", "message": "too many messages: the rest are dropped"}
+        time.sleep(1.0)  # the flood's second is over
+        socket.send_json({"type": "new", "player": "random", "size": 5})
+        state, seen = until_turn(socket)
+        assert state["moves"] == [] and [message["type"] for message in seen] == ["state"]
+
+
+def test_two_games_at_once_do_not_touch_each_other(client):
+    with client.websocket_connect("/ws/play") as first, client.websocket_connect("/ws/play") as second:
+        first.send_json({"type": "new", "player": "random", "size": 5})
+        second.send_json({"type": "new", "player": "uct", "size": 7, "color": "white"})
+        one, _ = until_turn(first)
+        two, _ = until_turn(second)
+        first.send_json({"type": "play", "move": "A1"})
+        second.send_json({"type": "play", "move": "G7" if two["moves"][0] != "G7" else "A1"})
+        one, _ = until_turn(first)
+        two, _ = until_turn(second)
+        assert (one["size"], len(one["moves"]), one["moves"][0]) == (5, 2, "A1")
+        assert (two["size"], len(two["moves"]), two["human"]) == (7, 3, "white")
+
+
+def test_the_server_answers_while_a_player_thinks(root):
+    web_fixtures.RELEASE.clear()
+    web_fixtures.ANSWERED.clear()
+    client = TestClient(create_app(root, {"slow": "web_fixtures:Slow"}))
+    with client, client.websocket_connect("/ws/play") as socket:
+        socket.send_json({"type": "new", "player": "slow", "size": 5, "color": "white"})
+        assert socket.receive_json()["thinking"]
+        assert client.get("/api/players").status_code == 200  # on the loop the search is not on
+        assert client.get("/api/leagues/small").status_code == 200
+        socket.send_json({"type": "pass"})
+        assert "not your turn" in next_error(socket)
+        assert not web_fixtures.ANSWERED.is_set()
+        web_fixtures.RELEASE.set()
+        state, _ = until_turn(socket)
+        assert state["moves"] == ["A5"]
+
+
+def test_any_spec_is_played_only_with_allow_spec(root):
+    with TestClient(create_app(root, PLAYERS, allow_spec=True)) as client:
+        assert client.get("/api/players").json()["allow_spec"] is True
+        with client.websocket_connect("/ws/play") as socket:
+            socket.send_json({"type": "new", "spec": "uct:simulations=10", "size": 5})
+            state, _ = until_turn(socket)
+            assert state["player"] == "uct:simulations=10" and not state["over"]
+        client.get("/api/leagues/mixed")
+        offered = {player["name"] for player in client.get("/api/players").json()["players"]}
+        assert "mine" in offered and "rnd" not in offered  # rnd's spec is offered already
+
+
+def test_a_watched_league_sends_its_table_at_once_and_again_as_it_grows(tmp_path, monkeypatch):
+    monkeypatch.setattr(web, "WATCH_SECONDS", 0.05)
+    make_league(tmp_path / "live", games=1)
+    with TestClient(create_app(tmp_path, PLAYERS)) as client:
+        with client.websocket_connect("/ws/watch/live") as socket:
+            first = socket.receive_json()
+            assert first["type"] == "table" and len(first["games"]) == 1
+            assert first["standings"] == client.get("/api/leagues/live").json()["standings"]
+            make_league(tmp_path / "live", games=1)
+            grown = socket.receive_json()
+            assert grown["type"] == "table" and len(grown["games"]) == 2
+        with client.websocket_connect("/ws/watch/nowhere") as socket:
+            answer = socket.receive_json()
+            assert answer["type"] == "error" and "no league" in answer["message"]

@@ -1,0 +1,286 @@
+"""The web board's page in a real browser: Playwright for Python drives the system's chromium
+(no browser download) against the real server, run on a free port over a small stored league.
+
+Three walks through the page: a whole 9x9 game against ``random`` played by clicking, its shown
+result checked against go_env's score of the same moves; a stored league game stepped through
+with the arrow keys, each position's stones checked against its SGF replayed in go_env; and
+live analysis that arrives while a player searches, and that the "Show analysis" switch hides.
+
+They take the README's screenshots: into ``$GOARENA_SCREENSHOTS`` when it names a folder
+(``GOARENA_SCREENSHOTS=docs/images pytest tests/benchmarks/web/test_browser.py -m slow``),
+else into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from go_env import Game, coords
+from go_env.rules import Rules
+from go_env.sgf import load_sgf
+from goarena.benchmarks.league.config import LeagueConfig
+from goarena.benchmarks.league.play import run_league
+from goarena.benchmarks.league.store import LeagueStore
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright")
+uvicorn = pytest.importorskip("uvicorn", reason="the web board needs goarena[web]")
+web_app = pytest.importorskip("goarena.benchmarks.web.app", reason="the web board needs goarena[web]")
+expect = sync_api.expect
+expect.set_options(timeout=30_000)  # a search, a network's first load or a busy machine may take a while
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = [
+    pytest.mark.slow,  # a league, a server, a browser and some hundred moves
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="no chromium to drive (apt-get install chromium)"),
+]
+
+LEAGUE = "demo/nine"  # a league id with a folder in it, as a browser's URLs carry it
+# zero searches for three seconds: long enough for several analysis reports, with its ownership;
+# zero-1 reads a stored game quickly (one simulation: its network's value of each position).
+PLAYERS = {"random": "random", "zero": "zero:seconds=3", "zero-1": "zero:simulations=1"}
+COLOR_NAMES = {0: "", 1: "black", 2: "white"}
+
+# The page's state of play, from the board's data attributes: true once the person may move
+# (or the game is over) in a position other than `previous`'s moves.
+TURN_CAME = """previous => {
+  const board = document.querySelector("#play-board").dataset;
+  const settled = board.turn === "human" || board.turn === "over";
+  return board.moves !== undefined && board.moves !== previous && settled;
+}"""
+# Once the search shown has 60 visits, or is over (on a slow machine).
+SEARCHED_A_WHILE = """() => document.querySelector("#analysis-summary").dataset.visits >= 60
+  || document.querySelector("#play-board").dataset.turn !== 'agent'"""
+STONES = "points => Object.fromEntries(points.map(p => [p.dataset.vertex, p.dataset.color]))"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of leagues holding one small 9x9 league."""
+    root = tmp_path_factory.mktemp("runs")
+    players = {"random": "random", "uct-20": "uct:simulations=20", "uct-100": "uct:simulations=100"}
+    config = LeagueConfig(players=players, size=9, games_per_pair=2, seed=24)
+    run_league(config, root / LEAGUE, workers=1).close()
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(runs: Path) -> Iterator[str]:
+    """The real server on a free port of 127.0.0.1, in a thread; yields its URL."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    served = uvicorn.Server(uvicorn.Config(web_app.create_app(runs, PLAYERS), log_level="warning"))
+    thread = threading.Thread(target=served.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not served.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/"
+    served.should_exit = True
+    thread.join(timeout=10)
+    listener.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Any, server: str) -> Iterator[Any]:
+    """A fresh page; the test fails if the page's scripts raise."""
+    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    page.set_default_timeout(30_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    page.close()
+    assert not errors, f"the page's scripts raised: {errors}"
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where the screenshots go."""
+    folder = Path(os.environ.get("GOARENA_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def new_game(page: Any, server: str, player: str) -> None:
+    page.goto(server + "#/play")
+    expect(page.locator(f'#player option[value="{player}"]')).to_be_attached()
+    page.select_option("#player", player)
+    page.select_option("#size", "9")
+    page.select_option("#rules", "chinese")
+    page.fill("#komi", "7")
+    page.select_option("#color", "black")
+    page.click("#new-game")
+
+
+def wait_for_turn(page: Any, previous: str | None) -> dict[str, str]:
+    """The board's data attributes once the person is to move (or the game is over)."""
+    page.wait_for_function(TURN_CAME, arg=previous)
+    return page.locator("#play-board").evaluate("board => ({...board.dataset})")
+
+
+def stones_shown(page: Any, board: str) -> dict[str, str]:
+    """Vertex -> "black", "white" or "" for each point of the page's board ``board``."""
+    return page.eval_on_selector_all(f"{board} [data-vertex]", STONES)
+
+
+def stones_of(game: Game) -> dict[str, str]:
+    colors = game.board.ravel()
+    return {coords.to_gtp(point, game.size): COLOR_NAMES[int(color)] for point, color in enumerate(colors)}
+
+
+def legal_vertices(page: Any) -> list[str]:
+    """The points the page offers to play (from the server's ``legal``)."""
+    return page.eval_on_selector_all("#play-board [data-legal]", "ps => ps.map(p => p.dataset.vertex)")
+
+
+def test_a_whole_game_against_random_played_by_clicking_ends_with_go_envs_score(page, server):
+    new_game(page, server, "random")
+    rng = random.Random(24)
+    previous = None
+    while True:
+        board = wait_for_turn(page, previous)
+        if board["over"] == "true":
+            break
+        legal = legal_vertices(page)
+        if board["moves"].endswith("pass") or not legal:  # random passed: passing ends the game
+            page.click("#pass")
+        else:
+            page.click(f'#play-board [data-vertex="{rng.choice(legal)}"]')
+        previous = board["moves"]
+
+    moves = board["moves"].split()
+    game = Game(9, Rules.preset("chinese", komi=7.0))
+    game.replay([coords.from_gtp(vertex, 9) for vertex in moves])
+    assert game.is_over
+    result = page.locator("#result")
+    expect(result).to_be_visible()
+    expect(result).to_have_attribute("data-result", game.result())
+    expect(result).to_contain_text(game.result())
+    assert stones_shown(page, "#play-board") == stones_of(game)
+    # The final owners shaded: each point counted for a colour that has no stone of it there.
+    owners, stones = game.area_owner().ravel(), game.board.ravel()
+    shaded = int(((owners != 0) & (stones != owners)).sum())
+    expect(page.locator("#play-board .territory")).to_have_count(shaded)
+    expect(page.locator("#pass")).to_be_disabled()
+    expect(page.locator("#error")).to_be_hidden()
+
+
+def test_a_league_game_stepped_with_the_arrow_keys_shows_the_stones_of_its_sgf(page, server, runs, shots):
+    page.goto(server + "#/leagues")
+    page.click(f'#leagues tr[data-league="{LEAGUE}"] a >> nth=0')
+    expect(page.locator("#standings tr[data-player]")).to_have_count(3)
+    expect(page.locator("#elo-graph path.line")).to_have_count(3)
+    with LeagueStore.open_existing(runs / LEAGUE) as store:
+        stored = store.games()
+    expect(page.locator("#games tr[data-game]")).to_have_count(len(stored))
+    page.screenshot(path=shots / "web-league.png", full_page=True)
+
+    chosen = max((g for g in stored if "random" not in (g.black, g.white)), key=lambda g: g.move_count)
+    page.click(f'#games tr[data-game="{chosen.id}"] a')
+    number = page.locator("#move-number")
+    expect(number).to_have_attribute("data-index", "0")
+    record = load_sgf(runs / LEAGUE / chosen.sgf)
+    game = Game(record.game.size, record.rules)
+    assert stones_shown(page, "#replay-board") == stones_of(game)
+    for index, move in enumerate(record.moves, 1):
+        page.keyboard.press("ArrowRight")
+        game.replay([move], resume=True)
+        expect(number).to_have_attribute("data-index", str(index))
+        assert stones_shown(page, "#replay-board") == stones_of(game), f"after move {index}"
+    assert stones_of(game) == stones_of(record.game)
+    page.keyboard.press("ArrowRight")  # past the end: stays there
+    expect(number).to_have_attribute("data-index", str(len(record.moves)))
+    page.keyboard.press("Home")
+    expect(number).to_have_attribute("data-index", "0")
+    assert set(stones_shown(page, "#replay-board").values()) == {""}
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")
+    expect(number).to_have_attribute("data-index", str(len(record.moves) - 1))
+
+    # Black's win rate along the game, at move 30.
+    page.keyboard.press("Home")
+    for _ in range(30):
+        page.keyboard.press("ArrowRight")
+    page.select_option("#winrate-player", "zero-1")
+    expect(page.locator("#replay-winrate-graph path.line")).to_have_count(1)
+    expect(page.locator("#replay-winrate-graph .cursor")).to_have_count(1)
+    page.screenshot(path=shots / "web-replay.png")
+    expect(page.locator("#error")).to_be_hidden()
+
+
+def click_first_legal(page: Any, vertices: str) -> None:
+    """Click the first of ``vertices`` (space-separated) that the page offers as legal."""
+    legal = set(legal_vertices(page))
+    page.click(f'#play-board [data-vertex="{next(v for v in vertices.split() if v in legal)}"]')
+
+
+def test_analysis_arrives_while_a_player_searches_and_the_switch_hides_it(page, server, shots):
+    analyses = []  # the analysis messages the page heard
+
+    def listen(websocket: Any) -> None:
+        def received(frame: str | bytes) -> None:
+            if json.loads(frame)["type"] == "analysis":
+                analyses.append(frame)
+
+        websocket.on("framereceived", received)
+
+    page.on("websocket", listen)
+    new_game(page, server, "zero")
+    board = wait_for_turn(page, None)
+    candidates = page.locator("#play-board [data-candidate]")
+    best = page.locator("#play-board [data-candidate].best")
+    for vertices in ("E5", "C3 C7 G3", "G7 G3 C7"):  # a few moves, each answered by a search shown live
+        click_first_legal(page, vertices)
+        expect(best).to_have_count(1)  # while zero searches
+        expect(page.locator("#play-board .ownership").first).to_be_attached()
+        if vertices == "E5":  # the best move under the pointer: its principal variation instead
+            page.hover(f'#play-board [data-vertex="{best.get_attribute("data-candidate")}"]')
+            expect(page.locator("#play-board .pv-number").first).to_have_text("1")
+            expect(candidates).to_have_count(0)
+            page.mouse.move(0, 0)
+        board = wait_for_turn(page, board["moves"])
+    assert len(analyses) >= 3
+    line = page.locator("#winrate-graph path.line").get_attribute("d")
+    assert line.count("L") >= 2, line  # a win rate for each move searched, joined
+    expect(page.locator("#candidates tr")).not_to_have_count(0)
+
+    # The picture: zero searching, some visits in (or done on a slow machine).
+    click_first_legal(page, "C7 G3 F4 D6")
+    expect(best).to_have_count(1)
+    page.wait_for_function(SEARCHED_A_WHILE)
+    page.screenshot(path=shots / "web-play.png")
+    board = wait_for_turn(page, board["moves"])
+
+    page.uncheck("#analysis-toggle")
+    expect(page.locator("#analysis")).to_be_hidden()
+    expect(page.locator("#play-board .ownership")).to_have_count(0)
+    heard = len(analyses)
+    click_first_legal(page, "D4 F6 D6 F4 B2 H8")
+    board = wait_for_turn(page, board["moves"])
+    assert len(analyses) == heard, "analysis came while the switch was off"
+    expect(candidates).to_have_count(0)
+
+    page.check("#analysis-toggle")
+    expect(page.locator("#analysis")).to_be_visible()
+    click_first_legal(page, "B8 H2 B2 H8 A1 J9")
+    expect(candidates.first).to_be_attached()
+    expect(page.locator("#error")).to_be_hidden()

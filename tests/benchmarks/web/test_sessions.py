@@ -1,0 +1,351 @@
+"""Live games: the person's moves through go_env's rules, the player's moves off the event loop,
+its analysis in Black's view, undo and resignation, and every bad message answered, not fatal."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+import web_fixtures
+
+from go_env import Game, coords
+from goarena.agents.players.ownership import OwnershipGreedyAgent
+from goarena.benchmarks.web.sessions import (
+    MESSAGE_BYTES,
+    Flood,
+    PlaySession,
+    SessionError,
+    decode,
+    new_game_settings,
+    winrates_along,
+)
+
+PLAYERS = {"random": "random", "uct": "uct:simulations=200", "sl-policy": "sl-policy"}
+
+
+class Browser:
+    """A session and what it says, as a page sees them."""
+
+    def __init__(self, players: dict[str, str] = PLAYERS, allow_spec: bool = False):
+        self.inbox: asyncio.Queue[dict] = asyncio.Queue()
+        self.session = PlaySession(players, allow_spec, self.inbox.put_nowait)
+        self.seen: list[dict] = []
+
+    async def send(self, **message: object) -> None:
+        await self.session.handle(message)
+
+    async def next(self, kind: str | None = None) -> dict:
+        while True:
+            message = await asyncio.wait_for(self.inbox.get(), 30)
+            self.seen.append(message)
+            if kind is None or message["type"] == kind:
+                return message
+
+    async def turn(self) -> dict:
+        """The state once the person is to move or the game is over."""
+        while True:
+            state = await self.next("state")
+            if state["over"] or (not state["thinking"] and state["to_play"] == state["human"]):
+                return state
+
+    async def error(self) -> str:
+        return (await self.next("error"))["message"]
+
+
+def run(test):
+    """Run ``test(browser)`` on an event loop; the session is closed after."""
+
+    async def main(**options: object) -> None:
+        browser = Browser(**options)
+        try:
+            await test(browser)
+        finally:
+            await browser.session.close()
+
+    return main
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{oops", "malformed JSON"),
+        ("[1, 2]", "JSON object"),
+        ("[" * 2000 + "]" * 2000, "malformed JSON|JSON object"),
+        ('{"kind": "play"}', '"type"'),
+        ('{"type": 3}', '"type"'),
+        (b'{"type": "pass"}', "JSON text"),
+        (None, "JSON text"),
+        (json.dumps({"type": "play", "move": "x" * MESSAGE_BYTES}), "longer than"),
+    ],
+)
+def test_only_json_objects_with_a_type_are_messages(text, message):
+    with pytest.raises(SessionError, match=message):
+        decode(text)
+    assert decode('{"type": "pass"}') == {"type": "pass"}
+
+
+def test_a_flood_is_warned_of_once_then_dropped_until_it_slows_down():
+    now = [0.0]
+    flood = Flood(limit=3, window=1.0, clock=lambda: now[0])
+    assert [flood.check() for _ in range(6)] == ["ok", "ok", "ok", "warn", "drop", "drop"]
+    now[0] = 0.5
+    assert flood.check() == "drop"
+    now[0] = 1.0  # the first three are a second old
+    assert [flood.check() for _ in range(4)] == ["ok", "ok", "ok", "warn"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"size": 1}, "size"),
+        ({"size": "9"}, "size"),
+        ({"size": 9.0}, "size"),
+        ({"size": 26}, "size"),
+        ({"rules": "klingon"}, "unknown rules"),
+        ({"komi": "7"}, "komi"),
+        ({"komi": 0.3}, "multiple of 0.5"),
+        ({"komi": True}, "komi"),
+        ({"handicap": "2"}, "handicap"),
+        ({"color": "red"}, "color"),
+        ({"color": ["black"]}, "color"),
+        ({"rules": {"ko": "simple"}}, "unknown rules"),
+    ],
+)
+def test_bad_game_settings_are_refused_saying_which(change, message):
+    with pytest.raises(SessionError, match=message):
+        new_game_settings({"type": "new", **change})
+    size, rules, handicap, color = new_game_settings({"type": "new", "rules": "chinese", "komi": 5})
+    assert (size, rules.name, rules.komi, handicap, color) == (9, "chinese", 5, 0, 1)
+
+
+def test_illegal_moves_and_moves_out_of_turn_are_errors_and_the_game_goes_on():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="play", move="C3")
+        assert "no game yet" in await browser.error()
+        await browser.send(type="new", player="random", size=5, komi=0.5)
+        state = await browser.turn()
+        assert state["legal"] == [coords.to_gtp(p, 5) for p in range(25)] and state["human"] == "black"
+        await browser.send(type="play", move="C3")
+        state = await browser.turn()
+        await browser.send(type="play", move="C3")
+        assert "occupied" in await browser.error()
+        for bad in ("Z9", "C33", "", 12):
+            await browser.send(type="play", move=bad)
+            await browser.error()
+        await browser.send(type="dance")
+        assert "unknown message type 'dance'" in await browser.error()
+        move = state["legal"][0]
+        await browser.send(type="play", move=move)
+        state = await browser.turn()
+        assert state["moves"][:3] == ["C3", state["moves"][1], move]
+
+    asyncio.run(run(test)())
+
+
+def test_the_player_thinks_off_the_event_loop_and_the_person_must_wait_for_it():
+    web_fixtures.RELEASE.clear()
+
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", spec="web_fixtures:Slow", size=5, color="white")
+        state = await browser.next("state")
+        assert state["thinking"] and state["to_play"] == "black" and state["legal"] == []
+        await browser.send(type="play", move="C3")  # answered while the player waits
+        assert "not your turn" in await browser.error()
+        await browser.send(type="undo")
+        assert "thinking" in await browser.error()
+        web_fixtures.RELEASE.set()
+        state = await browser.turn()
+        assert state["moves"] == ["A5"] and not state["thinking"]
+
+    asyncio.run(run(test)(allow_spec=True))
+
+
+def test_a_new_game_starts_without_waiting_for_the_old_players_search_and_drops_its_move():
+    web_fixtures.RELEASE.clear()
+    web_fixtures.ANSWERED.clear()
+
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", spec="web_fixtures:Slow", size=5, color="white")
+        assert (await browser.next("state"))["thinking"]
+        await browser.send(type="new", player="random", size=5)
+        state = await browser.turn()
+        assert state["player"] == "random" and state["moves"] == []
+        await browser.send(type="play", move="C3")
+        state = await browser.turn()  # the new player answers while the old one still thinks
+        assert state["moves"][0] == "C3" and len(state["moves"]) == 2
+        assert not web_fixtures.ANSWERED.is_set()
+        web_fixtures.RELEASE.set()
+        await asyncio.to_thread(web_fixtures.ANSWERED.wait, 30)
+        await browser.send(type="pass")
+        state = await browser.turn()
+        assert state["moves"][2] == "pass" and len(state["winrates"]) == len(state["moves"]) in (3, 4)
+
+    asyncio.run(run(test)(players={"random": "random"}, allow_spec=True))
+
+
+def test_a_new_game_that_cannot_start_leaves_the_game_in_play():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="random", size=5)
+        await browser.turn()
+        await browser.send(type="play", move="C3")
+        await browser.turn()
+        await browser.send(type="new", player="sl-policy", size=5)  # a 9x9 network
+        assert "cannot play" in await browser.error()
+        assert browser.session.game.moves[0] == coords.from_gtp("C3", 5)
+        await browser.send(type="pass")
+        state = await browser.turn()
+        assert state["moves"][0] == "C3" and state["moves"][2] == "pass" and state["player"] == "random"
+
+    asyncio.run(run(test)())
+
+
+def test_undo_takes_back_the_persons_last_move_and_the_answer():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="random", size=5, komi=0.5)
+        await browser.turn()
+        await browser.send(type="undo")
+        assert "no move of yours" in await browser.error()
+        await browser.send(type="play", move="C3")
+        await browser.turn()
+        await browser.send(type="play", move="pass")
+        await browser.turn()  # over, if random passed too: undo then reopens the game
+        await browser.send(type="undo")
+        state = await browser.turn()
+        assert len(state["moves"]) == 2 and state["moves"][0] == "C3" and not state["over"]
+        assert state["winrates"] == [None, None] and state["to_play"] == "black"
+        game = Game(5, browser.session.game.rules)
+        game.replay([coords.from_gtp(move, 5) for move in state["moves"]])
+        assert state["board"] == game.board.ravel().tolist()
+
+    asyncio.run(run(test)())
+
+
+def test_resigning_ends_the_game_for_the_other_side():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="random", size=5)
+        await browser.turn()
+        await browser.send(type="resign")
+        state = await browser.next("state")
+        assert state["over"] and state["result"] == "W+R" and state["score"] is None
+        await browser.send(type="play", move="C3")
+        assert "over" in await browser.error()
+        await browser.send(type="undo")
+        assert "over" in await browser.error()
+
+    asyncio.run(run(test)())
+
+
+MISBEHAVING = [("resign", None), ("crash", "the player broke"), ("illegal", "occupied")]
+
+
+@pytest.mark.parametrize(("how", "said"), MISBEHAVING)
+def test_a_player_that_resigns_fails_or_plays_an_illegal_move_loses(how, said):
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", spec=f"web_fixtures:Misbehaving:how='{how}'", size=5)
+        await browser.turn()
+        await browser.send(type="play", move="C3")
+        state = await browser.turn()
+        assert state["over"] and state["result"] == ("B+R" if how == "resign" else "B+F")
+        errors = [m["message"] for m in browser.seen if m["type"] == "error"]
+        assert len(errors) == (said is not None) and all(said in error for error in errors)
+        await browser.send(type="new", player="random", size=5)  # the session goes on
+        assert not (await browser.turn())["over"]
+
+    asyncio.run(run(test)(players={"random": "random"}, allow_spec=True))
+
+
+def test_only_offered_players_are_played_unless_specs_are_allowed():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="gnugo")
+        assert "unknown player 'gnugo'" in await browser.error()
+        await browser.send(type="new", spec="random")
+        assert "--allow-spec" in await browser.error()
+        await browser.send(type="new", player="sl-policy", size=5)  # a 9x9 network
+        assert "cannot play" in await browser.error()
+        await browser.send(type="new", player="random", size=9, handicap=1)
+        assert "handicap" in (await browser.error()).lower()
+        assert browser.session.game is None
+
+    asyncio.run(run(test)())
+
+
+def test_handicap_stones_are_black_and_white_moves_first():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="random", size=9, handicap=2, komi=0.5)
+        state = await browser.turn()
+        assert state["handicap"] == 2 and len(state["moves"]) == 1
+        assert state["board"].count(1) == 2 and state["to_play"] == "black"
+
+    asyncio.run(run(test)())
+
+
+def test_analysis_arrives_in_blacks_view_while_the_player_searches_and_the_switch_stops_it():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="uct", size=5, komi=0.5, color="white")
+        state = await browser.turn()
+        reports = [m for m in browser.seen if m["type"] == "analysis"]
+        assert reports, "no analysis while the player searched"
+        last = reports[-1]
+        assert last["winrate"] == last["moves"][0]["winrate"]  # Black searched: its view is Black's
+        assert state["moves"] == [last["moves"][0]["move"]] and state["winrates"] == [last["winrate"]]
+        for info in last["moves"]:
+            assert set(info) == {"move", "visits", "winrate", "prior", "score_lead", "pv"}
+            assert info["pv"][0] == info["move"] and 0 <= info["winrate"] <= 1
+        assert last["visits"] == sum(info["visits"] for info in last["moves"]) > 0
+        assert last["ownership"] is None and last["policy"] is None  # uct has neither to give cheaply
+        await browser.send(type="play", move=state["legal"][0])
+        state = await browser.turn()
+        white_view = [m for m in browser.seen[len(reports) :] if m["type"] == "analysis"][-1]
+        assert state["winrates"][1] is None  # the person's move: nobody estimated it
+        assert state["winrates"][2] == white_view["winrate"]
+        browser.seen.clear()
+        await browser.send(type="analysis", on=False)
+        await browser.send(type="new", player="uct", size=5, komi=0.5, color="white")
+        await browser.turn()
+        assert [m["type"] for m in browser.seen] == ["state", "state"]
+        await browser.send(type="analysis", on="yes")
+        assert '"on"' in await browser.error()
+
+    asyncio.run(run(test)())
+
+
+def test_ownership_and_the_policy_are_turned_to_blacks_view():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="greedy", size=9, komi=7)
+        hint = await browser.next("analysis")  # the person's turn: Black to move
+        await browser.send(type="play", move="E5")
+        state = await browser.turn()
+        answer = [m for m in browser.seen if m["type"] == "analysis"][-1]  # White searched
+        agent = OwnershipGreedyAgent()
+        game = Game(9, browser.session.game.rules)
+        assert hint["ownership"] == pytest.approx(agent.ownership(game), abs=2e-3)
+        game.play(coords.from_gtp("E5", 9))
+        assert answer["ownership"] == pytest.approx(-agent.ownership(game), abs=2e-3)
+        best = answer["moves"][0]
+        assert best["move"] == state["moves"][1] and best["score_lead"] is not None
+        assert answer["winrate"] == pytest.approx(1 - best["winrate"], abs=1e-4)
+        assert answer["policy"] is None  # a player that is no PolicyAgent
+
+    asyncio.run(run(test)(players={"greedy": "ownership-greedy"}))
+
+
+def test_a_policy_player_hints_the_persons_turn_with_its_policy():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="random", size=5)
+        hint = await browser.next("analysis")
+        assert hint["policy"] == pytest.approx([1 / 26] * 26, abs=1e-4)
+        assert hint["winrate"] is None and hint["moves"] == [] and hint["ownership"] is None
+
+    asyncio.run(run(test)())
+
+
+def test_win_rates_along_a_game_have_one_per_position_and_none_at_its_end():
+    game = Game(5)
+    start = game.copy()
+    moves = [12, 6, 18, 25, 25]
+    game.replay(moves)
+    found = winrates_along(start, moves, "uct:simulations=50")
+    assert len(found) == 6 and found[-1] is None
+    assert all(0 <= value <= 1 for value in found[:-1])
+    assert winrates_along(start, moves, "random") == [None] * 6  # no estimate to give
