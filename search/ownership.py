@@ -10,7 +10,7 @@ mostly ends up owning is dead.
 
 ``estimate_ownership`` plays the playouts (random ones that leave seki alone),
 ``dead_stones`` reads the dead stones off its map, ``settled_score`` counts the board without
-them, and ``PassCheck`` puts them together to judge a search player's pass::
+them (``settled_board``), and ``PassCheck`` puts them together to judge a search player's pass::
 
     check = PassCheck(seed=0)
     check.settle(game)            # Settlement(raw=..., settled=..., dead=(...))
@@ -197,16 +197,22 @@ def dead_stones(game: Game, ownership: np.ndarray, threshold: float = DEAD_THRES
     return [int(point) for point in np.flatnonzero(dead)]
 
 
-def settled_score(game: Game, dead: Iterable[int]) -> float:
-    """Black's margin by the area count of ``game``'s board with the ``dead`` stones taken off
-    (komi included)."""
+def settled_board(game: Game, dead: Iterable[int]) -> Game:
+    """``game``'s board with the ``dead`` stones taken off, as a game to count by area (its
+    komi, its side to move): ``score()`` is the settled margin, ``area_owner()`` the owners."""
     board = game.board.ravel()
     removed = set(dead)
     black = [int(p) for p in np.flatnonzero(board == K.BLACK) if p not in removed]
     white = [int(p) for p in np.flatnonzero(board == K.WHITE) if p not in removed]
     counted = Game(game.size, Rules(komi=game.rules.komi, scoring="area"))
     counted.setup(black, white, game.to_play)
-    return counted.score()
+    return counted
+
+
+def settled_score(game: Game, dead: Iterable[int]) -> float:
+    """Black's margin by the area count of ``game``'s board with the ``dead`` stones taken off
+    (komi included)."""
+    return settled_board(game, dead).score()
 
 
 def _result(margin: float, color: int) -> int:

@@ -27,7 +27,9 @@ file the default league below is played. Games run in a local process pool (one 
 core), or on a Ray cluster with ``--ray [ADDRESS]``. Each finished game is committed to
 ``league.sqlite`` in the league's directory and written to ``games/`` as SGF, so a league
 that is stopped (even by ``kill -9``) and started again with the same directory plays only
-the games still missing. Started again with more games per pair or more players, it grows:
+the games still missing. Each game in progress is shown in ``live/`` (one JSON file a game,
+rewritten after each move, removed once the game is stored: see ``live``), which
+``goarena serve`` watches. Started again with more games per pair or more players, it grows:
 the games played are kept and only the new ones are played. Any other change is another
 league, which the directory refuses, as it refuses a second league while one plays there.
 
@@ -59,6 +61,7 @@ from goarena.agents.gtp import GTPEngineError, find_engine
 from goarena.agents.protocols import Closeable, GameContext, StatusReporter
 from goarena.agents.specs import AgentSpecError, check_spec, make_agent, player_warmup
 from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
+from goarena.benchmarks.league.live import clear_live, live_file, remove_live
 from goarena.benchmarks.league.runner import (
     LeagueRunError,
     PlayedGame,
@@ -339,6 +342,7 @@ def play_league(
         their tracebacks, in ``crashes/``).
     """
     finished = store.finished_ids()
+    clear_live(store.directory)  # what a league killed here left
     todo = [_placed(game, store.directory, device) for game in games if game.id not in finished]
     results: Iterable[PlayedGame | UnplayedGame] = (
         run_ray(todo, ray_address, workers) if use_ray else run_local(todo, workers)
@@ -358,24 +362,29 @@ def play_league(
                     ],
                     played.traceback,
                 )
+                remove_live(store.directory, game.id)
                 unplayed.append(played)
                 continue
             stored = store_game(store, played)
+            remove_live(store.directory, stored.id)
             count += 1
             if on_game is not None:
                 on_game(stored, count, len(games))
     finally:  # a game that cannot be stored stops the workers now, not when collected
         if isinstance(results, Generator):
             results.close()
+        clear_live(store.directory)  # the games cut short are no longer played
     return unplayed
 
 
 def _placed(game: ScheduledGame, directory: Path, device: str) -> ScheduledGame:
-    """``game`` with the device and the players' directories of this run (made here)."""
+    """``game`` with the device, the players' directories of this run (made here) and its
+    live file."""
     black, white = (directory / "players" / slug(name) for name in game.names)
     for run_dir in (black, white):
         run_dir.mkdir(parents=True, exist_ok=True)
-    return dataclasses.replace(game, device=device, run_dirs=(black, white))
+    live = live_file(directory, game.id)
+    return dataclasses.replace(game, device=device, run_dirs=(black, white), live=live)
 
 
 def run_league(

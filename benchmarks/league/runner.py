@@ -2,12 +2,13 @@
 
 A worker builds each player once and reuses it for its next games (``Players``: a
 network's weights are loaded once per worker), resets both with the game's context and
-seed, plays the game through the referee and sends back the record. A game whose player
-cannot be built or reset (its weights fail to load, its device is gone, its reset raises) is
-no result: it comes back as an ``UnplayedGame``, which the league does not store, so that
-the same command plays it once the setup is mended. A worker closes its players when the
-league has no more games for it, and sets its own threads (one for torch: a worker plays
-one game at a time, and the league runs one worker per core).
+seed, plays the game through the referee and sends back the record; after each move it
+rewrites the game's file in the league's ``live/`` folder (``live``), for a page that
+watches. A game whose player cannot be built or reset (its weights fail to load, its device
+is gone, its reset raises) is no result: it comes back as an ``UnplayedGame``, which the
+league does not store, so that the same command plays it once the setup is mended. A worker
+closes its players when the league has no more games for it, and sets its own threads (one
+for torch: a worker plays one game at a time, and the league runs one worker per core).
 
 The workers are processes of our own, one game at a time each, watched by the league's
 process. A worker reports every call to a player before it makes it (the referee's
@@ -42,6 +43,7 @@ from go_env.game import BLACK, WHITE
 from goarena.agents.gtp import GTPAgent
 from goarena.agents.protocols import Agent, Closeable, StatusReporter, WeightedAgent
 from goarena.agents.specs import make_agent
+from goarena.benchmarks.league.live import write_live
 from goarena.benchmarks.match.referee import (
     GameRecord,
     Turn,
@@ -81,6 +83,7 @@ class ScheduledGame:
     device: str = "cpu"  # where the players' networks run (GameContext.device)
     run_dirs: tuple[Path | None, Path | None] = (None, None)  # Black's and White's (GameContext.run_dir)
     opening: tuple[int, ...] = ()  # moves played before the players are asked (the league's opening)
+    live: Path | None = None  # the file that shows the game in progress (``live``), if any
 
     @property
     def names(self) -> tuple[str, str]:
@@ -279,10 +282,14 @@ def _play(
         arbiter = judge
     black, white = agents
     calls: list[Turn] = []  # the last call to a player
+    shown = [-1]  # the moves in the game's live file
 
     def follow(turn: Turn | None) -> None:
         if turn is not None:
             calls[:] = [turn]
+            if game.live is not None and len(turn.moves) != shown[0]:  # a move was played
+                shown[0] = len(turn.moves)
+                write_live(game.live, game.id, game.names, game.size, game.rules, turn.moves)
         if on_turn is not None:
             on_turn(turn)
 

@@ -29,10 +29,11 @@ SETTLE_MODES = ("count", "cleanup", "status")
 
 @dataclass(frozen=True)
 class Settled:
-    """Black's margin once the dead stones were taken off, and how they were named."""
+    """Black's margin once the dead stones were taken off, how they were named, and their points."""
 
     margin: float
     how: str
+    dead: tuple[int, ...] = ()
 
 
 def check_settle(settle: str | None, rules: Rules) -> None:
@@ -66,7 +67,7 @@ def settle_by_dead_stones(
     else:
         return Settled(game.score(), "dead stones not agreed and no arbiter; counted as it stands")
     names = " ".join(coords.to_gtp(p, game.size) for p in dead) or "none"
-    return Settled(score_without(game, dead), f"{how} ({names})")
+    return Settled(score_without(game, dead), f"{how} ({names})", tuple(dead))
 
 
 def score_without(game: Game, dead: Iterable[int]) -> float:

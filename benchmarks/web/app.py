@@ -23,7 +23,10 @@ route                                           answer
                                                 win rate at each position by an offered player
 ``WS /ws/play``                                 one live game per connection (``sessions``)
 ``WS /ws/watch/{id}``                           ``{"type": "table", ...league view...}`` at once
-                                                and each time the league's database changes
+                                                and each time the league's database changes;
+                                                ``{"type": "live", "games": [...]}`` at once
+                                                and each time a game in progress changes
+                                                (``leagues.live_games``)
 ==============================================  ===============================================
 
 Errors are ``{"error": message}``: 400 for bad input, 403 for a path outside the root or a
@@ -61,7 +64,7 @@ from goarena.benchmarks.web.sessions import Flood, PlaySession, SessionError, de
 
 STATIC = Path(__file__).parent / "static"
 SIZES = [5, 7, 9, 13, 19]
-WATCH_SECONDS = 1.0  # how often a watched league's database is looked at
+WATCH_SECONDS = 1.0  # how often a watched league's database and games in progress are looked at
 # The built-ins a league's own players are offered as, unless --allow-spec (gtp: runs a command).
 _LEAGUE_BUILTINS = BUILTIN_AGENTS.keys() - {"gtp"}
 
@@ -216,7 +219,7 @@ def create_app(root: Path, players: dict[str, str], allow_spec: bool = False) ->
     @app.websocket("/ws/watch/{league_id:path}")
     async def watch(websocket: WebSocket, league_id: str) -> None:
         await websocket.accept()
-        seen = None
+        seen, shown = None, None  # the database and the games in progress last sent
         with contextlib.suppress(WebSocketDisconnect, RuntimeError):  # the page is gone
             while True:
                 try:
@@ -225,6 +228,10 @@ def create_app(root: Path, players: dict[str, str], allow_spec: bool = False) ->
                         view = await asyncio.to_thread(leagues.league_view, root, league_id)
                         await websocket.send_json({"type": "table", **view})
                         seen = now
+                    playing = await asyncio.to_thread(leagues.live_games, root, league_id)
+                    if playing != shown:
+                        await websocket.send_json({"type": "live", "games": playing})
+                        shown = playing
                 except (leagues.NotFound, OutsideRoot) as error:
                     await websocket.send_json({"type": "error", "message": str(error)})
                     await websocket.close()

@@ -11,29 +11,37 @@ games, at ``HISTORY_POINTS`` points at most) and its games; ``replay`` gives one
 by position, replayed by go_env from its SGF file (passes included, a clean-up phase resumed
 after the two passes that opened it). Views are cached until the database changes
 (``signature``: its size and modification time), which is also how a watched league is
-seen to grow. The store keeps finished games only: a game in progress appears once finished.
+seen to grow. The store keeps finished games only; ``live_games`` gives the games in progress,
+from the files a playing league keeps in its ``live/`` folder (``league.live``), each replayed
+by go_env (a file that is too large, not JSON, or not a game is skipped).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 import sqlite3
+import stat
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from go_env.game import BLACK, WHITE, Game
+from go_env import coords
+from go_env.game import BLACK, COLOR_NAMES, WHITE, Game
+from go_env.rules import Rules
 from go_env.sgf import SgfError, SgfRecord, load_sgf
 from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
+from goarena.benchmarks.league.live import LIVE, PREFIX
 from goarena.benchmarks.league.ratings import Result, fit_ratings
 from goarena.benchmarks.league.standings import PRIOR_GAMES, build_report
 from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
 from goarena.benchmarks.web.paths import OutsideRoot, inside, relative_id
 
 HISTORY_POINTS = 20  # refits of the ratings in a league's Elo history
-_SKIPPED = ("games", "crashes")  # a league's own folders, which hold no league
+LIVE_BYTES = 256 * 1024  # the largest live file read (a 19x19 game's takes a few kB)
+_SKIPPED = ("games", "crashes", LIVE)  # a league's own folders, which hold no league
 
 
 class NotFound(LookupError):
@@ -73,8 +81,11 @@ def signature(root: Path, league_id: str) -> tuple[str, int, int]:
 
 
 def league_view(root: Path, league_id: str) -> dict[str, Any]:
-    """A league's standings, crosstable, Elo history and games (see the module documentation)."""
-    return dict(_view(root.resolve(), league_id, signature(root, league_id)))
+    """A league's standings, crosstable, Elo history and games (see the module documentation),
+    and how many games are in progress (``live``)."""
+    view = dict(_view(root.resolve(), league_id, signature(root, league_id)))
+    view["live"] = len(live_games(root, league_id))
+    return view
 
 
 @functools.lru_cache(maxsize=32)
@@ -219,6 +230,68 @@ def _position(game: Game, move: int | None, color: int | None, comment: str) -> 
         "captures": [game.captures(BLACK), game.captures(WHITE)],
         "comment": comment,
     }
+
+
+def live_games(root: Path, league_id: str) -> list[dict[str, Any]]:
+    """The league's games in progress, by id: ``{"id", "black", "white", "size", "komi",
+    "moves": [GTP vertices], "board": [int]*N*N, "to_play": "black"|"white", "last": vertex
+    or None}``, the board as go_env replays the moves."""
+    shown = []
+    for path in _live_files(root, league_id):
+        try:
+            found = path.stat()
+        except OSError:  # gone since: the game was stored
+            continue
+        if stat.S_ISREG(found.st_mode) and found.st_size <= LIVE_BYTES:  # never a FIFO, nor a huge file
+            game = _live_game(path, found.st_size, found.st_mtime_ns)
+            if game is not None:
+                shown.append(game)
+    return sorted(shown, key=lambda game: game["id"])
+
+
+def _live_files(root: Path, league_id: str) -> list[Path]:
+    """The files of the league's games in progress, resolved: those inside its directory only."""
+    league = _database(root, league_id).parent
+    try:
+        folder = inside(root, f"{league_id}/{LIVE}")
+        names = [path.name for path in folder.glob(f"{PREFIX}*.json")]
+    except (OutsideRoot, OSError):
+        return []
+    files = []
+    for name in names:
+        try:
+            path = inside(root, f"{league_id}/{LIVE}/{name}")
+        except OutsideRoot:  # a link that leads away
+            continue
+        if path.is_relative_to(league):
+            files.append(path)
+    return files
+
+
+@functools.lru_cache(maxsize=64)
+def _live_game(path: Path, size: int, mtime: int) -> dict[str, Any] | None:
+    """The game in progress that ``path`` shows (as of its ``size`` and ``mtime``), or None
+    when it is no such file."""
+    try:
+        with path.open("rb") as file:
+            data = json.loads(file.read(LIVE_BYTES + 1))
+        rules = Rules(**data["rules"])
+        game = Game(data["size"], rules)
+        game.replay([int(move) for move in data["moves"]], resume=True)
+        moves = [coords.to_gtp(move, game.size) for move in game.moves]
+        return {
+            "id": int(data["id"]),
+            "black": str(data["black"]),
+            "white": str(data["white"]),
+            "size": game.size,
+            "komi": rules.komi,
+            "moves": moves,
+            "board": game.board.ravel().tolist(),
+            "to_play": COLOR_NAMES[game.to_play],
+            "last": moves[-1] if moves else None,
+        }
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):  # no game
+        return None
 
 
 def _database(root: Path, league_id: str) -> Path:

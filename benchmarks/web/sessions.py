@@ -13,8 +13,8 @@ other pages and games while it thinks. Messages are JSON objects. From the brows
 
 From the session: ``state`` (``PlaySession.state``: the board, 0 empty, 1 Black, 2 White, row 0
 at the top; whose turn; the moves as GTP vertices; the legal points on the person's turn; at the
-end the result, Black's margin and the area owners), ``analysis`` (``analysis_message``) and
-``{"type": "error", "message": ...}``.
+end the result, Black's margin, the dead stones, who judged them and the area owners),
+``analysis`` (``analysis_message``) and ``{"type": "error", "message": ...}``.
 
 The player's move: an ``AnalysisAgent`` is asked through ``analyze``, whose reports go to the
 browser (at most ``REPORTS_PER_SECOND``) as KataGo's ``kata-analyze`` fields: visits, win rate,
@@ -24,10 +24,22 @@ any other player through ``select_move``. Ownership comes from an ``OwnershipAge
 turned to Black's view, as every win rate sent is. On the person's turn, a player that answers
 at once (no search to run: not a ``MoveTimeAgent``) analyses the position too, once.
 
-The game ends by two passes or the move cap (scored by go_env as the board stands: every stone
-alive, so the player captures dead stones before passing), by a resignation, or by a player
-that fails or answers an illegal move (it forfeits). ``undo`` takes back the person's last move
-and the player's answer after it; the player is then reset and forgets what it searched.
+The game ends by two passes or the move cap, by a resignation, or by a player that fails or
+answers an illegal move (it forfeits). ``undo`` takes back the person's last move and the
+player's answer after it (two passes included: the game resumes); the player is then reset and
+forgets what it searched.
+
+The count (``settle_final``): under the ``goarena`` and ``tromp-taylor`` presets every stone on
+the board is alive (Tromp-Taylor's count of the board as it stands), and so is it after the move
+cap. Under the other presets (``chinese``, ``japanese-like``) the dead stones come off before
+the count of a game that two passes ended, as players agree on them at a board: GNU Go names
+them (``final_status_list dead``, as the league's arbiter does); where it is not installed (or
+fails), the shipped ownership network, on 9x9 only (the stones whose points it gives to the
+other colour); otherwise none come off. The board without them is counted by area, as the
+league settles its games (``settle``'s ``score_without``): under ``japanese-like`` too, that is
+Chinese counting, which seldom differs from a territory count by more than a point. The state
+says who judged (``counted_by``). GNU Go may take seconds: it runs in a thread, and meanwhile
+the state says that the game is over, with no result yet.
 
 ``Flood`` counts a connection's messages: past ``FLOOD_MESSAGES`` a second the rest are
 dropped, with one error said.
@@ -38,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import sys
 import threading
 import time
 import traceback
@@ -48,8 +61,9 @@ from typing import Any
 import numpy as np
 
 from go_env import coords
-from go_env.game import BLACK, COLOR_NAMES, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError
+from go_env.game import BLACK, COLOR_NAMES, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError, result_string
 from go_env.rules import RULES_PRESETS, Rules, default_komi
+from goarena.agents.gtp.client import GTPAgent, find_engine
 from goarena.agents.protocols import (
     RESIGN,
     Actor,
@@ -65,11 +79,19 @@ from goarena.agents.protocols import (
     UnsupportedGame,
 )
 from goarena.agents.specs import AgentSpecError, make_agent
+from goarena.agents.weights import OWNERSHIP_9X9
+from goarena.benchmarks.match.settle import Settled, score_without
+from goarena.benchmarks.pictures import black_view, network_ownership
+from goarena.search.ownership import dead_stones, settled_board
 
 REPORTS_PER_SECOND = 5
 FLOOD_MESSAGES = 50  # a second, per connection
 MESSAGE_BYTES = 4096  # the longest message a browser sends
 CANDIDATES = 20  # moves sent per analysis report
+COUNTED_AS_IT_STANDS = ("goarena", "tromp-taylor")  # the presets whose count takes every stone alive
+AS_IT_STANDS = "the board as it stands"
+GNUGO = "gnugo"  # the judge of dead stones, where it is installed
+JUDGE_SECONDS = 30.0  # GNU Go's longest answer: past it, it is killed and the next judge asked
 _COLORS = {"black": BLACK, "white": WHITE}
 _LETTERS = {BLACK: "B", WHITE: "W"}
 
@@ -222,6 +244,57 @@ def winrates_along(start: Game, moves: Sequence[int], spec: str) -> list[float |
             agent.close()
 
 
+def gnugo_dead_stones(game: Game) -> list[int] | None:
+    """GNU Go's dead stones in ``game``'s final position (``final_status_list dead``); None
+    when it is not installed."""
+    program = find_engine(GNUGO)
+    if program is None:
+        return None
+    with GTPAgent(f"{program} --mode gtp", timeout=JUDGE_SECONDS) as engine:
+        return engine.final_status_list(game, "dead")
+
+
+def network_dead_stones(game: Game) -> list[int] | None:
+    """The stones whose points the shipped ownership network gives to the other colour (by
+    more than ``dead_stones``' threshold, 0.5); None on a board it was not trained for."""
+    try:
+        ownership, _ = network_ownership(OWNERSHIP_9X9, game)
+    except UnsupportedGame:
+        return None
+    return dead_stones(game, black_view(game, ownership))
+
+
+# Who names the dead stones, in order: the first that can judge the game does.
+JUDGES: dict[str, Callable[[Game], list[int] | None]] = {
+    "GNU Go": gnugo_dead_stones,
+    "the ownership network": network_dead_stones,
+}
+
+
+def judges_dead_stones(game: Game) -> bool:
+    """Whether ``game`` ended by two passes under rules whose count takes the dead stones off."""
+    return game.is_terminated and game.rules.name not in COUNTED_AS_IT_STANDS
+
+
+def settle_final(game: Game) -> Settled:
+    """The count of a finished game (see the module documentation): Black's margin, who named
+    the dead stones (``how``: a ``JUDGES`` name, else ``AS_IT_STANDS``) and their points.
+    A judge that fails is said on stderr and the next one asked."""
+    if judges_dead_stones(game):
+        for name, judge in JUDGES.items():
+            try:
+                dead = judge(game)
+            except Exception as error:
+                print(
+                    f"{name} could not judge the dead stones: {type(error).__name__}: {error}",
+                    file=sys.stderr,
+                )
+                continue
+            if dead is not None:
+                return Settled(score_without(game, dead), name, tuple(dead))
+    return Settled(game.score(), AS_IT_STANDS)
+
+
 def new_game_settings(message: Message) -> tuple[int, Rules, int, int]:
     """(size, rules, handicap, the person's colour) from a ``new`` message, else
     ``SessionError`` saying what is wrong."""
@@ -267,6 +340,7 @@ class PlaySession:
         self.show_analysis = True
         self.winrates: list[float | None] = []  # Black's, at the position each move was played from
         self.loser: tuple[int, str] | None = None  # (colour, "R" or "F") of a game lost without a count
+        self.settled: Settled | None = None  # the count of a game ended by moves, once made
         self.thinking = False
         self._estimate: float | None = None  # Black's win rate at the current position, if analysed
         self._epoch = 0  # counts changes of position: work begun before one is dropped
@@ -376,18 +450,22 @@ class PlaySession:
         return self.game is not None and (self.loser is not None or self.game.is_over)
 
     def state(self) -> Message:
-        """The ``state`` message: the board, whose turn, the record and, at the end, the result."""
+        """The ``state`` message: the board, whose turn, the record and, at the end, the result
+        (None while the dead stones are being judged)."""
         game = self._game()
         size, over = game.size, self.over
         person_to_move = not over and not self.thinking and game.to_play == self.human
         legal = [int(p) for p in game.legal_moves() if p != game.pass_move] if person_to_move else []
-        result = score = owners = None
+        result = score = owners = counted_by = None
+        dead: list[str] = []
         if self.loser is not None:
             color, code = self.loser
             result = f"{_LETTERS[3 - color]}+{code}"
-        elif over:
-            result, score = game.result(), game.score()
-            owners = game.area_owner().ravel().tolist()
+        elif over and self.settled is not None:
+            settled = self.settled
+            result, score, counted_by = result_string(settled.margin), settled.margin, settled.how
+            dead = _vertices(settled.dead, size)
+            owners = settled_board(game, settled.dead).area_owner().ravel().tolist()
         last = game.moves[-1] if game.moves else None
         return {
             "type": "state",
@@ -407,8 +485,9 @@ class PlaySession:
             "over": over,
             "result": result,
             "score": score,
-            "dead": [],
+            "dead": dead,
             "owners": owners,
+            "counted_by": counted_by,
             "winrates": list(self.winrates),
         }
 
@@ -462,9 +541,15 @@ class PlaySession:
         self.seat.heard(game.copy(), move)
 
     def _next_turn(self) -> None:
-        """Send the state; then the player thinks, or analyses the person's position."""
+        """Send the state; then the player thinks, or analyses the person's position; or, at
+        the end, the game is counted (in a thread where the dead stones are judged)."""
         game = self._game()
-        if not self.over and game.to_play != self.human:
+        if self.over:
+            if judges_dead_stones(game):
+                self._start(self._count(game.copy(), self._epoch))
+            else:
+                self.settled = settle_final(game)
+        elif game.to_play != self.human:
             self.thinking = True
             self._stop = threading.Event()
             self._start(self._agent_turn(self._epoch, self._stop))
@@ -473,10 +558,11 @@ class PlaySession:
             self._start(self._hint(self._epoch))
 
     def _drop_work(self) -> None:
-        """Whatever the player is doing is for a position that is no more."""
+        """Whatever the player is doing (or the count) is for a position that is no more."""
         self._epoch += 1
         self._stop.set()
         self.thinking = False
+        self.settled = None
 
     def _start(self, work: Any) -> None:
         task = asyncio.ensure_future(work)
@@ -571,6 +657,13 @@ class PlaySession:
         if epoch == self._epoch and self.show_analysis:
             self._estimate = message["winrate"]
             self.emit(message)
+
+    async def _count(self, game: Game, epoch: int) -> None:
+        """Count ``game``, just ended, its dead stones judged in a thread; then send the state."""
+        settled = await asyncio.to_thread(settle_final, game)
+        if epoch == self._epoch:
+            self.settled = settled
+            self.emit(self.state())
 
     def _emit_if_current(self, epoch: int, message: Message) -> None:
         if epoch == self._epoch and self.show_analysis:

@@ -4,7 +4,9 @@ games unplayed, not lost; Ctrl-C and kill -9 leave nothing behind."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import json
 import multiprocessing
 import os
 import re
@@ -12,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -213,6 +216,49 @@ def test_players_learn_the_leagues_device_and_a_directory_of_their_own(counted, 
     players = tmp_path / "league" / "players"
     assert contexts == {("a", "cuda:1", str(players / "a")), ("b", "cuda:1", str(players / "b"))}
     assert (players / "a").is_dir() and (players / "b").is_dir()
+
+
+def test_a_game_in_progress_is_shown_in_its_live_file_until_it_is_stored(tmp_path):
+    live = tmp_path / "live"
+    live.mkdir()
+    for stale in ("game-0099.json", "game-0000.json.part"):  # left by a league killed here
+        (live / stale).write_text("{}")
+    players = {"random": "random", "slow": "misbehaving_players:Slow:seconds=0.05"}
+    config = LeagueConfig(players=players, size=5, games_per_pair=1, komi=0.5)
+    failures: list[BaseException] = []
+
+    def play() -> None:
+        try:
+            run_league(config, tmp_path, workers=1).close()
+        except BaseException as error:
+            failures.append(error)
+
+    league = threading.Thread(target=play)
+    league.start()
+    shown: list[dict] = []  # the file as it was read, move after move
+    while league.is_alive():
+        with contextlib.suppress(FileNotFoundError):  # not yet begun, or stored
+            shown.append(json.loads((live / "game-0000.json").read_text()))
+        time.sleep(0.01)
+    league.join()
+    assert not failures, failures
+    assert sorted(live.iterdir()) == []  # stored: gone, and the stale files with it
+    with LeagueStore.open_existing(tmp_path) as store:
+        [stored] = store.games()
+    moves = [int(move) for move in stored.moves.split()]
+    counts = [len(seen["moves"]) for seen in shown]
+    assert len(set(counts)) >= 3 and counts == sorted(counts)  # it grew as the game went on
+    for seen in shown:
+        assert {key: seen[key] for key in ("id", "black", "white", "size", "komi")} == {
+            "id": 0,
+            "black": stored.black,
+            "white": stored.white,
+            "size": 5,
+            "komi": 0.5,
+        }
+        assert seen["moves"] == moves[: len(seen["moves"])]  # the game so far
+        assert Rules(**seen["rules"]) == config.game_rules()
+        assert seen["to_play"] == ("black", "white")[len(seen["moves"]) % 2]
 
 
 def test_a_player_that_failed_a_game_is_built_afresh_for_the_next(counted):

@@ -67,6 +67,13 @@ function describeResult(result) {
   return `${winner} wins ${reasons[how[0]] || `by ${how} points`}`;
 }
 
+/** Who counted a game that ended by moves: the judge of its dead stones, named with them. */
+function countedBy(state) {
+  if (state.counted_by === "the board as it stands") return "Counted as the board stands: every stone alive.";
+  const dead = state.dead.length ? state.dead.join(" ") : "none";
+  return `Dead stones, judged by ${state.counted_by}: ${dead}.`;
+}
+
 // -- routes -----------------------------------------------------------------------------------
 
 const ROUTES = [
@@ -222,7 +229,13 @@ function renderPlay() {
   const result = $("#result");
   result.hidden = !s.over;
   result.dataset.result = s.result ?? "";
-  result.textContent = s.over ? `${describeResult(s.result)} (${s.result}).` : "";
+  result.dataset.countedBy = s.counted_by ?? "";
+  result.replaceChildren();
+  if (s.over && s.result === null) result.textContent = "Counting the score…";
+  else if (s.over) {
+    result.textContent = `${describeResult(s.result)} (${s.result}). `;
+    if (s.counted_by) result.appendChild(document.createElement("span")).textContent = countedBy(s);
+  }
   $("#pass").disabled = !humanTurn;
   $("#resign").disabled = !live;
   $("#undo").disabled = !play.socket || s.thinking || s.moves.length === 0;
@@ -289,11 +302,42 @@ async function showLeagues() {
 }
 
 let watchSocket = null;
+const liveBoards = new Map(); // game id -> {figure, board, caption}: the games in progress shown
 
 function stopWatching() {
   watchSocket?.close();
   watchSocket = null;
   $("#live").hidden = true;
+  liveBoards.clear();
+  $("#live-games").replaceChildren();
+  $("#live-games").hidden = true;
+  $("#watch-note").textContent = "Games in progress are shown here as they are played.";
+}
+
+/** The games in progress, each on a small board of its own, kept from message to message. */
+function renderLive(games) {
+  const playing = new Set(games.map((game) => game.id));
+  for (const id of liveBoards.keys()) if (!playing.has(id)) liveBoards.delete(id);
+  for (const game of games) {
+    if (!liveBoards.has(game.id)) {
+      const figure = document.createElement("figure");
+      figure.className = "live-game";
+      figure.dataset.game = game.id;
+      const board = new Board(figure, { coordinates: false });
+      liveBoards.set(game.id, { figure, board, caption: figure.appendChild(document.createElement("figcaption")) });
+    }
+    const shown = liveBoards.get(game.id);
+    shown.board.draw({ board: game.board, last: game.last });
+    shown.figure.dataset.moves = String(game.moves.length);
+    shown.caption.textContent =
+      `Game ${game.id}: ${game.black} (B) vs ${game.white} (W) · move ${game.moves.length}, ${game.to_play} to play`;
+  }
+  const box = $("#live-games");
+  box.replaceChildren(...games.map((game) => liveBoards.get(game.id).figure));
+  box.hidden = games.length === 0;
+  $("#watch-note").textContent = games.length
+    ? `${games.length} game${games.length > 1 ? "s" : ""} in progress, shown as played; each joins the table when it finishes.`
+    : "No game in progress: games show here as they are played, and in the table once finished.";
 }
 
 async function showLeague(id, live) {
@@ -313,6 +357,7 @@ async function showLeague(id, live) {
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "table") return renderLeague(id, message);
+    if (message.type === "live") return renderLive(message.games);
     if (message.type !== "error") return;
     showError(message.message);
     watchSocket = null; // the server closes it: its error says why

@@ -76,9 +76,9 @@ export class Board {
       this.hits[point].dataset.color = COLORS[color] || "";
       this.hits[point].toggleAttribute("data-legal", Boolean(view.legal?.has(vertex)));
       if (color) this.stone(this.layers.stones, point, COLORS[color], dead.has(vertex) ? "dead" : "");
-      if (dead.has(vertex)) this.cross(point);
     });
     if (view.owners) this.shadeOwners(view.owners, view.board, dead);
+    for (const vertex of dead) this.cross(pointOf(vertex, size)); // over the owner's square
     if (view.ownership) this.shadeOwnership(view.ownership);
     if (view.policy) this.heatMap(view.policy);
     if (view.last && view.last !== "pass") this.lastMarker(pointOf(view.last, size), view.board);

@@ -16,9 +16,14 @@ from fastapi.testclient import TestClient  # noqa: E402
 from web_fixtures import make_league  # noqa: E402
 
 from go_env import Game, Rules, coords  # noqa: E402
+from go_env.game import result_string  # noqa: E402
 from go_env.sgf import read_sgf  # noqa: E402
+from goarena.benchmarks.league.live import clear_live, live_file, remove_live, write_live  # noqa: E402
 from goarena.benchmarks.web import app as web  # noqa: E402
+from goarena.benchmarks.web import leagues  # noqa: E402
 from goarena.benchmarks.web.app import create_app  # noqa: E402
+from goarena.benchmarks.web.sessions import settle_final  # noqa: E402
+from goarena.search.ownership import settled_board  # noqa: E402
 
 PLAYERS = {"random": "random", "uct": "uct:simulations=50"}
 
@@ -134,7 +139,7 @@ def test_the_page_and_its_files_are_served(client):
     assert client.get("/static/../app.py").status_code == 404
 
 
-def test_a_whole_game_against_random_is_scored_as_go_env_scores_it(client):
+def test_a_whole_game_against_random_is_counted_as_settle_final_counts_it(client):
     rng = np.random.default_rng(5)
     with client.websocket_connect("/ws/play") as socket:
         socket.send_json({"type": "new", "player": "random", "size": 5, "komi": 0.5, "rules": "chinese"})
@@ -145,10 +150,15 @@ def test_a_whole_game_against_random_is_scored_as_go_env_scores_it(client):
             move = "pass" if ending else legal[rng.integers(len(legal))]
             socket.send_json({"type": "play", "move": move})
             state, _ = until_turn(socket)
+        while state["result"] is None:  # the dead stones being judged
+            state, _ = until_turn(socket)
     game = Game(5, Rules.preset("chinese", komi=0.5))
     game.replay([coords.from_gtp(move, 5) for move in state["moves"]])
-    assert game.is_over and state["score"] == game.score() and state["result"] == game.result()
-    assert state["owners"] == game.area_owner().ravel().tolist() and state["dead"] == []
+    settled = settle_final(game)
+    assert game.is_over and state["score"] == settled.margin
+    assert state["result"] == result_string(settled.margin) and state["counted_by"] == settled.how
+    assert state["dead"] == [coords.to_gtp(point, 5) for point in settled.dead]
+    assert state["owners"] == settled_board(game, settled.dead).area_owner().ravel().tolist()
     assert state["board"] == game.board.ravel().tolist() and state["legal"] == []
 
 
@@ -236,9 +246,55 @@ def test_a_watched_league_sends_its_table_at_once_and_again_as_it_grows(tmp_path
             first = socket.receive_json()
             assert first["type"] == "table" and len(first["games"]) == 1
             assert first["standings"] == client.get("/api/leagues/live").json()["standings"]
+            assert socket.receive_json() == {"type": "live", "games": []}  # no game in progress
             make_league(tmp_path / "live", games=1)
             grown = socket.receive_json()
             assert grown["type"] == "table" and len(grown["games"]) == 2
         with client.websocket_connect("/ws/watch/nowhere") as socket:
             answer = socket.receive_json()
             assert answer["type"] == "error" and "no league" in answer["message"]
+
+
+def test_a_watched_league_sends_its_games_in_progress_as_go_env_replays_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(web, "WATCH_SECONDS", 0.05)
+    league = make_league(tmp_path / "live", games=1)
+    rules = Rules.preset("chinese", komi=0.5)
+    game = (("random", "uct-20"), 5, rules)  # names, size, rules
+    moves = [coords.from_gtp(vertex, 5) for vertex in ("B1", "A1", "A2")]  # A2 takes A1
+    clear_live(league)
+    write_live(live_file(league, 1), 1, *game, moves)
+    folder = league / "live"
+    (folder / "game-0002.json").write_text("{not json")
+    (folder / "game-0003.json").write_text(" " * (leagues.LIVE_BYTES + 1) + "{}")
+    write_live(folder / "game-0004.json", 4, *game, [coords.from_gtp("B1", 5)] * 2)  # illegal
+    write_live(tmp_path / "elsewhere.json", 5, *game, moves)
+    (folder / "game-0005.json").symlink_to(tmp_path / "elsewhere.json")  # out of the league
+    expected = Game(5, rules)
+    expected.replay(moves)
+    with TestClient(create_app(tmp_path, PLAYERS)) as client:
+        assert client.get("/api/leagues/live").json()["live"] == 1
+        with client.websocket_connect("/ws/watch/live") as socket:
+            assert socket.receive_json()["type"] == "table"
+            first = socket.receive_json()
+            assert first == {
+                "type": "live",
+                "games": [
+                    {
+                        "id": 1,
+                        "black": "random",
+                        "white": "uct-20",
+                        "size": 5,
+                        "komi": 0.5,
+                        "moves": ["B1", "A1", "A2"],
+                        "board": expected.board.ravel().tolist(),
+                        "to_play": "white",
+                        "last": "A2",
+                    }
+                ],
+            }
+            assert first["games"][0]["board"][coords.from_gtp("A1", 5)] == 0  # captured
+            write_live(live_file(league, 1), 1, *game, [*moves, 25])
+            grown = socket.receive_json()["games"][0]
+            assert (grown["moves"][-1], grown["last"], grown["to_play"]) == ("pass", "pass", "black")
+            remove_live(league, 1)
+            assert socket.receive_json() == {"type": "live", "games": []}

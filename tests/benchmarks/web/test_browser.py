@@ -1,10 +1,12 @@
 """The web board's page in a real browser: Playwright for Python drives the system's chromium
 (no browser download) against the real server, run on a free port over a small stored league.
 
-Three walks through the page: a whole 9x9 game against ``random`` played by clicking, its shown
-result checked against go_env's score of the same moves; a stored league game stepped through
-with the arrow keys, each position's stones checked against its SGF replayed in go_env; and
-live analysis that arrives while a player searches, and that the "Show analysis" switch hides.
+Four walks through the page: a whole 9x9 game against ``random`` played by clicking, its shown
+result and dead stones checked against the server's count of the same moves (``settle_final``);
+a stored league game stepped through with the arrow keys, each position's stones checked
+against its SGF replayed in go_env; live analysis that arrives while a player searches, and
+that the "Show analysis" switch hides; and a league watched while it plays, its game in
+progress on a board that grows, then in the table.
 
 They take the README's screenshots: into ``$GOARENA_SCREENSHOTS`` when it names a folder
 (``GOARENA_SCREENSHOTS=docs/images pytest tests/benchmarks/web/test_browser.py -m slow``),
@@ -24,14 +26,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from go_env import Game, coords
+from go_env.game import result_string
 from go_env.rules import Rules
 from go_env.sgf import load_sgf
 from goarena.benchmarks.league.config import LeagueConfig
 from goarena.benchmarks.league.play import run_league
 from goarena.benchmarks.league.store import LeagueStore
+from goarena.benchmarks.web.sessions import settle_final
+from goarena.search.ownership import settled_board
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright")
 uvicorn = pytest.importorskip("uvicorn", reason="the web board needs goarena[web]")
@@ -152,7 +158,7 @@ def legal_vertices(page: Any) -> list[str]:
     return page.eval_on_selector_all("#play-board [data-legal]", "ps => ps.map(p => p.dataset.vertex)")
 
 
-def test_a_whole_game_against_random_played_by_clicking_ends_with_go_envs_score(page, server):
+def test_a_whole_game_against_random_played_by_clicking_ends_with_the_settled_score(page, server):
     new_game(page, server, "random")
     rng = random.Random(24)
     previous = None
@@ -171,14 +177,19 @@ def test_a_whole_game_against_random_played_by_clicking_ends_with_go_envs_score(
     game = Game(9, Rules.preset("chinese", komi=7.0))
     game.replay([coords.from_gtp(vertex, 9) for vertex in moves])
     assert game.is_over
+    settled = settle_final(game)  # the dead stones off, as the server counts
     result = page.locator("#result")
     expect(result).to_be_visible()
-    expect(result).to_have_attribute("data-result", game.result())
-    expect(result).to_contain_text(game.result())
+    expect(result).to_have_attribute("data-result", result_string(settled.margin))
+    expect(result).to_contain_text(result_string(settled.margin))
+    expect(result).to_have_attribute("data-counted-by", settled.how)
     assert stones_shown(page, "#play-board") == stones_of(game)
-    # The final owners shaded: each point counted for a colour that has no stone of it there.
-    owners, stones = game.area_owner().ravel(), game.board.ravel()
-    shaded = int(((owners != 0) & (stones != owners)).sum())
+    expect(page.locator("#play-board .stone.dead")).to_have_count(len(settled.dead))
+    expect(page.locator("#play-board .dead-mark")).to_have_count(len(settled.dead))
+    # The final owners shaded: each point counted for a colour that has no living stone of it there.
+    owners, stones = settled_board(game, settled.dead).area_owner().ravel(), game.board.ravel()
+    dead = np.isin(np.arange(game.num_points), settled.dead)
+    shaded = int(((owners != 0) & ((stones != owners) | dead)).sum())
     expect(page.locator("#play-board .territory")).to_have_count(shaded)
     expect(page.locator("#pass")).to_be_disabled()
     expect(page.locator("#error")).to_be_hidden()
@@ -283,4 +294,33 @@ def test_analysis_arrives_while_a_player_searches_and_the_switch_hides_it(page, 
     expect(page.locator("#analysis")).to_be_visible()
     click_first_legal(page, "B8 H2 B2 H8 A1 J9")
     expect(candidates.first).to_be_attached()
+    expect(page.locator("#error")).to_be_hidden()
+
+
+def test_a_watched_league_shows_its_game_in_progress_on_a_board_of_its_own(page, server, runs, shots):
+    # A slow player (a third of a second a move, in the league's worker) against random, on 5x5.
+    players = {"random": "random", "slow": "web_fixtures:Slow:seconds=0.3"}
+    config = LeagueConfig(players=players, size=5, games_per_pair=1)
+    directory = runs / "demo" / "live"
+    league = threading.Thread(target=lambda: run_league(config, directory, workers=1).close())
+    league.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not list(directory.glob("live/game-*.json")):
+            assert league.is_alive() and time.monotonic() < deadline, "the game did not begin"
+            time.sleep(0.05)
+        page.goto(server + "#/watch/demo/live")
+        shown = page.locator("#live-games figure.live-game")
+        expect(shown).to_have_count(1)
+        page.wait_for_function(
+            "() => document.querySelector('#live-games figure')?.dataset.moves >= 4"
+        )  # it grows as moves are played
+        expect(shown.locator(".stone").first).to_be_attached()
+        expect(shown.locator("figcaption")).to_contain_text("random")
+        page.screenshot(path=shots / "web-watch.png")
+    finally:
+        league.join()
+    expect(shown).to_have_count(0)  # stored: in the table now
+    expect(page.locator("#games tr[data-game]")).to_have_count(1)
+    expect(page.locator("#watch-note")).to_contain_text("No game in progress")
     expect(page.locator("#error")).to_be_hidden()

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 
 import pytest
 import web_fixtures
 
-from go_env import Game, coords
+from go_env import Game, Rules, coords
+from go_env.game import BLACK, WHITE
+from goarena.agents.gtp import find_engine
 from goarena.agents.players.ownership import OwnershipGreedyAgent
+from goarena.benchmarks.match.settle import Settled
+from goarena.benchmarks.web import sessions
 from goarena.benchmarks.web.sessions import (
     MESSAGE_BYTES,
     Flood,
@@ -18,8 +23,10 @@ from goarena.benchmarks.web.sessions import (
     SessionError,
     decode,
     new_game_settings,
+    settle_final,
     winrates_along,
 )
+from goarena.search.ownership import settled_board
 
 PLAYERS = {"random": "random", "uct": "uct:simulations=200", "sl-policy": "sl-policy"}
 
@@ -349,3 +356,115 @@ def test_win_rates_along_a_game_have_one_per_position_and_none_at_its_end():
     assert len(found) == 6 and found[-1] is None
     assert all(0 <= value <= 1 for value in found[:-1])
     assert winrates_along(start, moves, "random") == [None] * 6  # no estimate to give
+
+
+# A 9x9 game: Black walls off the left six columns, White the right three; White's B5 stands in
+# atari in Black's area, dead, and both pass. Counted as it stands, B5 makes Black's area nobody's.
+BLACK_MOVES = [f"F{row}" for row in range(1, 10)] + ["A5", "C5", "B6"]
+WHITE_MOVES = [f"G{row}" for row in range(1, 10)] + ["B5", "H5", "J5"]
+DEAD_B5 = 54 - 27 - 7.5  # Black's area with B5 off, less White's, less komi
+
+
+def walled_off(rules: str) -> Game:
+    game = Game(9, Rules.preset(rules, komi=7.5))
+    moves = [coords.from_gtp(v, 9) for pair in zip(BLACK_MOVES, WHITE_MOVES, strict=True) for v in pair]
+    game.replay([*moves, game.pass_move, game.pass_move])
+    return game
+
+
+def play_walled_off(rules: str) -> list[dict]:
+    """The states of the walled-off game played through a session: the person Black, a
+    scripted White; from the first that says the game is over to the counted one."""
+
+    async def test(browser: Browser) -> None:
+        await browser.send(
+            type="new", spec=f"web_fixtures:Scripted:moves='{' '.join(WHITE_MOVES)}'", rules=rules, komi=7.5
+        )
+        await browser.turn()
+        for move in [*BLACK_MOVES, "pass"]:
+            await browser.send(type="play", move=move)
+            state = await browser.turn()
+        states.append(state)
+        while state["result"] is None:
+            state = await browser.next("state")
+            states.append(state)
+
+    states: list[dict] = []
+    asyncio.run(run(test)(allow_spec=True))
+    return states
+
+
+def assert_b5_counted_dead(state: dict, counted_by: str) -> None:
+    game = walled_off("chinese")
+    assert state["moves"] == [coords.to_gtp(move, 9) for move in game.moves] and state["over"]
+    assert state["dead"] == ["B5"] and state["counted_by"] == counted_by
+    assert state["score"] == DEAD_B5 and state["result"] == f"B+{DEAD_B5:g}" and game.score() < 0
+    owners = settled_board(game, [coords.from_gtp("B5", 9)]).area_owner().ravel().tolist()
+    assert state["owners"] == owners and owners[coords.from_gtp("B5", 9)] == BLACK
+    assert state["board"][coords.from_gtp("B5", 9)] == WHITE  # still on the board, shown dead
+
+
+@pytest.mark.skipif(find_engine("gnugo") is None, reason="GNU Go is not installed")
+def test_under_chinese_rules_gnu_go_names_the_dead_stones_and_they_come_off_before_the_count():
+    counting, *_, counted = play_walled_off("chinese")
+    assert counting["over"] and counting["result"] is None and counting["counted_by"] is None
+    assert_b5_counted_dead(counted, "GNU Go")
+    assert settle_final(walled_off("chinese")) == Settled(DEAD_B5, "GNU Go", (coords.from_gtp("B5", 9),))
+
+
+@pytest.mark.parametrize("gnugo", ["absent", "failing"])
+def test_without_gnu_go_the_ownership_network_names_the_dead_stones(gnugo, monkeypatch, capsys):
+    if gnugo == "absent":
+        monkeypatch.setattr(sessions, "find_engine", lambda program: None)
+    else:  # a program that is no GTP engine: it exits at once
+        monkeypatch.setattr(sessions, "GNUGO", "false")
+    *_, counted = play_walled_off("chinese")
+    assert_b5_counted_dead(counted, "the ownership network")
+    assert ("GNU Go could not judge" in capsys.readouterr().err) == (gnugo == "failing")
+
+
+def test_with_no_judge_the_board_is_counted_as_it_stands(monkeypatch):
+    monkeypatch.setattr(sessions, "find_engine", lambda program: None)
+    game = Game(7, Rules.preset("chinese"))  # the network plays 9x9 only
+    game.replay([coords.from_gtp("D4", 7), coords.from_gtp("A1", 7), game.pass_move, game.pass_move])
+    assert settle_final(game) == Settled(game.score(), "the board as it stands")
+
+
+@pytest.mark.parametrize("rules", ["tromp-taylor", "goarena"])
+def test_under_tromp_taylor_counting_every_stone_is_alive(rules):
+    states = play_walled_off(rules)
+    assert len(states) == 1  # counted at once
+    game = walled_off(rules)
+    assert states[0]["dead"] == [] and states[0]["counted_by"] == "the board as it stands"
+    assert states[0]["score"] == game.score() < 0 and states[0]["result"] == game.result()
+    assert states[0]["owners"] == game.area_owner().ravel().tolist()
+
+
+def test_an_undo_while_the_dead_stones_are_judged_drops_the_count(monkeypatch):
+    release, judged = threading.Event(), threading.Event()
+
+    def slow_judge(game: Game) -> list[int]:
+        release.wait(30)
+        judged.set()
+        return [coords.from_gtp("B5", 9)]
+
+    monkeypatch.setattr(sessions, "JUDGES", {"a slow judge": slow_judge})
+
+    async def test(browser: Browser) -> None:
+        await browser.send(
+            type="new", spec=f"web_fixtures:Scripted:moves='{' '.join(WHITE_MOVES)}'", rules="chinese"
+        )
+        for move in [*BLACK_MOVES, "pass"]:
+            await browser.turn()
+            await browser.send(type="play", move=move)
+        counting = await browser.turn()
+        assert counting["over"] and counting["result"] is None
+        await browser.send(type="undo")  # takes back the passes: the game goes on
+        state = await browser.turn()
+        assert not state["over"] and state["moves"][-1] == "J5"
+        release.set()
+        await asyncio.to_thread(judged.wait, 30)
+        await asyncio.sleep(0.2)  # the count's answer, had it been kept, would be sent by now
+        assert browser.inbox.empty() and browser.session.settled is None
+
+    asyncio.run(run(test)(allow_spec=True))

@@ -1,12 +1,12 @@
 """What the web board's tests share: small leagues played here, and players built by spec
-(``web_fixtures:Slow``; this folder is on the path when its tests run)."""
+(``web_fixtures:Slow``, ``web_fixtures:Scripted``; this folder is on the path when its tests run)."""
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
 
-from go_env import Game
+from go_env import Game, coords
 from goarena.agents.protocols import RESIGN, GameContext
 from goarena.benchmarks.league.config import LeagueConfig
 from goarena.benchmarks.league.play import open_league, store_game
@@ -68,3 +68,18 @@ class Misbehaving:
             raise RuntimeError("the player broke")
         occupied = (game.board.ravel() != 0).nonzero()[0]
         return int(occupied[0]) if len(occupied) else game.num_points + 1
+
+
+class Scripted:
+    """Plays White's ``moves`` (GTP vertices, space-separated), one a turn, then passes."""
+
+    def __init__(self, moves: str):
+        self.name = "scripted"
+        self.moves = moves.split()
+
+    def reset(self, context: GameContext) -> None:
+        pass
+
+    def select_move(self, game: Game) -> int:
+        turn = len(game.moves) // 2  # Black moved first
+        return coords.from_gtp(self.moves[turn], game.size) if turn < len(self.moves) else game.pass_move
