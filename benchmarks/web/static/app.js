@@ -402,15 +402,19 @@ function renderLeague(id, data) {
 
   const players = data.standings.map((s) => s.name);
   const history = data.elo_history;
-  lineChart($("#elo-graph"), {
-    series: players.map((name) => ({
-      name,
-      xs: history.map((h) => h.game),
-      values: history.map((h) => h.ratings[name] ?? null),
-    })),
-    xMax: history.length ? history[history.length - 1].game : 1,
-    legend: true,
-  });
+  if (history.length) {
+    lineChart($("#elo-graph"), {
+      series: players.map((name) => ({
+        name,
+        xs: history.map((h) => h.game),
+        values: history.map((h) => h.ratings[name] ?? null),
+      })),
+      xMax: history[history.length - 1].game,
+      legend: true,
+    });
+  } else {
+    $("#elo-graph").textContent = "Ratings appear once games have been played.";
+  }
 
   const games = [...data.games].sort((a, b) => b.id - a.id); // newest first: a watched league grows on top
   fillTable(
