@@ -64,7 +64,6 @@ import torch
 from torch import nn
 
 from go_env import Game, Rules
-from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, OBSERVATION_LAYOUTS, batch_history_planes, planes_in_layout
 from goarena.agents.nets.load import TorchProgram, load_torch_program
 from goarena.agents.nets.predict import masked_softmax, move_networks, player_device, resolve_device
@@ -77,7 +76,6 @@ from goarena.agents.protocols import (
     restart_seed,
 )
 from goarena.search import Leaves
-from goarena.search.warmup import warmup_game
 
 PolicyFn = Callable[[torch.Tensor, torch.Tensor], Any]  # (planes, mask) -> logits or (logits, value)
 
@@ -160,15 +158,6 @@ class PolicyPlayer(SearchedNetwork):
 
     def weights_digest(self) -> str | None:
         return None
-
-    @staticmethod
-    def warmup(size: int) -> None:
-        """Compile the search's kernels and the history planes of its leaves (see
-        ``agents.protocols.Warmable``)."""
-        PUCTAgent.warmup(size)
-        game = warmup_game(size)
-        leaves = K.GoState(*(field[None] for field in game.state))
-        batch_history_planes(leaves, game.geometry, np.empty((1, size, size, NUM_HISTORY_PLANES), np.int8))
 
     def evaluate(self, game: Game) -> tuple[np.ndarray, float | None]:
         """(float64[N*N+1]: ``fn``'s policy over the legal moves, its value for the side to

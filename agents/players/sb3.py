@@ -35,7 +35,6 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from go_env import Game
-from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes, planes_in_layout
 from goarena.agents.nets.predict import masked_softmax, player_device, resolve_device
 from goarena.agents.nets.sb3_extractor import GoResNetExtractor, board_size_of, channels_first_of
@@ -50,7 +49,6 @@ from goarena.agents.protocols import (
 )
 from goarena.agents.specs import Renamed, renamed_options
 from goarena.search import Leaves
-from goarena.search.warmup import warmup_game
 
 
 class SB3ModelError(ValueError):
@@ -442,15 +440,6 @@ class SB3Agent(SearchedNetwork):
     def weights_digest(self) -> str | None:
         """The sha256 of the model's file (None for a model in memory)."""
         return self._digest
-
-    @staticmethod
-    def warmup(size: int) -> None:
-        """Compile the search's kernels and the history planes of its leaves (see
-        ``agents.protocols.Warmable``)."""
-        PUCTAgent.warmup(size)
-        game = warmup_game(size)
-        leaves = K.GoState(*(field[None] for field in game.state))
-        batch_history_planes(leaves, game.geometry, np.empty((1, size, size, NUM_HISTORY_PLANES), np.int8))
 
     def evaluate(self, game: Game) -> tuple[np.ndarray, float]:
         """(float64[N*N+1]: the policy over the legal moves, the critic's value in [-1, 1])

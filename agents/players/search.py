@@ -48,6 +48,7 @@ import numpy as np
 
 from go_env import Game, GameBatch
 from go_env import core as K
+from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from go_env.features.patterns import PatternPolicy
 from goarena.agents.nets.load import Network, check_sizes, load_network
 from goarena.agents.protocols import (
@@ -663,6 +664,15 @@ class SearchedNetwork:
 
     def evaluate(self, game: Game) -> tuple[np.ndarray, float | None]:
         raise NotImplementedError
+
+    @staticmethod
+    def warmup(size: int) -> None:
+        """Compile the search's kernels and the history planes of its leaves (the network's input) (see
+        ``agents.protocols.Warmable``)."""
+        PUCTAgent.warmup(size)
+        game = warmup_game(size)
+        leaves = K.GoState(*(field[None] for field in game.state))
+        batch_history_planes(leaves, game.geometry, np.empty((1, size, size, NUM_HISTORY_PLANES), np.int8))
 
     def select_move(self, game: Game) -> int:
         return self.act(game).move
