@@ -296,3 +296,10 @@ class MoveTimeAgent(Protocol):
         ``simulations=``) still capping it; None: the player's own budget alone. The GTP
         engine calls it before every move with the budget its clock gives."""
         ...
+
+
+def move_time(seconds: float | None) -> float | None:
+    """``set_move_time``'s argument, checked: None or a positive number of seconds."""
+    if seconds is not None and not seconds > 0:
+        raise ValueError(f"a move's time must be positive, got {seconds}")
+    return seconds

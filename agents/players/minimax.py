@@ -11,7 +11,7 @@ import importlib
 import math
 
 from go_env import Game
-from goarena.agents.protocols import GameContext, PolicyAgent, game_context
+from goarena.agents.protocols import GameContext, PolicyAgent, game_context, move_time
 from goarena.agents.specs import AgentSpecError, make_agent
 from goarena.search.expectimax import OpponentModel, expectimax
 from goarena.search.minimax import Heuristic, Minimax, area_heuristic
@@ -75,9 +75,7 @@ class MinimaxAgent:
         """Stop deepening once ``seconds`` have run (``MoveTimeAgent``: the GTP engine's budget
         from the clock), ``depth`` and ``seconds`` still capping it; None: those alone. The
         first iteration always completes."""
-        if seconds is not None and not seconds > 0:
-            raise ValueError(f"a move's time must be positive, got {seconds}")
-        self._move_time = seconds
+        self._move_time = move_time(seconds)
 
     def reset(self, context: GameContext) -> None:
         game_context(context)

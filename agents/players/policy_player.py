@@ -64,7 +64,12 @@ import torch
 from torch import nn
 
 from go_env import Game, Rules
-from go_env.features import NUM_HISTORY_PLANES, OBSERVATION_LAYOUTS, batch_history_planes, planes_in_layout
+from go_env.features import (
+    NUM_HISTORY_PLANES,
+    batch_history_planes,
+    check_layout,
+    planes_in_layout,
+)
 from goarena.agents.nets.load import TorchProgram, load_torch_program
 from goarena.agents.nets.predict import masked_softmax, move_networks, player_device, resolve_device
 from goarena.agents.players.search import PUCTAgent, SearchedNetwork
@@ -73,7 +78,6 @@ from goarena.agents.protocols import (
     GameContext,
     UnsupportedGame,
     game_context,
-    restart_seed,
 )
 from goarena.search import Leaves
 
@@ -150,11 +154,7 @@ class PolicyPlayer(SearchedNetwork):
         """A new game: refuses a size ``fn`` does not play (``UnsupportedGame``); the draws and
         the search restart from the seed (the player's own, else the context's)."""
         self._check_size(game_context(context).size)
-        seed = restart_seed(self.seed, context)
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-        if self.search is not None:
-            self.search.reset(context)
+        self.restart(context)
 
     def weights_digest(self) -> str | None:
         return None
@@ -173,13 +173,14 @@ class PolicyPlayer(SearchedNetwork):
             return self.search.act(game)
         legal = game.legal_mask()[None]
         logits, values = self._outputs(game.observation()[None], legal)
+        policy = masked_softmax(logits, legal)[0]
         if self.sample:
-            weights = masked_softmax(logits, legal, self.temperature)[0]
+            weights = policy if self.temperature == 1 else masked_softmax(logits, legal, self.temperature)[0]
             move = int(self.rng.choice(len(weights), p=weights))
         else:
-            move = int(masked_softmax(logits, legal, 0.0)[0].argmax())
+            move = int(policy.argmax())
         value = None if values is None else float(values[0])
-        return Action(move, masked_softmax(logits, legal)[0], value)
+        return Action(move, policy, value)
 
     # -- calling fn ----------------------------------------------------------------------
 
@@ -395,7 +396,6 @@ def _check_options(
         raise ValueError(f"temperature must be finite and above 0, got {temperature!r}")
     if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 0:
         raise ValueError(f"simulations must be an integer >= 0 (0: no search), got {simulations!r}")
-    if layout not in OBSERVATION_LAYOUTS:
-        raise ValueError(f"layout must be one of {', '.join(OBSERVATION_LAYOUTS)}, got {layout!r}")
+    check_layout(layout, "layout")
     if search_options and not simulations:
         raise ValueError(f"{', '.join(sorted(search_options))}: search options need simulations > 0")

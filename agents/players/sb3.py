@@ -44,7 +44,6 @@ from goarena.agents.protocols import (
     GameContext,
     check_board_size,
     game_context,
-    restart_seed,
     weights_digest,
 )
 from goarena.agents.specs import Renamed, renamed_options
@@ -431,11 +430,7 @@ class SB3Agent(SearchedNetwork):
         device = player_device(self.device, context)
         if self.path is not None and self.model.policy.device != device:
             self.model.policy.to(device)
-        seed = restart_seed(self.seed, context)
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-        if self.search is not None:
-            self.search.reset(context)
+        self.restart(context)
 
     def weights_digest(self) -> str | None:
         """The sha256 of the model's file (None for a model in memory)."""

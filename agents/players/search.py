@@ -58,6 +58,7 @@ from goarena.agents.protocols import (
     MoveInfo,
     analyze_policy,
     game_context,
+    move_time,
     restart_seed,
 )
 from goarena.agents.specs import Renamed, renamed_options
@@ -231,9 +232,7 @@ class _SearchAgent:
         """Answer each move within ``seconds`` from its call, its own budget still capping it
         (``agents.protocols.MoveTimeAgent``; the GTP engine's budget from the clock); None:
         its own budget alone."""
-        if seconds is not None and not seconds > 0:
-            raise ValueError(f"a move's time must be positive, got {seconds}")
-        self._move_time = seconds
+        self._move_time = move_time(seconds)
 
     def _seconds(self, started: float) -> float | None:
         """The search's time: the player's own ``seconds``, capped by the move's time less what
@@ -586,8 +585,7 @@ class PUCTAgent(_SearchAgent):
         if self._batched is None:
             evaluator = cast(PUCT, self.searcher).evaluator  # the reset's, seeded as select_move's
             self._batched = BatchedPUCT(evaluator, seed=self._batched_seed, **self._batched_options)  # type: ignore[arg-type]
-        self._batched.search(batch, self.simulations)
-        moves = self._batched.best_moves()
+        moves = self._batched.search(batch, self.simulations)
         if self.temperature > 0:
             drawn = self._batched.choose_moves(self.temperature)
             played = batch.state.info[:, K.INFO_MOVE_NUMBER]
@@ -658,6 +656,17 @@ class SearchedNetwork:
     probabilities and value). The player defines ``act`` and ``evaluate``."""
 
     search: PUCTAgent | None
+    seed: int | None
+    rng: np.random.Generator
+
+    def restart(self, context: GameContext) -> None:
+        """A new game: the draws and the search restart from the seed (the player's own, else
+        the context's)."""
+        seed = restart_seed(self.seed, context)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        if self.search is not None:
+            self.search.reset(context)
 
     def act(self, game: Game) -> Action:
         raise NotImplementedError

@@ -181,8 +181,7 @@ def analysis_message(
     if with_maps and isinstance(agent, OwnershipAgent):
         found = agent.ownership(game)
         if found is not None:
-            black = np.asarray(found, np.float64) * (1.0 if to_play == BLACK else -1.0)
-            ownership = [_number(value, 3) for value in black]
+            ownership = [_number(value, 3) for value in black_view(game, found)]
     if with_maps and isinstance(agent, PolicyAgent) and answers_at_once(agent):
         policy = [_number(value) for value in np.asarray(agent.policy(game), np.float64)]
     return {

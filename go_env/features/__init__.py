@@ -21,6 +21,7 @@ from go_env.features.history import (
     OBSERVATION_DTYPES,
     OBSERVATION_LAYOUTS,
     batch_history_planes,
+    check_layout,
     check_observation_options,
     history_planes,
     new_history_planes,
@@ -42,6 +43,7 @@ __all__ = [
     "other_side_view",
     "OBSERVATION_DTYPES",
     "OBSERVATION_LAYOUTS",
+    "check_layout",
     "check_observation_options",
     "planes_in_layout",
 ]

@@ -64,11 +64,15 @@ OBSERVATION_DTYPES: dict[str, type] = {
 }
 
 
+def check_layout(layout: str, what: str = "observation_layout") -> None:
+    """ValueError unless ``layout`` names a plane order the envs offer."""
+    if layout not in OBSERVATION_LAYOUTS:
+        raise ValueError(f"{what} must be one of {', '.join(OBSERVATION_LAYOUTS)}, got {layout!r}")
+
+
 def check_observation_options(layout: str, dtype: str) -> None:
     """ValueError unless ``layout`` and ``dtype`` name a layout and a dtype the envs offer."""
-    if layout not in OBSERVATION_LAYOUTS:
-        known = ", ".join(OBSERVATION_LAYOUTS)
-        raise ValueError(f"observation_layout must be one of {known}, got {layout!r}")
+    check_layout(layout)
     if dtype not in OBSERVATION_DTYPES:
         raise ValueError(f"observation_dtype must be one of {', '.join(OBSERVATION_DTYPES)}, got {dtype!r}")
 
@@ -113,10 +117,7 @@ def planes_in_layout(
     to move's (only ``go_v5`` depends on it).
     """
     if layout != "goarena":
-        if layout not in OBSERVATION_LAYOUTS:
-            raise ValueError(
-                f"observation layout must be one of {', '.join(OBSERVATION_LAYOUTS)}, got {layout!r}"
-            )
+        check_layout(layout)
         planes = planes[..., _LAYOUT_ORDERS[layout, bool(observer_to_move)]]  # a copy
         planes[..., -1] ^= 1
     if channels_first:

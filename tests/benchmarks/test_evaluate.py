@@ -38,13 +38,12 @@ class Greedy:
         return int(game.legal_moves()[0])
 
 
-def test_counts_colours_and_interval_are_consistent():
+def test_counts_and_interval_are_consistent():
     result = evaluate("random", "random", games=7, size=SIZE, seed=3)
     assert result.games == 7 == result.wins + result.losses + result.draws == len(result.records)
     assert result.win_rate == pytest.approx((result.wins + result.draws / 2) / 7)
     low, high = result.interval
     assert 0.0 <= low <= result.win_rate <= high <= 1.0 and high - low > 0.3  # 7 games say little
-    assert [record.black for record in result.records[:2]] == ["random", "random"]
     assert f"= {result.win_rate:.0%}" in str(result)
 
 
