@@ -224,9 +224,19 @@ def _signature(factory: Callable[..., Agent]) -> inspect.Signature:
         return inspect.Signature(anything)
 
 
+def builtin_name(spec: str) -> str | None:
+    """The built-in player (a ``BUILTIN_AGENTS`` key) that ``spec`` names, read as
+    ``make_agent`` reads it; None for a plug-in or a ``module:factory`` (``"uct :make"``
+    imports a module named ``uct ``, so it names no built-in)."""
+    name = spec.strip().partition(":")[0]
+    return name if name in BUILTIN_AGENTS else None
+
+
 def _resolve(spec: str) -> tuple[Callable[..., Agent], tuple[Any, ...], dict[str, Any]]:
     """A spec's factory, with its positional arguments and its options."""
     name, _, rest = spec.partition(":")
+    if builtin_name(spec) is None:
+        return _plugin(spec)
     if name == "gtp":
         if not rest.strip():
             raise AgentSpecError("gtp needs the engine's command: gtp:gnugo --mode gtp")
@@ -236,8 +246,12 @@ def _resolve(spec: str) -> tuple[Callable[..., Agent], tuple[Any, ...], dict[str
         if not path.strip():
             raise AgentSpecError(f"{name} needs the model's path: {name}:{PATH_SPECS[name]}")
         return _load(BUILTIN_AGENTS[name].target), (path.strip(),), parse_options(options)
-    if name in BUILTIN_AGENTS:
-        return _load(BUILTIN_AGENTS[name].target), (), parse_options(rest)
+    return _load(BUILTIN_AGENTS[name].target), (), parse_options(rest)
+
+
+def _plugin(spec: str) -> tuple[Callable[..., Agent], tuple[Any, ...], dict[str, Any]]:
+    """A spec's factory that is no built-in: an entry point's, or ``module:factory``."""
+    name, _, rest = spec.partition(":")
     plugins = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
     if name in plugins:
         return plugins[name].load(), (), parse_options(rest)
@@ -259,10 +273,17 @@ def make_agent(spec: str, *, seed: int | None = None) -> Agent:
     return _build(factory, spec, *args, options=options, seed=seed)
 
 
+def player_factory(spec: str) -> Callable[..., Agent]:
+    """The factory (a class, for every built-in) that builds ``spec``'s player, looked up
+    but not called: a built-in's module is goarena's own, a plug-in's is imported."""
+    factory, _, _ = _resolve(spec.strip())
+    return factory
+
+
 def player_warmup(spec: str) -> Callable[[int], None] | None:
     """The ``warmup(size)`` that ``spec``'s factory declares (see ``Warmable``), None when it
     declares none; the factory is looked up, not called."""
-    factory, _, _ = _resolve(spec.strip())
+    factory = player_factory(spec)
     warm = getattr(factory, "warmup", None)
     return warm if callable(warm) else None
 
@@ -278,7 +299,7 @@ def check_spec(spec: str, context: GameContext | None = None) -> None:
         if callable(check):
             check(context, *args, **options)
             return
-        if spec.partition(":")[0] not in BUILTIN_AGENTS:  # a plug-in: its signature alone
+        if builtin_name(spec) is None:  # a plug-in: its signature alone
             _signature(factory).bind(*args, **options)
             return
     except AgentSpecError:

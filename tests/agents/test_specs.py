@@ -8,7 +8,17 @@ import pytest
 from go_env import Rules
 from goarena.agents.players.random import RandomAgent
 from goarena.agents.protocols import GameContext
-from goarena.agents.specs import AgentSpecError, check_spec, make_agent, parse_options, player_warmup
+from goarena.agents.players.minimax import MinimaxAgent
+from goarena.agents.players.sb3 import SB3Agent
+from goarena.agents.specs import (
+    AgentSpecError,
+    builtin_name,
+    check_spec,
+    make_agent,
+    parse_options,
+    player_factory,
+    player_warmup,
+)
 
 NET_PLAYERS = """
 from goarena.agents.protocols import UnsupportedGame
@@ -190,3 +200,30 @@ def test_a_players_warmup_is_found_from_its_spec_without_building_it(tmp_path, m
     for spec in ("uct", "puct", "alphago", "sl-policy", "rl-policy", "value-greedy", "rollout-policy"):
         assert player_warmup(spec) is not None, spec
     sys.modules.pop("warmed_players", None)
+
+
+def test_a_spec_names_a_built_in_only_as_make_agent_reads_it(tmp_path, monkeypatch):
+    for spec, name in [
+        ("uct", "uct"),
+        (" uct:simulations=20 ", "uct"),
+        ("sb3:model.zip,simulations=2", "sb3"),
+        ("gtp:gnugo --mode gtp", "gtp"),
+        ("uct :make", None),  # a module named "uct "
+        ("UCT", None),
+        ("mybot:make_player", None),
+    ]:
+        assert builtin_name(spec) == name, spec
+    (tmp_path / "uct .py").write_text("RAN = True\ndef make():\n    raise SystemExit('built')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(SystemExit, match="built"):  # what builtin_name says: not the built-in uct
+        make_agent("uct :make")
+    sys.modules.pop("uct ", None)
+
+
+def test_a_players_factory_is_found_without_building_it(tmp_path):
+    model = tmp_path / "missing.zip"  # never read: the class is only looked up
+    assert player_factory(f"sb3:{model},simulations=2") is SB3Agent
+    assert player_factory("minimax:depth=2") is MinimaxAgent
+    with pytest.raises(AgentSpecError, match="unknown player"):
+        player_factory("nonesuch")
