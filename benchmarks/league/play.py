@@ -41,9 +41,9 @@ worker compiles inside a timed move. A player that crashes, times out or plays a
 move during a game loses that game, with the reason recorded, and the league goes on; a
 crashed game keeps its traceback in ``crashes/`` (named as its SGF is:
 ``crashes/0007-black-vs-white.txt``). A game whose player cannot be built or reset (its
-weights fail to load, its device is gone) is not played and not stored: the league plays
-the others, then says which and why (``LeagueSetupError``), and the same command plays them
-once the setup is mended.
+weights fail to load, its device is gone, or its building or reset never returns: see
+``runner``) is not played and not stored: the league plays the others, then says which and
+why (``LeagueSetupError``), and the same command plays them once the setup is mended.
 """
 
 from __future__ import annotations
@@ -141,7 +141,10 @@ class LeagueSetupError(LeagueRunError):
 
     def __init__(self, unplayed: list[UnplayedGame], directory: Path):
         self.unplayed = unplayed
-        failures = sorted({game.describe() for game in unplayed})
+        first: dict[str, str] = {}  # each player's first failure: the others repeat it
+        for game in unplayed:
+            first.setdefault(game.player, game.describe())
+        failures = sorted(first.values())
         shown = "; ".join(failures[:3]) + ("; ..." if len(failures) > 3 else "")
         super().__init__(
             f"{len(unplayed)} game(s) not played, since {shown}; nothing was stored for them "

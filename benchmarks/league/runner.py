@@ -15,10 +15,13 @@ process. A worker reports every call to a player before it makes it (the referee
 ``Turn``: who is called, and the game so far), so when a worker dies (a segfault,
 ``os._exit``, the OOM killer) the game is recorded as lost by the player it was running
 (``crash: worker died ...``), and when a call runs past the league's ``seconds_per_move``
-(plus a grace) the worker is killed and the game lost on time. A fresh worker takes the
-next game. Workers run in process groups of their own with their engines: Ctrl-C in the
-terminal reaches the league's process alone, which stops them; and they end themselves when
-the league's process is gone.
+(plus a grace) the worker is killed and the game lost on time. Building and resetting a
+player are watched too, with or without ``seconds_per_move``: one still running after
+``SETUP_SECONDS`` (or the move's limit, if longer) has its worker killed and its game left
+unplayed (an ``UnplayedGame`` naming the player), and that player's later games are left
+unplayed without trying it again. A fresh worker takes the next game. Workers run in
+process groups of their own with their engines: Ctrl-C in the terminal reaches the league's
+process alone, which stops them; and they end themselves when the league's process is gone.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ from goarena.benchmarks.match.referee import (
 
 ENGINE_GRACE = 0.5  # seconds a GTP engine may answer past the limit before it is killed
 WATCHDOG_GRACE = 2.0  # seconds a call may run past the limit before its worker is killed
-BUILD_SECONDS = 120.0  # the least time building a player gets, when moves are timed
+SETUP_SECONDS = 300.0  # the least time building or resetting a player gets (loading weights)
 CLOSE_SECONDS = 30.0  # a worker still closing its players after this long is replaced
 STOP_SECONDS = 5.0  # ... or, once the league ends, killed
 SETUP_CALLS = ("make_agent", "reset")  # a failure there is the setup's, not the player's play
@@ -90,11 +93,12 @@ class ScheduledGame:
         return self.black, self.white
 
     def limit(self, turn: Turn) -> float | None:
-        """The seconds ``turn``'s call may take before its worker is stopped, if any."""
+        """The seconds ``turn``'s call may take before its worker is stopped, if any: a
+        player's setup is always watched, for one that never returns would stall the league."""
+        if turn.call in SETUP_CALLS:  # loading weights, moving them to a device
+            return max(self.seconds_per_move or 0.0, SETUP_SECONDS)
         if self.seconds_per_move is None:
             return None
-        if turn.call in SETUP_CALLS:  # loading weights, moving them to a device
-            return max(self.seconds_per_move, BUILD_SECONDS)
         return self.seconds_per_move + WATCHDOG_GRACE
 
 
@@ -464,7 +468,13 @@ class _Pool:
         """Play ``games``, yielding each as it finishes (or is lost by a dead worker, or could
         not start)."""
         todo = deque(games)
-        while todo or any(worker.game for worker in self.workers):
+        hung: dict[str, UnplayedGame] = {}  # the players whose setup overran, with that game
+        while True:
+            while todo and (skipped := _not_tried(todo[0], hung)) is not None:
+                todo.popleft()
+                yield skipped
+            if not todo and not any(worker.game for worker in self.workers):
+                return
             self.size = min(self.size, len(todo) + sum(1 for w in self.workers if w.game))
             self.start()
             for worker in self.workers:
@@ -475,7 +485,10 @@ class _Pool:
                         todo.popleft()
                     else:
                         worker.ready = False  # it died waiting: replaced, nothing lost
-            yield from self._wait()
+            for played in self._wait():
+                if isinstance(played, UnplayedGame) and played.reason.startswith("time:"):
+                    hung.setdefault(played.player, played)
+                yield played
 
     def _wait(self) -> Iterator[PlayedGame | UnplayedGame]:
         """Wait for the workers' news (or a deadline); the games it ends."""
@@ -544,6 +557,17 @@ class _Pool:
         if turn.call in SETUP_CALLS:
             return UnplayedGame(game, turn.color, turn.call, reason)
         return PlayedGame(game, _lost(game, turn, "F", reason))
+
+
+def _not_tried(game: ScheduledGame, hung: dict[str, UnplayedGame]) -> UnplayedGame | None:
+    """``game`` left unplayed if one of its players is in ``hung`` (its setup ran past its
+    limit in an earlier game: trying it again would cost as much), else None."""
+    for color, name in zip((BLACK, WHITE), game.names, strict=True):
+        earlier = hung.get(name)
+        if earlier is not None:
+            reason = f"{earlier.reason} in game {earlier.scheduled.id}, so not tried again"
+            return UnplayedGame(game, color, earlier.call, reason)
+    return None
 
 
 def _exit_words(code: int | None) -> str:

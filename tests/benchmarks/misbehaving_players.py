@@ -7,6 +7,7 @@ import ctypes
 import os
 import signal
 import time
+from typing import NoReturn
 
 import numpy as np
 
@@ -25,6 +26,8 @@ class Misbehaving:
 
     def reset(self, rules: Rules) -> None:
         self.moves = 0
+        if self.how == "hang-at-reset":
+            _forever()
 
     def select_move(self, game: Game) -> int:
         self.moves += 1
@@ -73,6 +76,16 @@ class Slow:
 def exit_when_built() -> Misbehaving:
     """A factory whose process dies before the player exists."""
     os._exit(4)
+
+
+def hang_when_built() -> Misbehaving:
+    """A factory that never returns (a network load stuck on a dead mount)."""
+    _forever()
+
+
+def _forever() -> NoReturn:
+    while True:
+        time.sleep(60)
 
 
 SILENT_ENGINE = """

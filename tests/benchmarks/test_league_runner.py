@@ -100,6 +100,46 @@ def test_a_silent_engine_loses_on_time_by_the_leagues_limit(tmp_path):
     assert records[0].reason.startswith("time: ") and "within 1.5 s; killed it" in records[0].reason
 
 
+def test_a_player_whose_building_or_reset_never_returns_leaves_its_games_unplayed(tmp_path, monkeypatch):
+    from goarena.benchmarks.league import runner
+
+    monkeypatch.setattr(runner, "SETUP_SECONDS", 1.0)  # the watchdog runs in this process
+    players = {
+        "built": "misbehaving_players:hang_when_built",
+        "reset": "misbehaving_players:Misbehaving:how='hang-at-reset'",
+        "random": "random",
+        "random-2": "random",
+    }
+    config = LeagueConfig(players=players, size=5, games_per_pair=1)  # no seconds_per_move
+    failed: list[BaseException] = []
+
+    def play() -> None:
+        try:
+            run_league(config, tmp_path, workers=1).close()
+        except BaseException as error:
+            failed.append(error)
+
+    league = threading.Thread(target=play, daemon=True)
+    league.start()
+    league.join(120)
+    assert not league.is_alive(), "the league hangs on a player that never finishes its setup"
+    assert len(failed) == 1 and isinstance(failed[0], LeagueSetupError), failed
+    message = str(failed[0])
+    assert message.startswith("5 game(s) not played, since ")
+    assert re.search(
+        r"player 'built' could not be built \(time: make_agent still running after [\d.]+ s; stopped\)",
+        message,
+    )
+    assert re.search(
+        r"player 'reset' could not be reset \(time: reset still running after [\d.]+ s; stopped\)", message
+    )
+    with LeagueStore.open_existing(tmp_path) as store:
+        assert [(game.black, game.white) for game in store.games()] == [("random", "random-2")]
+    crashes = sorted((tmp_path / "crashes").iterdir())
+    assert len(crashes) == 5
+    assert sum("so not tried again" in path.read_text() for path in crashes) == 3  # one wait per player
+
+
 def test_the_leagues_own_failure_stops_it_with_a_clear_error():
     game = dataclasses.replace(both_colours([], "random", "random")[0], settle="status", arbiter="random")
     with pytest.raises(LeagueRunError, match="the arbiter 'random' cannot name dead stones"):
