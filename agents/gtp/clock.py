@@ -18,6 +18,8 @@ command                                   time control
 ``kgs-time_settings canadian 300 30 5``   Canadian, as ``time_settings 300 30 5``
 ========================================  =================================================
 
+Times over a year, times under a millisecond other than 0, and more than 10000 periods or
+stones are refused: no game is played so, and such numbers overflow a budget's arithmetic.
 ``kgs-time-settings`` is the same command. Before a move the controller may say how much
 time a side has left, ``time_left color seconds stones``: ``stones`` 0 is main time (``0 0``:
 main time is over, overtime begins, as Pachi and Leela Zero read it); in Canadian overtime
@@ -58,6 +60,11 @@ from go_env.game import BLACK, WHITE
 # integers) that may be rounded up. Over the internet, more (Leela Zero and KataGo keep 1 s).
 DEFAULT_LAG = 0.5
 MIN_MOVE_TIME = 0.05  # the least budget: a few chunks of any search's simulations
+# The clocks a controller may set: anything outside is a typo or an attack, and would overflow
+# the arithmetic of budgets and periods (1e306 s of main time, a 1e-320 s period).
+MAX_SECONDS = 365 * 24 * 3600.0  # a year
+MIN_SECONDS = 0.001  # the shortest time other than 0
+MAX_COUNT = 10_000  # periods, or stones a period
 
 
 @dataclass(frozen=True)
@@ -79,8 +86,13 @@ class TimeControl:
     def __post_init__(self) -> None:
         if math.isnan(self.main) or self.main < 0 or not 0 <= self.period < math.inf:
             raise ValueError(f"times are seconds, at least 0: main {self.main}, period {self.period}")
+        if not self.unlimited:
+            _check_seconds(self.main, "main time")
+        _check_seconds(self.period, "period")
         if self.periods < 0 or self.stones < 0 or (self.periods and self.stones):
             raise ValueError(f"periods ({self.periods}) or stones ({self.stones}), at least 0, not both")
+        if (count := max(self.periods, self.stones)) > MAX_COUNT:
+            raise ValueError(f"at most {MAX_COUNT} periods or stones a period, got {count}")
         if bool(self.periods or self.stones) != (self.period > 0):
             raise ValueError("overtime has both a period's length and its periods or stones")
 
@@ -182,11 +194,12 @@ class Clock:
         in overtime (the module documentation says how ``stones`` is read).
 
         Raises:
-            ValueError: a time that is not finite, negative stones, or stones under a time
-                control without overtime.
+            ValueError: a time that is not finite or beyond a year, negative stones, or
+                stones under a time control without overtime.
         """
         if not math.isfinite(seconds) or stones < 0:
             raise ValueError(f"time left {seconds} with {stones} stones")
+        _check_seconds(abs(seconds), "time left")
         control, side = self.control, self.sides[color]
         if stones and not (control.periods or control.stones):
             raise ValueError("stones left, but the time control has no overtime")
@@ -270,6 +283,14 @@ class Clock:
         else:
             share = side.period / max(side.stones, 1)
         return max(share - lag, minimum)
+
+
+def _check_seconds(seconds: float, what: str) -> None:
+    """Refuse a time (seconds, at least 0) outside the clocks a controller may set."""
+    if seconds > MAX_SECONDS:
+        raise ValueError(f"{what} {seconds:g} s is more than a year ({MAX_SECONDS:.0f} s)")
+    if 0 < seconds < MIN_SECONDS:
+        raise ValueError(f"{what} {seconds:g} s is less than {MIN_SECONDS:g} s")
 
 
 def _seconds(text: str, what: str) -> float:

@@ -44,7 +44,8 @@ Commands an engine cannot honour for its player are not listed (``list_commands`
 there only for an ``AnalysisAgent``.
 
 Time. The engine keeps both sides' clocks (``agents.gtp.clock``): ``time_settings`` or
-``kgs-time_settings`` start them, ``time_left`` sets a side's time when the controller sends
+``kgs-time_settings`` start them (absurd clocks are refused: over a year, under a millisecond,
+more than 10000 periods or stones), ``time_left`` sets a side's time when the controller sends
 it, and otherwise the engine charges each of its moves with the time it measured. Before each
 move it plays (``genmove``, ``kgs-genmove_cleanup``, the ``*-genmove_analyze`` commands), a
 player that takes a time per move (``MoveTimeAgent``: the search players) is given the move's
@@ -102,7 +103,11 @@ Errors. A command that fails is answered ``? message``, with GTP's standard mess
 there is one (``unknown command``, ``unacceptable size``, ``illegal move``, ``cannot undo``,
 ``board not empty``, ``invalid number of stones``, ``bad vertex list``, ``syntax error: ...``),
 and the engine goes on; so does it when the player raises (``? internal error: ...``, with the
-traceback on stderr). Only protocol text goes to stdout.
+traceback on stderr). A command that fails leaves the board as it was (the player is reset
+before its next move), so that the engine and its controller never disagree about it.
+Only protocol text goes to stdout: ``goarena gtp`` writes it to a private duplicate of the
+descriptor and points descriptor 1 at stderr for the player's lifetime, so that neither a
+print, nor the player's C code, nor a process it starts can write into the protocol.
 """
 
 from __future__ import annotations
@@ -331,6 +336,7 @@ class GTPEngine:
             return
         id_, name, args = parsed
         command = _COMMANDS.get(name)
+        board = self._game  # a failed command leaves the board as it was
         try:
             if command is None or name not in self.commands():
                 raise GTPError("unknown command")
@@ -341,8 +347,10 @@ class GTPEngine:
                 return
             text = command.method(self, args)
         except GTPError as error:
+            self._restore(board)
             write(_answer("?", id_, shorten(str(error), _QUOTED)))
         except Exception as error:  # a failing player must not take the engine down
+            self._restore(board)
             traceback.print_exc(file=sys.stderr)
             write(_answer("?", id_, shorten(f"internal error: {type(error).__name__}: {error}", _QUOTED)))
         else:
@@ -504,19 +512,19 @@ class GTPEngine:
     @_command("genmove", 1)
     def _genmove(self, args: list[str]) -> str:
         started, color = time.perf_counter(), _color(args[0])
-        self.game = self._game_for(color)
-        move = self._timed_player(color, started).select_move(self.game)
-        return self._commit_on_clock(move, color, started)
+        game = self._game_for(color)
+        move = self._timed_player(color, started, game).select_move(game)
+        return self._commit_on_clock(game, move, color, started)
 
     @_command("kgs-genmove_cleanup", 1)
     def _genmove_cleanup(self, args: list[str]) -> str:
         started, color = time.perf_counter(), _color(args[0])
         self._settled_by_controller()
-        self.game = self._game_for(color)
-        move = self._timed_player(color, started).select_move(self.game)
-        if move in (RESIGN, self.game.pass_move):
-            move = _cleanup_move(self.game, self._rng, default=move)
-        return self._commit_on_clock(move, color, started)
+        game = self._game_for(color)
+        move = self._timed_player(color, started, game).select_move(game)
+        if move in (RESIGN, game.pass_move):
+            move = _cleanup_move(game, self._rng, default=move)
+        return self._commit_on_clock(game, move, color, started)
 
     @_command("reg_genmove", 1)
     def _reg_genmove(self, args: list[str]) -> str:
@@ -652,14 +660,15 @@ class GTPEngine:
                 write(line + "\n")
 
         write(f"={id_}\n")
+        board = self._game
         try:
             move = agent.analyze(game, _never if request.play else interrupted, report, request.interval)
             if request.play:
-                self.game = game
-                write(f"play {self._commit_on_clock(move, request.color, started)}\n")
+                write(f"play {self._commit_on_clock(game, move, request.color, started)}\n")
             else:
                 self._agent_stale = self._turned(request.color)  # as in reg_genmove
         except Exception:  # the answer has begun: end it cleanly, say why on stderr
+            self._restore(board)
             traceback.print_exc(file=sys.stderr)
         write("\n")
 
@@ -714,12 +723,29 @@ class GTPEngine:
             agent.set_move_time(budget)
         return agent
 
-    def _commit_on_clock(self, move: int, color: int, started: float) -> str:
-        """``_commit`` the move, and charge ``color``'s clock with the time since ``started``
-        (the engine's own count, until the controller's next ``time_left``)."""
-        answer = self._commit(move)
+    def _commit_on_clock(self, game: Game, move: int, color: int, started: float) -> str:
+        """Play the player's chosen ``move`` in ``game`` (a copy of the engine's, ``color`` to
+        move) and make it the engine's game, charging ``color``'s clock with the time since
+        ``started`` (the engine's own count, until the controller's next ``time_left``); the
+        move's vertex, or ``resign``."""
+        if move != RESIGN:
+            try:
+                game.play(move)
+            except IllegalMoveError as error:
+                raise GTPError(f"the player chose an illegal move: {error}") from None
         self.clock.spend(color, time.perf_counter() - started)
-        return answer
+        self.game = game
+        if move == RESIGN:
+            return "resign"
+        self._observe(move)
+        return coords.to_gtp(move, self.size)
+
+    def _restore(self, board: Game | None) -> None:
+        """Put back the board of before a command that failed; the player, which may have
+        seen the changed one, is reset before its next move."""
+        if self._game is not board:
+            self._game = board
+            self._agent_stale = True
 
     def _dead_stones_removed(self) -> bool:
         """Whether the game's dead stones will be taken off before the count: under rules
@@ -813,17 +839,6 @@ class GTPEngine:
             raise too_long
         return game
 
-    def _commit(self, move: int) -> str:
-        """Play the player's chosen move; its vertex, or ``resign``."""
-        if move == RESIGN:
-            return "resign"
-        try:
-            self.game.play(move)
-        except IllegalMoveError as error:
-            raise GTPError(f"the player chose an illegal move: {error}") from None
-        self._observe(move)
-        return coords.to_gtp(move, self.size)
-
 
 def warm_up_in_background(agent: Agent, size: int, log: Callable[[str], None]) -> threading.Event:
     """Warm up the kernels of the game and of ``agent`` (its ``warmup``, if it declares one)
@@ -885,20 +900,25 @@ def _write_regular_file(path: str, data: bytes) -> None:
     """Write ``data`` to the regular file at ``path``, made if missing.
 
     Anything else is refused: ``/dev/stdout`` would corrupt the protocol stream, and a FIFO
-    with no reader would block (opened non-blocking, it fails at once instead).
+    with no reader would block (opened non-blocking, it fails at once instead). Written
+    unbuffered, so that a file that takes no data (``/proc/self/mem``) fails here, saying why.
     """
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o666)
     except OSError as error:
         raise GTPError(f"cannot write file: {error.strerror}: {path}") from None
-    with os.fdopen(descriptor, "wb") as file:
-        try:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                raise GTPError(f"cannot write file: not a regular file: {path}")
-            file.truncate()
-            file.write(data)
-        except OSError as error:
-            raise GTPError(f"cannot write file: {error.strerror}: {path}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise GTPError(f"cannot write file: not a regular file: {path}")
+        os.ftruncate(descriptor, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view) :]
+    except OSError as error:
+        raise GTPError(f"cannot write file: {error.strerror}: {path}") from None
+    finally:
+        with contextlib.suppress(OSError):  # what was written is written, or failed above
+            os.close(descriptor)
 
 
 def _parse(line: str) -> tuple[str, str, list[str]] | None:

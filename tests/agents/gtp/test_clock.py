@@ -71,6 +71,20 @@ def test_bad_time_settings_are_refused(arguments, message):
         TimeControl.from_gtp(*arguments)
 
 
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: TimeControl.from_gtp(1e306, 0, 0), "main time 1e[+]306 s is more than a year"),
+        (lambda: TimeControl.from_kgs(["byoyomi", "0", "1e-320", "5"]), "period .* s is less than 0.001 s"),
+        (lambda: TimeControl.from_gtp(300, 30, 10**400), "at most 10000 periods or stones"),
+        (lambda: Clock(SUDDEN_DEATH).set_left(BLACK, -1e306, 0), "time left 1e[+]306 s is more than a year"),
+    ],
+)
+def test_absurd_clocks_are_refused_when_they_are_set(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
 def test_a_time_control_says_itself_as_time_settings():
     assert CANADIAN.gtp() == (300, 30, 5) and SUDDEN_DEATH.gtp() == (300, 0, 0)
     assert JAPANESE.gtp() == (300, 30, 1)  # one Canadian period of one stone: a period, safely

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,7 @@ from go_env.coords import from_gtp, to_gtp
 from go_env.sgf import read_sgf, write_sgf
 from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.players.random import RandomAgent
+from goarena.agents.players.search import UCTAgent
 from goarena.agents.protocols import RESIGN, GameContext, MoveInfo
 
 REQUIRED = (
@@ -233,6 +235,43 @@ def test_a_crashing_player_is_an_error_not_a_dead_engine(capsys):
     assert engine.handle("play b E5") == ok()
 
 
+def test_a_failed_command_leaves_the_board_as_it_was(capsys):
+    class Failing(ScriptedAgent):  # chooses its move, then fails as the move is played
+        def select_move(self, game: Game) -> int:
+            if not self.vertices:
+                raise RuntimeError("out of cheese")
+            return super().select_move(game)
+
+        def observe_move(self, game: Game, move: int) -> None:
+            raise RuntimeError("cannot follow")
+
+    engine = GTPEngine(Failing("E5", "E5"), size=9)
+    assert answer_of(engine, "play b D4").startswith("? internal error: RuntimeError: cannot follow")
+    assert engine.handle("genmove b").startswith("? internal error: RuntimeError: cannot follow")
+    engine.agent.vertices = []
+    assert engine.handle("genmove w") == "? internal error: RuntimeError: out of cheese\n\n"  # out of turn
+    assert engine.game.moves == [] and engine.game.to_play == BLACK  # no move, no pass for Black
+    assert "Traceback" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "clock",
+    [
+        "time_settings 1e306 0 0",
+        "time_settings 300 30 1000000000000000000000",
+        "kgs-time_settings byoyomi 0 1e-320 5",
+        "kgs-time_settings canadian 1e400 30 5",
+    ],
+)
+def test_absurd_clocks_are_refused_when_set_and_the_game_goes_on(clock):
+    engine = GTPEngine(UCTAgent(simulations=20, seed=0), size=5)
+    assert engine.handle(clock).startswith("? syntax error: ")
+    refused = answer_of(engine, "time_settings 10 0 0", "time_left b 1e306 0")
+    assert refused.startswith("? invalid time left: time left 1e+306 s is more than a year")
+    vertex = engine.handle("genmove b")[2:].strip()
+    assert engine.game.moves == [from_gtp(vertex, 5)]
+
+
 def test_the_player_is_reset_and_told_every_move():
     agent = ScriptedAgent("E5", "C3")
     engine = GTPEngine(agent, size=9, rules=Rules(komi=5.5))
@@ -445,6 +484,10 @@ def test_printsgf_writes_only_regular_files(engine, tmp_path):
     threading.Thread(target=lambda: answers.put(engine.handle(f"printsgf {fifo}")), daemon=True).start()
     assert answers.get(timeout=10).startswith("? cannot write file")  # a FIFO with no reader blocks no one
     assert engine.handle("printsgf /dev/null") == "? cannot write file: not a regular file: /dev/null\n\n"
+    if os.path.exists("/proc/self/mem"):  # a regular file that takes no SGF
+        mem = "/proc/self/mem"
+        assert engine.handle(f"printsgf {mem}") == f"? cannot write file: Input/output error: {mem}\n\n"
+        assert engine.handle(f"loadsgf {mem}") == f"? cannot load file: Input/output error: {mem}\n\n"
 
 
 def test_boardsize_and_loadsgf_refuse_a_board_the_player_cannot_play(tmp_path):
@@ -676,6 +719,26 @@ def test_with_the_uct_player():
 
 
 # -- a whole session through a pipe -----------------------------------------------------
+
+
+def test_a_player_that_writes_to_stdout_cannot_desynchronise_goarena_gtp():
+    """A print, a write to descriptor 1 and a child process's output, from the player's
+    building, reset and moves, all go to stderr: every answer on stdout is its command's."""
+    players = Path(__file__).parents[2] / "benchmarks"  # misbehaving_players.Noisy
+    commands = ["boardsize 5", "clear_board", "genmove b", "play w A1", "genmove b", "name", "quit"]
+    process = subprocess.run(
+        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "misbehaving_players:Noisy"],
+        input="".join(f"{number} {command}\n" for number, command in enumerate(commands, 1)),
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(players), os.environ.get("PYTHONPATH", "")])},
+    )  # fmt: skip
+    answers = process.stdout.split("\n\n")
+    assert answers.pop() == "" and len(answers) == len(commands), process.stdout
+    assert [answer.split()[0] for answer in answers] == [f"={number}" for number in range(1, 8)]
+    assert answers[5] == "=6 noisy"
+    for when in ("built", "reset", "asked for a move"):
+        for how in ("print", "os.write", "child"):
+            assert f"= noisy {how} when {when}" in process.stderr
 
 
 def test_scripted_session_with_goarena_gtp(tmp_path):
