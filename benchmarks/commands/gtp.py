@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import math
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import TextIO
 
 from go_env import Rules
 from go_env.game import MAX_SIZE, MIN_SIZE
@@ -44,24 +47,59 @@ def command(args: argparse.Namespace) -> None:
 
     rules = Rules.preset(args.rules, komi=args.komi) if args.komi is not None else Rules.preset(args.rules)
     set_threads(args.threads)  # this process serves one game: its threads are the command's to set
+    with private_stdout() as protocol:  # from the player's import on: it may write to stdout
+        try:
+            agent = make_agent(args.agent)
+        except AgentSpecError as error:  # a bad spec or a bad network file: a message, not a traceback
+            sys.exit(f"goarena gtp: {error}")
+        playable = size_check(args.agent, rules)
+        size = args.size if args.size is not None else initial_size(playable)
+        if MIN_SIZE <= size <= MAX_SIZE and not playable(size):
+            sys.exit(f"goarena gtp: {args.agent} cannot play {size}x{size}")
+        # Compiling in the background: protocol commands answer at once, moves wait for it.
+        ready = warm_up_in_background(agent, size, log)
+        try:
+            engine = GTPEngine(
+                agent,
+                size=size,
+                rules=rules,
+                ready=ready,
+                device=args.device,
+                playable=playable,
+                lag=args.lag,
+            )
+            engine.run(sys.stdin, protocol)
+        finally:
+            if isinstance(agent, Closeable):
+                agent.close()
+
+
+@contextlib.contextmanager
+def private_stdout() -> Iterator[TextIO]:
+    """This process's standard output as a stream of its own, for a protocol (or a command's
+    JSON) alone: meanwhile file descriptor 1 is stderr, so that whatever else writes to stdout
+    (a player's print, its C code, a process it starts, which inherits the descriptor) goes
+    to stderr instead of corrupting the stream. Where ``sys.stdout`` is not descriptor 1
+    (captured by a test, embedded), that is ``sys.stdout`` itself, left as it is."""
     try:
-        agent = make_agent(args.agent)
-    except AgentSpecError as error:  # a bad spec or a bad network file: a message, not a traceback
-        sys.exit(f"goarena gtp: {error}")
-    playable = size_check(args.agent, rules)
-    size = args.size if args.size is not None else initial_size(playable)
-    if MIN_SIZE <= size <= MAX_SIZE and not playable(size):
-        sys.exit(f"goarena gtp: {args.agent} cannot play {size}x{size}")
-    # Compiling in the background: protocol commands answer at once, moves wait for it.
-    ready = warm_up_in_background(agent, size, log)
+        ours = sys.stdout.fileno() == 1
+    except (AttributeError, OSError, ValueError):  # no descriptor at all
+        ours = False
+    if not ours:
+        yield sys.stdout
+        return
+    sys.stdout.flush()
+    stream = os.fdopen(os.dup(1), "w", encoding=sys.stdout.encoding)
+    os.dup2(2, 1)
     try:
-        engine = GTPEngine(
-            agent, size=size, rules=rules, ready=ready, device=args.device, playable=playable, lag=args.lag
-        )
-        engine.run(sys.stdin, sys.stdout)
+        yield stream
     finally:
-        if isinstance(agent, Closeable):
-            agent.close()
+        sys.stdout.flush()  # what went to stderr meanwhile
+        try:
+            stream.flush()
+        finally:
+            os.dup2(stream.fileno(), 1)
+            stream.close()
 
 
 def seconds(text: str) -> float:

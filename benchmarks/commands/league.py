@@ -5,11 +5,12 @@ options (``parser()`` and ``main(argv)``)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from goarena.benchmarks.commands import device_name, plain_text
 
@@ -163,6 +164,19 @@ def league_config(args: argparse.Namespace) -> LeagueConfig:
 def league(argv: list[str]) -> None:
     """``goarena league [CONFIG] [options]``: play a league (or resume it) and print its standings;
     ``goarena league table DIR``: the standings of a league again."""
+    from goarena.benchmarks.commands.gtp import private_stdout
+
+    if argv[:1] == ["table"]:
+        league_table(argv[1:])
+        return
+    args = parser().parse_args(argv)
+    # With --json, stdout is the JSON's alone: what players write there goes to stderr.
+    with private_stdout() if args.json else contextlib.nullcontext(sys.stdout) as out:
+        _league(args, out)
+
+
+def _league(args: argparse.Namespace, out: TextIO) -> None:
+    """Play the league of ``args``, printing its standings to ``out``."""
     from goarena.benchmarks.league import standings
     from goarena.benchmarks.league.config import LeagueConfigError
     from goarena.benchmarks.league.play import (
@@ -176,10 +190,6 @@ def league(argv: list[str]) -> None:
     from goarena.benchmarks.league.runner import LeagueRunError
     from goarena.benchmarks.league.store import LeagueStoreError
 
-    if argv[:1] == ["table"]:
-        league_table(argv[1:])
-        return
-    args = parser().parse_args(argv)
     try:  # everything is checked before anything is written
         config = league_config(args)
         check_players(config, args.device)
@@ -211,7 +221,7 @@ def league(argv: list[str]) -> None:
             print(f"\ngoarena league: stopped; {kept}. Run the same command to resume.", file=sys.stderr)
             sys.exit(130)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json.dumps(report.to_json(), indent=2), file=out, flush=True)
         if report.crashes:
             print(f"goarena league: {standings.crash_summary(report)}", file=sys.stderr)
     else:

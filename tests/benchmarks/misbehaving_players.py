@@ -6,6 +6,8 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import subprocess
+import sys
 import time
 from typing import NoReturn
 
@@ -70,6 +72,30 @@ class Slow:
 
     def select_move(self, game: Game) -> int:
         time.sleep(self.seconds)
+        return int(self.rng.choice(game.legal_moves()))
+
+
+class Noisy:
+    """A random player that writes lines like GTP answers to standard output, every way a
+    program can: Python's print, file descriptor 1 itself (as C code does), and a child
+    process that inherits it; when built, reset and asked for a move."""
+
+    def __init__(self, seed: int = 0):
+        self.name = "noisy"
+        self.rng = np.random.default_rng(seed)
+        self.say("built")
+
+    @staticmethod
+    def say(when: str) -> None:
+        print(f"= noisy print when {when}\n", flush=True)
+        os.write(1, f"= noisy os.write when {when}\n\n".encode())
+        subprocess.run([sys.executable, "-c", f"print('= noisy child when {when}')"], check=True)
+
+    def reset(self, rules: Rules) -> None:
+        self.say("reset")
+
+    def select_move(self, game: Game) -> int:
+        self.say("asked for a move")
         return int(self.rng.choice(game.legal_moves()))
 
 

@@ -31,6 +31,8 @@ from goarena.benchmarks.league.schedule import schedule
 from goarena.benchmarks.league.standings import build_report, plot_ladder
 from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError
 
+HERE = pathlib.Path(__file__).parent  # misbehaving_players
+
 GNUGO = find_engine("gnugo")
 FAST = {"random": "random", "uct-20": "uct:simulations=20"}
 
@@ -661,6 +663,23 @@ def test_games_per_pair_that_is_no_whole_number_is_refused_by_the_parser(tmp_pat
         main([*TWO_RANDOM, "--games-per-pair", "1e8", "--dir", str(tmp_path / "league")])
     assert exit.value.code == 2 and "invalid int value: '1e8'" in capsys.readouterr().err
     assert not (tmp_path / "league").exists()
+
+
+def test_players_that_write_to_stdout_leave_the_leagues_json_valid(tmp_path):
+    """A print, a write to descriptor 1 and a child process's output, in the league's
+    workers: all go to stderr, and stdout holds the JSON alone."""
+    options = ["--player", "noisy=misbehaving_players:Noisy", "--player", "random", "--size", "5"]
+    process = subprocess.run(
+        [sys.executable, "-m", "goarena.benchmarks.cli", "league", *options, "--games-per-pair", "2",
+         "--workers", "1", "--json", "--dir", str(tmp_path / "league")],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])},
+    )  # fmt: skip
+    assert process.returncode == 0, process.stderr
+    report = json.loads(process.stdout)
+    assert report["games"] == 2 and {row["name"] for row in report["standings"]} == {"noisy", "random"}
+    assert "= noisy os.write when asked for a move" in process.stderr
+    assert "= noisy child when reset" in process.stderr
 
 
 @pytest.mark.parametrize("spec", ["puct:evaluator=net", "minimax:depth=None", "uct:simulations=-5"])
