@@ -4,8 +4,11 @@
 play any offered player (the fast built-ins of ``DEFAULT_PLAYERS``, the ``--player NAME=SPEC``
 given, and the players of a league once it is opened) with its live analysis, and browse,
 replay and watch the leagues under ``--dir``. Nothing outside ``--dir`` is read on a browser's
-behalf; ``--allow-spec`` lets the browser name any player spec, which runs code: give it only
-on a machine whose browsers you trust.
+behalf, and only the server's own page may use it (``web.guard``: no other site's page, and no
+name but the server's own addresses and ``--allowed-host``). ``--allow-spec`` lets the page name
+any player spec, which runs code as you: on a ``--host`` other than the loopback that is every
+host of the network, refused unless ``--let-the-network-run-code`` says so; any other address
+is served with a warning.
 """
 
 from __future__ import annotations
@@ -44,9 +47,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="offer a player besides the defaults (repeatable), e.g. strong=uct:simulations=20000",
     )
     parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name the page is reached by, e.g. this machine's name (repeatable); "
+        "requests for any other name are refused (DNS rebinding)",
+    )
+    parser.add_argument(
         "--allow-spec",
         action="store_true",
-        help="let the browser play any player spec (runs code: take care)",
+        help="let the page play any player spec (runs code: take care)",
+    )
+    parser.add_argument(
+        "--let-the-network-run-code",
+        action="store_true",
+        help="with --allow-spec on a --host other than the loopback: let every host that reaches "
+        "the port run any command on this machine as you",
     )
 
 
@@ -64,20 +81,43 @@ def command(args: argparse.Namespace) -> None:
 
     from goarena.agents.specs import AgentSpecError, check_spec
     from goarena.benchmarks.web.app import create_app
+    from goarena.benchmarks.web.guard import Address
 
     if not args.dir.is_dir():
         sys.exit(f"goarena serve: no directory {args.dir}")
+    exposure = _exposure(args)
+    if exposure:
+        print(f"goarena serve: {exposure}", file=sys.stderr, flush=True)
     players = {**DEFAULT_PLAYERS, **dict(args.player)}
     for name, spec in args.player:
         try:
             check_spec(spec)
         except AgentSpecError as error:
             sys.exit(f"goarena serve: --player {name}={spec}: {error}")
-    app = create_app(args.dir, players, allow_spec=args.allow_spec)
+    address = Address(args.host, args.port, frozenset(args.allowed_host))
+    app = create_app(args.dir, players, allow_spec=args.allow_spec, address=address)
     threading.Thread(target=_warm_up, args=(players,), name="warmup", daemon=True).start()
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"goarena serve: http://{host}:{args.port}/ (leagues in {args.dir}; Ctrl-C to stop)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+def _exposure(args: argparse.Namespace) -> str:
+    """The warning that ``--host`` calls for ("" on the loopback); exits where ``--allow-spec``
+    would let the network run code and the user has not said so."""
+    from goarena.benchmarks.web.guard import is_loopback
+
+    if is_loopback(args.host):
+        return ""
+    reach = f"every host that reaches {args.host} port {args.port}"
+    if args.allow_spec and not args.let_the_network_run_code:
+        sys.exit(
+            f"goarena serve: --allow-spec on --host {args.host} lets {reach} run any command on this "
+            "machine as you; serve on 127.0.0.1, or add --let-the-network-run-code if that is meant"
+        )
+    if args.allow_spec:
+        return f"WARNING: {reach} may run any command on this machine as you (--allow-spec)"
+    return f"warning: {reach} may play games here (which take CPU) and read the leagues in {args.dir}"
 
 
 def _warm_up(players: dict[str, str]) -> None:

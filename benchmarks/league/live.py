@@ -3,8 +3,10 @@
 While a league plays, the worker playing a game rewrites its file, ``live/game-0007.json`` in
 the league's directory, after each move (written whole: a temporary file renamed over it, so
 that a reader never sees half of one), and the league removes it once the game is stored. A
-league that starts (or stops) clears the folder, so files left by a killed league do not
-linger. A worker that cannot write there (a Ray node without the league's directory) shows
+league that starts (or stops) clears the folder; files left by a league that was killed show
+no game in progress all the same, since ``playing`` tells that no league holds the directory's
+lock (``LeagueStore``'s ``league.lock``, released by the system however the league ended). A
+worker that cannot write there (a Ray node without the league's directory) shows
 nothing and plays on. ``goarena serve`` reads these files to show a watched league's games::
 
     {"id": 7, "black": "uct-300", "white": "random", "size": 9, "komi": 7.0,
@@ -18,13 +20,16 @@ is the time of writing (seconds since the epoch).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
+import stat
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from go_env.rules import Rules
+from goarena.benchmarks.league.store import LeagueStore
 
 LIVE = "live"  # the folder of games in progress, in the league's directory
 PREFIX = "game-"
@@ -33,6 +38,28 @@ PREFIX = "game-"
 def live_file(directory: Path, game_id: int) -> Path:
     """The file of game ``game_id`` in progress in the league of ``directory``."""
     return Path(directory) / LIVE / f"{PREFIX}{game_id:04d}.json"
+
+
+def playing(directory: Path) -> bool:
+    """Whether a league is being played in ``directory`` now: whether a process holds the
+    lock on its ``league.lock``. Asked without waiting, creating nothing, following no link."""
+    try:
+        descriptor = os.open(
+            Path(directory) / LeagueStore.LOCKNAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+        )
+    except OSError:  # no lock file: no league was ever played here
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return False
+        fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)  # held for an instant: closed below
+    except BlockingIOError:  # the league holds it
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
+    return False
 
 
 def write_live(

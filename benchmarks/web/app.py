@@ -19,8 +19,9 @@ route                                           answer
 ``GET /api/leagues/{id}``                       standings, crosstable, Elo history, games
                                                 (``leagues.league_view``)
 ``GET /api/leagues/{id}/games/{n}``             a replay (``leagues.replay``)
-``GET /api/leagues/{id}/games/{n}/analysis``    ``?player=NAME``: ``{"winrates": [...]}``, Black's
-                                                win rate at each position by an offered player
+``POST /api/leagues/{id}/games/{n}/analysis``   ``{"player": NAME}``: ``{"winrates": [...]}``,
+                                                Black's win rate at each position by an offered
+                                                player (kept: asked again, it is not redone)
 ``WS /ws/play``                                 one live game per connection (``sessions``)
 ``WS /ws/watch/{id}``                           ``{"type": "table", ...league view...}`` at once
                                                 and each time the league's database changes;
@@ -29,15 +30,25 @@ route                                           answer
                                                 (``leagues.live_games``)
 ==============================================  ===============================================
 
-Errors are ``{"error": message}``: 400 for bad input, 403 for a path outside the root or a
-player not offered, 404 for a league or game that is not there; on a WebSocket,
-``{"type": "error", "message": ...}``, and the connection goes on.
+Errors are ``{"error": message}``: 400 for bad input, 403 for a path outside the root, a
+player not offered or a request ``guard`` refuses, 404 for a league or game that is not there,
+429 past a cap; on a WebSocket, ``{"type": "error", "message": ...}``, and the connection goes
+on. No message names the served folder's own path.
 
-Players are code, so the browser picks only among the players offered: those the server was
-started with and, once a league is opened, the league's own players whose specs name a
-built-in player other than an external engine (``gtp:`` runs a command) and load. With
-``allow_spec`` the browser may give any spec, and a league's players are offered whatever
+Only the server's own page may use it (``guard``: its ``Host``, ``Origin`` and
+``Sec-Fetch-Site``), and no GET changes anything or builds a player: what a player can show
+comes from its factory's class (``capabilities``), not from an instance.
+
+Players are code, so the browser picks only among the players offered (``Offer``): those the
+server was started with and the players of the leagues under the root whose specs name, read
+as ``make_agent`` reads them (``builtin_name``), a built-in that runs nothing from outside:
+neither an external engine (``gtp:`` runs a command) nor a model file (``sb3:``, ``torch:``).
+With ``allow_spec`` the browser may give any spec, and a league's players are offered whatever
 they are.
+
+Each client (by address) plays ``GAMES_PER_CLIENT`` games at once at most (a game holds its
+place until its player has stopped), and ``GAMES`` in all; replay analyses likewise
+(``ANALYSES_PER_CLIENT``, ``ANALYSES``).
 """
 
 from __future__ import annotations
@@ -45,7 +56,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import inspect
 import threading
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -53,88 +68,150 @@ from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
 from go_env.rules import RULES_PRESETS
-from goarena.agents.protocols import AnalysisAgent, Closeable, OwnershipAgent, PolicyAgent
-from goarena.agents.specs import BUILTIN_AGENTS, AgentSpecError, make_agent
+from goarena.agents.protocols import AnalysisAgent, OwnershipAgent, PolicyAgent
+from goarena.agents.specs import BUILTIN_AGENTS, PATH_SPECS, AgentSpecError, builtin_name, player_factory
 from goarena.benchmarks.web import leagues
+from goarena.benchmarks.web.guard import Address, Guard
 from goarena.benchmarks.web.paths import OutsideRoot
 from goarena.benchmarks.web.sessions import Flood, PlaySession, SessionError, decode, winrates_along
 
 STATIC = Path(__file__).parent / "static"
 SIZES = [5, 7, 9, 13, 19]
 WATCH_SECONDS = 1.0  # how often a watched league's database and games in progress are looked at
-# The built-ins a league's own players are offered as, unless --allow-spec (gtp: runs a command).
-_LEAGUE_BUILTINS = BUILTIN_AGENTS.keys() - {"gtp"}
+GAMES_PER_CLIENT = 4
+GAMES = 16
+ANALYSES_PER_CLIENT = 2
+ANALYSES = 4
+# The built-ins a league's own players are offered as, unless --allow-spec: gtp: runs a
+# command, sb3: and torch: load a model file.
+_LEAGUE_BUILTINS = BUILTIN_AGENTS.keys() - {"gtp"} - PATH_SPECS.keys()
+_UNKNOWN = {"analysis": False, "ownership": False, "policy": False}  # a league's plug-in, unimported
 
 
 class NotOffered(PermissionError):
     """A player the server does not offer (answered 403)."""
 
 
-_STATUS = ((SessionError, 400), (OutsideRoot, 403), (NotOffered, 403), (leagues.NotFound, 404))
+class Busy(RuntimeError):
+    """A request past a cap (answered 429)."""
+
+
+_STATUS = ((SessionError, 400), (OutsideRoot, 403), (NotOffered, 403), (leagues.NotFound, 404), (Busy, 429))
 
 
 @functools.lru_cache(maxsize=64)
 def capabilities(spec: str) -> dict[str, bool] | None:
-    """What the player of ``spec`` can show (its protocols), None when it cannot be built."""
+    """What the player of ``spec`` can show (its protocols), from its factory's class: nothing
+    is built. A factory that is no class shows nothing; None when the spec names no player."""
     try:
-        agent = make_agent(spec)
+        factory = player_factory(spec)
     except (AgentSpecError, ValueError, OSError):
         return None
-    try:
-        return {
-            "analysis": isinstance(agent, AnalysisAgent),
-            "ownership": isinstance(agent, OwnershipAgent),
-            "policy": isinstance(agent, PolicyAgent),
-        }
-    finally:
-        if isinstance(agent, Closeable):
-            agent.close()
+    if not inspect.isclass(factory):
+        return dict(_UNKNOWN)
+    return {
+        "analysis": issubclass(factory, AnalysisAgent),
+        "ownership": issubclass(factory, OwnershipAgent),
+        "policy": issubclass(factory, PolicyAgent),
+    }
 
 
 class Offer:
-    """The players the browser may choose: name -> spec, grown by the leagues opened."""
+    """The players the browser may choose: the server's (name -> spec), then the players of
+    the leagues under ``root`` (see the module documentation), read afresh each time."""
 
-    def __init__(self, players: dict[str, str], allow_spec: bool):
-        self.specs = dict(players)
+    def __init__(self, root: Path, players: dict[str, str], allow_spec: bool):
+        self.root = root
+        self.own = dict(players)
         self.allow_spec = allow_spec
-        self._lock = threading.Lock()
+
+    def specs(self) -> dict[str, str]:
+        """Name -> spec of every player offered; a league's player named as one offered
+        already, for another spec, is ``name (league id)``, and a spec offered once is offered
+        under its first name only."""
+        offered = dict(self.own)
+        for league_id, players in leagues.league_players(self.root):
+            for name, spec in players.items():
+                safe = self.allow_spec or builtin_name(spec) in _LEAGUE_BUILTINS
+                if spec in offered.values() or not safe:
+                    continue
+                offered[name if name not in offered else f"{name} ({league_id})"] = spec
+        return offered
 
     def describe(self) -> list[dict[str, Any]]:
-        with self._lock:
-            offered = list(self.specs.items())
-        found = [(name, spec, capabilities(spec)) for name, spec in offered]
-        return [{"name": name, "spec": spec, **able} for name, spec, able in found if able is not None]
+        found = []
+        for name, spec in self.specs().items():
+            # A league's plug-in (--allow-spec) is imported only once it is played.
+            able = capabilities(spec) if name in self.own or builtin_name(spec) else _UNKNOWN
+            if able is not None:
+                found.append({"name": name, "spec": spec, **able})
+        return found
 
     def spec(self, name: str) -> str:
-        with self._lock:
-            spec = self.specs.get(name)
+        spec = self.specs().get(name)
         if spec is None:
             raise NotOffered(f"player {name!r} is not offered by this server")
         return spec
 
-    def adopt(self, league_id: str, specs: dict[str, str]) -> None:
-        """Offer a league's players (see the module documentation); a name already offered
-        for another spec is offered as ``name (league id)``."""
-        for name, spec in specs.items():
-            if not self.allow_spec and spec.partition(":")[0].strip() not in _LEAGUE_BUILTINS:
-                continue
-            if capabilities(spec) is None:
-                continue
+
+class Quota:
+    """Places for work that costs time: ``per_client`` for each client, ``total`` in all."""
+
+    def __init__(self, what: str, per_client: int, total: int):
+        self.what, self.per_client, self.total = what, per_client, total
+        self.held: Counter[str] = Counter()
+        self._lock = threading.Lock()  # taken from threads and from the event loop
+
+    @contextlib.contextmanager
+    def place(self, client: str) -> Iterator[None]:
+        """Hold a place for ``client`` while the block runs, else ``Busy`` saying why."""
+        with self._lock:
+            if self.held[client] >= self.per_client:
+                raise Busy(f"too many {self.what} at once from your address ({self.per_client}): end one")
+            if sum(self.held.values()) >= self.total:
+                raise Busy(f"too many {self.what} at once on this server ({self.total}): try again later")
+            self.held[client] += 1
+        try:
+            yield
+        finally:
             with self._lock:
-                if spec in self.specs.values():
-                    continue
-                self.specs[name if name not in self.specs else f"{name} ({league_id})"] = spec
+                self.held[client] -= 1
+                if not self.held[client]:
+                    del self.held[client]
 
 
-def create_app(root: Path, players: dict[str, str], allow_spec: bool = False) -> FastAPI:
+class AnalysisAsked(BaseModel):
+    player: str
+
+
+def create_app(
+    root: Path, players: dict[str, str], allow_spec: bool = False, address: Address | None = None
+) -> FastAPI:
     """The web board over the leagues under ``root``, offering ``players`` (name -> spec)
-    and, with ``allow_spec``, any spec the browser gives."""
+    and, with ``allow_spec``, any spec the browser gives; it answers requests for ``address``
+    only (by default ``goarena serve``'s, 127.0.0.1:8000)."""
     root = Path(root).resolve()
-    offer = Offer(players, allow_spec)
-    app = FastAPI(title="goarena", docs_url=None, redoc_url=None, openapi_url=None)
+    offer = Offer(root, players, allow_spec)
+    games = Quota("games", GAMES_PER_CLIENT, GAMES)
+    analyses = Quota("analyses", ANALYSES_PER_CLIENT, ANALYSES)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Threads enough for every game the caps allow (a move, a build, a count each), so
+        # that games never keep the pages waiting for a thread.
+        threads = ThreadPoolExecutor(3 * GAMES + 8, thread_name_prefix="web")
+        asyncio.get_running_loop().set_default_executor(threads)
+        try:
+            yield
+        finally:
+            threads.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(title="goarena", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
+    app.add_middleware(Guard, address=address or Address())
     app.state.offer = offer
 
     for error_type, status in _STATUS:
@@ -171,11 +248,12 @@ def create_app(root: Path, players: dict[str, str], allow_spec: bool = False) ->
     def list_leagues() -> dict[str, Any]:
         return {"leagues": leagues.find_leagues(root)}
 
-    @app.get("/api/leagues/{league_id:path}/games/{game_id}/analysis")
-    def game_analysis(league_id: str, game_id: str, player: str) -> dict[str, Any]:
-        spec = offer.spec(player)
+    @app.post("/api/leagues/{league_id:path}/games/{game_id}/analysis")
+    def game_analysis(league_id: str, game_id: str, asked: AnalysisAsked, request: Request) -> dict[str, Any]:
+        spec = offer.spec(asked.player)
         leagues.load_game(root, league_id, game_id)  # 404 before any work
-        return {"winrates": _winrates(root, league_id, game_id, spec)}
+        with analyses.place(_client(request)):
+            return {"winrates": _winrates(root, league_id, game_id, spec)}
 
     @app.get("/api/leagues/{league_id:path}/games/{game_id}")
     def game_replay(league_id: str, game_id: str) -> dict[str, Any]:
@@ -183,38 +261,18 @@ def create_app(root: Path, players: dict[str, str], allow_spec: bool = False) ->
 
     @app.get("/api/leagues/{league_id:path}")
     def league(league_id: str) -> dict[str, Any]:
-        view = leagues.league_view(root, league_id)
-        offer.adopt(league_id, {row["name"]: row["spec"] for row in view["standings"]})
-        return view
+        return leagues.league_view(root, league_id)
 
     @app.websocket("/ws/play")
     async def play(websocket: WebSocket) -> None:
         await websocket.accept()
-        outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        session = PlaySession(offer.specs, allow_spec, outbox.put_nowait)
-        writer = asyncio.create_task(_write(websocket, outbox))
-        flood = Flood()
         try:
-            while True:
-                received = await websocket.receive()
-                if received["type"] == "websocket.disconnect":
-                    break
-                verdict = flood.check()
-                if verdict == "warn":
-                    outbox.put_nowait({"type": "error", "message": "too many messages: the rest are dropped"})
-                if verdict != "ok":
-                    continue
-                try:
-                    message = decode(received.get("text"))
-                except SessionError as error:
-                    outbox.put_nowait({"type": "error", "message": str(error)})
-                    continue
-                await session.handle(message)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            writer.cancel()
-            await session.close()
+            with games.place(_client(websocket)):
+                await _play(websocket, offer)
+        except Busy as error:
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+                await websocket.send_json({"type": "error", "message": str(error)})
+                await websocket.close()
 
     @app.websocket("/ws/watch/{league_id:path}")
     async def watch(websocket: WebSocket, league_id: str) -> None:
@@ -244,6 +302,41 @@ def create_app(root: Path, players: dict[str, str], allow_spec: bool = False) ->
                     return
 
     return app
+
+
+async def _play(websocket: WebSocket, offer: Offer) -> None:
+    """One live game per connection, until the browser leaves; then its player is stopped
+    (or its process killed) before this returns."""
+    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    session = PlaySession(offer.specs, offer.allow_spec, outbox.put_nowait)
+    writer = asyncio.create_task(_write(websocket, outbox))
+    flood = Flood()
+    try:
+        while True:
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                break
+            verdict = flood.check()
+            if verdict == "warn":
+                outbox.put_nowait({"type": "error", "message": "too many messages: the rest are dropped"})
+            if verdict != "ok":
+                continue
+            try:
+                message = decode(received.get("text"))
+            except SessionError as error:
+                outbox.put_nowait({"type": "error", "message": str(error)})
+                continue
+            await session.handle(message)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        writer.cancel()
+        await session.close()
+
+
+def _client(connection: Request | WebSocket) -> str:
+    """Who asks: the client's address (a quota's key)."""
+    return connection.client.host if connection.client is not None else ""
 
 
 @functools.lru_cache(maxsize=256)

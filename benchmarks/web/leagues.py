@@ -13,7 +13,8 @@ after the two passes that opened it). Views are cached until the database change
 (``signature``: its size and modification time), which is also how a watched league is
 seen to grow. The store keeps finished games only; ``live_games`` gives the games in progress,
 from the files a playing league keeps in its ``live/`` folder (``league.live``), each replayed
-by go_env (a file that is too large, not JSON, or not a game is skipped).
+by go_env (a file that is too large, not JSON, or not a game is skipped), while a league plays
+there (``live.playing``: a killed league's files are no games).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from go_env.game import BLACK, COLOR_NAMES, WHITE, Game
 from go_env.rules import Rules
 from go_env.sgf import SgfError, SgfRecord, load_sgf
 from goarena.benchmarks.league.config import LeagueConfig, LeagueConfigError
-from goarena.benchmarks.league.live import LIVE, PREFIX
+from goarena.benchmarks.league.live import LIVE, PREFIX, playing
 from goarena.benchmarks.league.ratings import Result, fit_ratings
 from goarena.benchmarks.league.standings import PRIOR_GAMES, build_report
 from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
@@ -48,18 +49,27 @@ class NotFound(LookupError):
     """No such league or game (answered 404)."""
 
 
-def find_leagues(root: Path) -> list[dict[str, Any]]:
-    """Every league under ``root``: its id, games stored, players and last change (mtime)."""
+_UNREADABLE = (NotFound, OutsideRoot, LeagueStoreError, LeagueConfigError, sqlite3.Error, OSError)
+
+
+def league_ids(root: Path) -> list[str]:
+    """The ids of the directories under ``root`` that hold a league database, sorted."""
     base = root.resolve()
     found = []
     for directory, subdirectories, files in os.walk(base):  # links to directories: not followed
         subdirectories[:] = sorted(name for name in subdirectories if not name.startswith("."))
-        if LeagueStore.FILENAME not in files:
-            continue
-        subdirectories[:] = [name for name in subdirectories if name not in _SKIPPED]
-        league_id = relative_id(base, Path(directory))
+        if LeagueStore.FILENAME in files:
+            subdirectories[:] = [name for name in subdirectories if name not in _SKIPPED]
+            found.append(relative_id(base, Path(directory)))
+    return found
+
+
+def find_leagues(root: Path) -> list[dict[str, Any]]:
+    """Every league under ``root``: its id, games stored, players and last change (mtime)."""
+    found = []
+    for league_id in league_ids(root):
         try:
-            with _open(base, league_id) as store:
+            with _open(root.resolve(), league_id) as store:
                 found.append(
                     {
                         "id": league_id,
@@ -68,9 +78,26 @@ def find_leagues(root: Path) -> list[dict[str, Any]]:
                         "updated": store.path.stat().st_mtime,
                     }
                 )
-        except (NotFound, OutsideRoot, LeagueStoreError, LeagueConfigError, sqlite3.Error, OSError):
+        except _UNREADABLE:
             continue  # not a league that can be read: not listed
     return found
+
+
+def league_players(root: Path) -> list[tuple[str, dict[str, str]]]:
+    """Every readable league under ``root`` (by id) with its players, name -> spec."""
+    found = []
+    for league_id in league_ids(root):
+        try:
+            found.append((league_id, _players(root.resolve(), league_id, signature(root, league_id))))
+        except _UNREADABLE:
+            continue
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _players(root: Path, league_id: str, version: tuple[str, int, int]) -> dict[str, str]:
+    with _open(root, league_id) as store:
+        return dict(LeagueConfig.from_dict(store.config()).players)
 
 
 def signature(root: Path, league_id: str) -> tuple[str, int, int]:
@@ -95,7 +122,7 @@ def _view(root: Path, league_id: str, version: tuple[str, int, int]) -> dict[str
             report = build_report(store)
             config = LeagueConfig.from_dict(store.config())
         except (LeagueStoreError, LeagueConfigError) as error:
-            raise NotFound(f"league {league_id!r} cannot be read: {error}") from None
+            raise NotFound(f"league {league_id!r} cannot be read: {_said(root, error)}") from None
         games = store.games()
     tally: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for game in games:
@@ -183,7 +210,7 @@ def load_game(root: Path, league_id: str, game_id: str) -> tuple[StoredGame, Sgf
         record = load_sgf(path)
         text = path.read_text(encoding="utf-8", errors="replace")
     except (OSError, SgfError) as error:
-        raise NotFound(f"game {number}'s record cannot be read: {error}") from None
+        raise NotFound(f"game {number}'s record cannot be read: {_said(root, error)}") from None
     return stored, record, text
 
 
@@ -250,8 +277,11 @@ def live_games(root: Path, league_id: str) -> list[dict[str, Any]]:
 
 
 def _live_files(root: Path, league_id: str) -> list[Path]:
-    """The files of the league's games in progress, resolved: those inside its directory only."""
+    """The files of the league's games in progress, resolved: those inside its directory
+    only, and none when no league plays there (a killed league's are left over)."""
     league = _database(root, league_id).parent
+    if not playing(league):
+        return []
     try:
         folder = inside(root, f"{league_id}/{LIVE}")
         names = [path.name for path in folder.glob(f"{PREFIX}*.json")]
@@ -297,9 +327,12 @@ def _live_game(path: Path, size: int, mtime: int) -> dict[str, Any] | None:
 def _database(root: Path, league_id: str) -> Path:
     """The league database of ``league_id``, inside ``root`` (else ``OutsideRoot``), or
     ``NotFound``."""
-    directory = inside(root, league_id)
-    path = inside(root, f"{league_id}/{LeagueStore.FILENAME}") if directory.is_dir() else None
-    if path is None or not path.is_file():
+    path = inside(root, f"{league_id}/{LeagueStore.FILENAME}")
+    try:
+        found = inside(root, league_id).is_dir() and path.is_file()
+    except OSError:  # a name too long for the file system, say
+        found = False
+    if not found:
         raise NotFound(f"no league {league_id!r}")
     return path
 
@@ -310,4 +343,13 @@ def _open(root: Path, league_id: str) -> LeagueStore:
     try:
         return LeagueStore.open_existing(path.parent)
     except (LeagueStoreError, sqlite3.Error) as error:
-        raise NotFound(f"league {league_id!r} cannot be read: {error}") from None
+        raise NotFound(f"league {league_id!r} cannot be read: {_said(root, error)}") from None
+
+
+def _said(root: Path, error: Exception) -> str:
+    """An error's text for the browser, without the served folder's path (none of its
+    business): an OSError's reason alone, any other's with the folder's path left out."""
+    if isinstance(error, OSError):
+        return error.strerror or type(error).__name__
+    base = str(root.resolve())
+    return str(error).replace(base + os.sep, "").replace(base, ".")

@@ -48,6 +48,7 @@ dropped, with one error said.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import math
 import sys
@@ -78,10 +79,11 @@ from goarena.agents.protocols import (
     PolicyAgent,
     UnsupportedGame,
 )
-from goarena.agents.specs import AgentSpecError, make_agent
+from goarena.agents.specs import AgentSpecError, make_agent, player_factory
 from goarena.agents.weights import OWNERSHIP_9X9
 from goarena.benchmarks.match.settle import Settled, score_without
 from goarena.benchmarks.pictures import black_view, network_ownership
+from goarena.benchmarks.web.remote import RemotePlayer
 from goarena.search.ownership import dead_stones, settled_board
 
 REPORTS_PER_SECOND = 5
@@ -323,12 +325,15 @@ class PlaySession:
     """One person's game against a player (see the module documentation).
 
     Args:
-        players: the players the browser may choose, name -> spec.
+        players: gives the players the browser may choose, name -> spec (asked in a thread:
+            it may read the leagues).
         allow_spec: whether a ``new`` message may give any spec (``"spec"``).
         emit: sends a message to the browser; called on the event loop only.
     """
 
-    def __init__(self, players: Mapping[str, str], allow_spec: bool, emit: Callable[[Message], None]):
+    def __init__(
+        self, players: Callable[[], Mapping[str, str]], allow_spec: bool, emit: Callable[[Message], None]
+    ):
         self.players = players
         self.allow_spec = allow_spec
         self.emit = emit
@@ -370,23 +375,23 @@ class PlaySession:
             self.emit({"type": "error", "message": f"internal error: {type(error).__name__}: {error}"})
 
     async def close(self) -> None:
-        """The browser is gone: drop the work under way and close the player once its
-        last call has returned."""
+        """The browser is gone: stop the work under way (a search through ``stop``, a
+        player that cannot be stopped by killing its process) and close the player."""
         self._drop_work()
         seat, self.seat = self.seat, None
         if seat is not None:
             await asyncio.to_thread(seat.close)
 
     async def _new(self, message: Message) -> None:
-        name, spec = self._player(message)
+        name, spec = await asyncio.to_thread(self._player, message)
         size, rules, handicap, color = new_game_settings(message)
         try:
             game = Game(size, rules, handicap)
         except ValueError as error:
             raise SessionError(str(error)) from None
-        agent = await asyncio.to_thread(_build, spec, GameContext(size, rules, color=3 - color))
+        seat = await asyncio.to_thread(_build, spec, GameContext(size, rules, color=3 - color))
         self._drop_work()  # the game in play, if any, ends here: not before its successor can start
-        old, self.seat = self.seat, _Seat(agent)
+        old, self.seat = self.seat, seat
         if old is not None:  # once its last call has returned, which the new game does not wait for
             self._start(asyncio.to_thread(old.close))
         self.game, self.human, self.player = game, color, name
@@ -517,10 +522,10 @@ class PlaySession:
             if not isinstance(spec, str) or not spec.strip():
                 raise SessionError("spec is a player's spec string")
             return spec, spec
-        name = message.get("player")
-        if not isinstance(name, str) or name not in self.players:
-            raise SessionError(f"unknown player {name!r}; offered: {', '.join(self.players)}")
-        return name, self.players[name]
+        name, players = message.get("player"), self.players()
+        if not isinstance(name, str) or name not in players:
+            raise SessionError(f"unknown player {name!r}; offered: {', '.join(players)}")
+        return name, players[name]
 
     def _move(self, game: Game, move: int) -> None:
         """Play a move of the person's (``SessionError`` with go_env's reason if illegal)."""
@@ -671,10 +676,12 @@ class PlaySession:
 
 class _Seat:
     """A session's player and what its calls share: one call at a time (``calls``, held by
-    whoever calls it), and the moves played that it has not been told of yet."""
+    whoever calls it), and the moves played that it has not been told of yet; ``kill`` ends
+    the call under way of a player that runs in a process (None: it is stopped otherwise)."""
 
-    def __init__(self, agent: Agent):
+    def __init__(self, agent: Agent, kill: Callable[[], None] | None = None):
         self.agent = agent
+        self.kill = kill
         self.calls = threading.Lock()
         self._news: list[tuple[Game, int]] = []
         self._news_lock = threading.Lock()  # the event loop adds news while a call runs
@@ -701,26 +708,48 @@ class _Seat:
             self.agent.reset(context)
 
     def close(self) -> None:
-        """Close the player (an engine's process), once its last call has returned."""
+        """Close the player once its last call has returned, at once for one killed."""
+        if self.kill is not None:
+            self.kill()
         if isinstance(self.agent, Closeable):
             with self.calls:
                 self.agent.close()
 
 
-def _build(spec: str, context: GameContext) -> Agent:
+def _build(spec: str, context: GameContext) -> _Seat:
     """The player of ``spec``, reset for the game (in a thread: networks load). It is
-    nobody's yet: the player of the game in play may go on thinking meanwhile."""
+    nobody's yet: the player of the game in play may go on thinking meanwhile.
+
+    A search that cannot be stopped (a ``MoveTimeAgent`` without ``analyze``) runs in a process
+    of its own (``RemotePlayer``), and an engine is one: either is killed when its game ends."""
     try:
+        factory = player_factory(spec)
+        if _cannot_stop(factory):
+            remote = RemotePlayer(spec, context)
+            return _Seat(remote, kill=remote.kill)
         agent = make_agent(spec)
     except AgentSpecError as error:
         raise SessionError(str(error)) from None
+    except (UnsupportedGame, ValueError) as error:  # raised by RemotePlayer's reset
+        raise SessionError(f"{spec} cannot play this game: {error}") from None
     try:
         agent.reset(context)
     except (UnsupportedGame, ValueError) as error:
         if isinstance(agent, Closeable):
             agent.close()
         raise SessionError(f"{spec} cannot play this game: {error}") from None
-    return agent
+    return _Seat(agent, kill=agent.process.kill if isinstance(agent, GTPAgent) else None)
+
+
+def _cannot_stop(factory: Callable[..., Agent]) -> bool:
+    """Whether the players ``factory`` builds search (``MoveTimeAgent``) with no way to be
+    stopped mid-move (no ``analyze``)."""
+    return (
+        inspect.isclass(factory)
+        and issubclass(factory, MoveTimeAgent)
+        and not issubclass(factory, AnalysisAgent)
+        and not issubclass(factory, GTPAgent)
+    )
 
 
 def _analyse_now(seat: _Seat, game: Game) -> Message:

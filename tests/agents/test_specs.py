@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from go_env import Rules
-from goarena.agents.players.random import RandomAgent
-from goarena.agents.protocols import GameContext
 from goarena.agents.players.minimax import MinimaxAgent
+from goarena.agents.players.random import RandomAgent
 from goarena.agents.players.sb3 import SB3Agent
+from goarena.agents.protocols import GameContext
 from goarena.agents.specs import (
     AgentSpecError,
     builtin_name,

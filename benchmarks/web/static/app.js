@@ -28,11 +28,13 @@ function clearError() {
   $("#error").hidden = true;
 }
 
-async function api(path) {
-  const response = await fetch(path);
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.error || `${response.status} ${response.statusText}`);
-  return body;
+/** A route's JSON answer; with `asked`, POSTed as JSON (what asks the server to work). */
+async function api(path, asked) {
+  const post = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(asked) };
+  const response = await fetch(path, asked === undefined ? {} : post);
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(answer.error || `${response.status} ${response.statusText}`);
+  return answer;
 }
 
 function socketUrl(path) {
@@ -125,7 +127,7 @@ function fillSelect(select, values, chosen = select.value) {
 }
 
 async function showPlay() {
-  // Asked each time: opening a league offers its players too.
+  // Asked each time: a league started since offers its players too.
   const info = await api("/api/players");
   const players = info.players.map((p) => [p.name, p.name, p.spec]);
   fillSelect($("#player"), info.allow_spec ? [...players, [SPEC, "a spec…"]] : players);
@@ -435,7 +437,7 @@ async function showReplay(id, game) {
   const here = visit;
   const [data, { players }] = await Promise.all([
     api(`${leagueUrl(id)}/games/${game}`),
-    api("/api/players"), // the league's own players are offered once it is opened
+    api("/api/players"), // the league's own players among them
   ]);
   if (here !== visit) return;
   Object.assign(replay, { data, id, game, index: 0, winrates: null });
@@ -491,8 +493,7 @@ async function chooseWinratePlayer() {
   if (player) {
     $("#replay-winrate-graph").textContent = `${player} is reading the game…`;
     try {
-      const query = `player=${encodeURIComponent(player)}`;
-      const { winrates } = await api(`${leagueUrl(id)}/games/${game}/analysis?${query}`);
+      const { winrates } = await api(`${leagueUrl(id)}/games/${game}/analysis`, { player });
       if (replay.id !== id || replay.game !== game || $("#winrate-player").value !== player) return;
       replay.winrates = winrates;
     } catch (error) {

@@ -19,13 +19,16 @@ from go_env import Game, Rules, coords  # noqa: E402
 from go_env.game import result_string  # noqa: E402
 from go_env.sgf import read_sgf  # noqa: E402
 from goarena.benchmarks.league.live import clear_live, live_file, remove_live, write_live  # noqa: E402
+from goarena.benchmarks.league.store import LeagueStore  # noqa: E402
 from goarena.benchmarks.web import app as web  # noqa: E402
 from goarena.benchmarks.web import leagues  # noqa: E402
 from goarena.benchmarks.web.app import create_app  # noqa: E402
+from goarena.benchmarks.web.guard import Address  # noqa: E402
 from goarena.benchmarks.web.sessions import settle_final  # noqa: E402
 from goarena.search.ownership import settled_board  # noqa: E402
 
 PLAYERS = {"random": "random", "uct": "uct:simulations=50"}
+TESTSERVER = Address("testserver", 80)  # the TestClient's address: the only Host the app answers
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +49,7 @@ def root(tmp_path_factory):
 
 @pytest.fixture
 def client(root):
-    with TestClient(create_app(root, PLAYERS)) as client:  # one event loop for every call
+    with TestClient(create_app(root, PLAYERS, address=TESTSERVER)) as client:  # one event loop for every call
         yield client
 
 
@@ -75,7 +78,14 @@ def test_the_players_are_listed_with_what_they_can_show(client):
     assert answer["players"] == [
         {"name": "random", "spec": "random", "analysis": False, "ownership": False, "policy": True},
         {"name": "uct", "spec": "uct:simulations=50", "analysis": True, "ownership": False, "policy": True},
-    ]
+        {
+            "name": "uct-20",
+            "spec": "uct:simulations=20",
+            "analysis": True,
+            "ownership": False,
+            "policy": True,
+        },
+    ]  # the server's, then the leagues'
     assert answer["allow_spec"] is False and "chinese" in answer["rules"] and 9 in answer["sizes"]
 
 
@@ -114,18 +124,18 @@ def test_a_replay_shows_the_stones_of_the_sgf_at_every_position(client):
 
 def test_win_rates_along_a_replay_come_from_offered_players_only(client):
     positions = len(client.get("/api/leagues/small/games/1").json()["positions"])
-    winrates = client.get("/api/leagues/small/games/1/analysis", params={"player": "uct"}).json()["winrates"]
+    winrates = client.post("/api/leagues/small/games/1/analysis", json={"player": "uct"}).json()["winrates"]
     assert len(winrates) == positions and winrates[-1] is None  # the game is over there
     assert all(0 <= value <= 1 for value in winrates[:-1])
-    refused = client.get("/api/leagues/small/games/1/analysis", params={"player": "gnugo"})
+    refused = client.post("/api/leagues/small/games/1/analysis", json={"player": "gnugo"})
     assert refused.status_code == 403 and "not offered" in refused.json()["error"]
-    assert client.get("/api/leagues/small/games/1/analysis").status_code == 400
-    assert client.get("/api/leagues/small/games/9/analysis", params={"player": "uct"}).status_code == 404
+    assert client.post("/api/leagues/small/games/1/analysis", json={}).status_code == 400
+    assert client.post("/api/leagues/small/games/9/analysis", json={"player": "uct"}).status_code == 404
+    got = client.get("/api/leagues/small/games/1/analysis", params={"player": "uct"})  # what an <img> sends
+    assert got.status_code == 404 and "winrates" not in got.json()  # a GET runs no player
 
 
-def test_opening_a_league_offers_its_built_in_players_but_no_engine_and_no_plug_in(client):
-    client.get("/api/leagues/small")
-    client.get("/api/leagues/mixed")
+def test_the_leagues_built_in_players_are_offered_but_no_engine_and_no_plug_in(client):
     offered = {player["name"]: player["spec"] for player in client.get("/api/players").json()["players"]}
     assert offered == {**PLAYERS, "uct-20": "uct:simulations=20"}  # random was offered already
 
@@ -212,7 +222,7 @@ def test_two_games_at_once_do_not_touch_each_other(client):
 def test_the_server_answers_while_a_player_thinks(root):
     web_fixtures.RELEASE.clear()
     web_fixtures.ANSWERED.clear()
-    client = TestClient(create_app(root, {"slow": "web_fixtures:Slow"}))
+    client = TestClient(create_app(root, {"slow": "web_fixtures:Slow"}, address=TESTSERVER))
     with client, client.websocket_connect("/ws/play") as socket:
         socket.send_json({"type": "new", "player": "slow", "size": 5, "color": "white"})
         assert socket.receive_json()["thinking"]
@@ -227,13 +237,12 @@ def test_the_server_answers_while_a_player_thinks(root):
 
 
 def test_any_spec_is_played_only_with_allow_spec(root):
-    with TestClient(create_app(root, PLAYERS, allow_spec=True)) as client:
+    with TestClient(create_app(root, PLAYERS, allow_spec=True, address=TESTSERVER)) as client:
         assert client.get("/api/players").json()["allow_spec"] is True
         with client.websocket_connect("/ws/play") as socket:
             socket.send_json({"type": "new", "spec": "uct:simulations=10", "size": 5})
             state, _ = until_turn(socket)
             assert state["player"] == "uct:simulations=10" and not state["over"]
-        client.get("/api/leagues/mixed")
         offered = {player["name"] for player in client.get("/api/players").json()["players"]}
         assert "mine" in offered and "rnd" not in offered  # rnd's spec is offered already
 
@@ -241,7 +250,7 @@ def test_any_spec_is_played_only_with_allow_spec(root):
 def test_a_watched_league_sends_its_table_at_once_and_again_as_it_grows(tmp_path, monkeypatch):
     monkeypatch.setattr(web, "WATCH_SECONDS", 0.05)
     make_league(tmp_path / "live", games=1)
-    with TestClient(create_app(tmp_path, PLAYERS)) as client:
+    with TestClient(create_app(tmp_path, PLAYERS, address=TESTSERVER)) as client:
         with client.websocket_connect("/ws/watch/live") as socket:
             first = socket.receive_json()
             assert first["type"] == "table" and len(first["games"]) == 1
@@ -271,7 +280,8 @@ def test_a_watched_league_sends_its_games_in_progress_as_go_env_replays_them(tmp
     (folder / "game-0005.json").symlink_to(tmp_path / "elsewhere.json")  # out of the league
     expected = Game(5, rules)
     expected.replay(moves)
-    with TestClient(create_app(tmp_path, PLAYERS)) as client:
+    playing = LeagueStore(league)  # holds the league's lock, as a league that plays does
+    with playing, TestClient(create_app(tmp_path, PLAYERS, address=TESTSERVER)) as client:
         assert client.get("/api/leagues/live").json()["live"] == 1
         with client.websocket_connect("/ws/watch/live") as socket:
             assert socket.receive_json()["type"] == "table"

@@ -36,7 +36,7 @@ class Browser:
 
     def __init__(self, players: dict[str, str] = PLAYERS, allow_spec: bool = False):
         self.inbox: asyncio.Queue[dict] = asyncio.Queue()
-        self.session = PlaySession(players, allow_spec, self.inbox.put_nowait)
+        self.session = PlaySession(lambda: players, allow_spec, self.inbox.put_nowait)
         self.seen: list[dict] = []
 
     async def send(self, **message: object) -> None:
