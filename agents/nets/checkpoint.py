@@ -3,7 +3,9 @@
 A file holds the architecture's name, its constructor's keyword arguments (as JSON), the
 ``state_dict`` and the sha256 of the weights; a training checkpoint adds the optimizer's
 state, the step, the random generators' states and the run's config. Everything in it is
-what ``torch.load(..., weights_only=True)`` accepts, so loading runs no code from the file.
+what ``torch.load(..., weights_only=True)`` accepts, so loading runs no code from the file; the
+zip's declared sizes are checked before anything is decompressed, and a network whose weights
+hold NaN or infinity is refused at load.
 Files are written atomically (a temporary file, fsync, rename): a crash leaves the old file
 or the new one, never half of one.
 """
@@ -15,6 +17,7 @@ import io
 import json
 import os
 import tempfile
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from goarena.agents.nets.errors import NetworkFileError
+from goarena.agents.nets.errors import NetworkFileError, zip_size_problem
 from goarena.agents.nets.ownership import OwnershipNet
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.rollout import RolloutPolicy
@@ -112,6 +115,13 @@ def read_checkpoint(
     if not path.is_file():
         raise CheckpointError(f"{path}: no checkpoint file there")
     try:
+        with zipfile.ZipFile(path) as archive:
+            problem = zip_size_problem(archive, path.stat().st_size)
+    except (zipfile.BadZipFile, OSError) as error:  # torch.save always writes a zip
+        raise CheckpointError(f"{path}: not a readable checkpoint (corrupt or cut short?): {error}") from None
+    if problem is not None:
+        raise CheckpointError(f"{path}: {problem}")
+    try:
         contents = torch.load(path, map_location=device, weights_only=True, mmap=mmap)
     except Exception as error:  # torch raises many kinds for a corrupt or truncated file
         raise CheckpointError(f"{path}: not a readable checkpoint (corrupt or cut short?): {error}") from None
@@ -142,12 +152,25 @@ def build_model(
             f"{path}: unknown architecture {arch!r} (known: {', '.join(sorted(ARCHITECTURES))})"
         )
     kwargs = _kwargs(path, contents)
+    state = contents["state_dict"]
+    problem = nonfinite_weight(state) if isinstance(state, Mapping) else None  # else load_state_dict says
+    if problem is not None:
+        raise CheckpointError(f"{path}: {problem}")
     try:
         model = ARCHITECTURES[arch](**kwargs)
         model.load_state_dict(contents["state_dict"])
     except (TypeError, ValueError, RuntimeError) as error:
         raise CheckpointError(f"{path}: the weights do not fit {arch}({kwargs}): {error}") from None
     return model.to(device)
+
+
+def nonfinite_weight(state_dict: Mapping[str, Any]) -> str | None:
+    """What is wrong with weights holding NaN or infinity (a network that would play noise,
+    silently), naming the first such tensor; None when every weight is finite."""
+    for name, tensor in state_dict.items():
+        if isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and not tensor.isfinite().all():
+            return f"its weight {name!r} holds NaN or infinite values (did training diverge?)"
+    return None
 
 
 def load_model(path: Path | str, device: str | torch.device = "cpu") -> nn.Module:

@@ -37,18 +37,24 @@ temperature)``.
 ``UnsupportedGame``. Without it, ``reset`` calls ``fn`` once on the empty board of each new
 size and refuses the size if ``fn`` fails there or gives other than ``N*N + 1`` logits.
 
-``TorchPlayer`` is the spec ``torch:PATH[,key=value]``: a TorchScript module
-(``torch.jit.script`` or ``torch.jit.trace``, then ``torch.jit.save``) or an exported program
-(``torch.export.export``, then ``torch.export.save``; export it in eval mode) whose forward
-takes ``(planes)`` or ``(planes, mask)``, as ``PolicyPlayer`` over it::
+``TorchPlayer`` is the spec ``torch:PATH[,key=value]``: an exported program
+(``torch.export.export`` in eval mode, then ``torch.export.save``) whose forward takes
+``(planes)`` or ``(planes, mask)``, as ``PolicyPlayer`` over it::
 
-    torch:policy.pt
+    torch:policy.pt2
     torch:policy.pt2,sample=true,temperature=0.5,seed=3
-    torch:policy.pt,simulations=200,size=9
+    torch:policy.pt2,simulations=200,size=9
 
-Its options are ``PolicyPlayer``'s, with ``size`` for ``board_size``; it runs on its
-``device``, else the game context's (the league's ``--device``). A file saved with code is
-code: load only files you trust.
+An exported program is read as data (``goarena.agents.nets.load.load_torch_program`` checks that
+it holds no pickle and no compiled code and calls only PyTorch's own operators, none that
+touches a file), so it is the way to share a policy. A TorchScript module (``torch.jit.save``)
+is code: it runs its own methods when loaded and at every move, so ``torch:`` refuses it unless
+the spec says so, for a file you trust::
+
+    torch:policy.pt,run_code=true
+
+Its options are ``PolicyPlayer``'s, with ``size`` for ``board_size`` and ``run_code``; it runs
+on its ``device``, else the game context's (the league's ``--device``).
 """
 
 from __future__ import annotations
@@ -242,18 +248,21 @@ class PolicyPlayer(SearchedNetwork):
 
 
 class TorchPlayer(PolicyPlayer):
-    """A TorchScript module or an exported program as a player: spec ``torch:PATH`` (see the
+    """An exported program, or a TorchScript module, as a player: spec ``torch:PATH`` (see the
     module docs).
 
     Args:
-        path: the saved module (``torch.jit.save``) or program (``torch.export.save``).
+        path: the saved program (``torch.export.save``), or module (``torch.jit.save``).
         size: the board size it plays (None: any it answers for).
+        run_code: load a TorchScript module, which runs the file's own code (only for a file
+            you trust); without it, a TorchScript module is refused.
         device: where it runs (cpu, cuda, cuda:N); None: where the game's context says
             (``GameContext.device``). Resolved, and the module moved there, at ``reset``.
         The others: as ``PolicyPlayer``'s.
 
     Raises:
-        NetworkFileError: the file is no TorchScript module or exported program, or a corrupt one.
+        NetworkFileError: the file is no exported program (or, with ``run_code``, TorchScript
+            module), a corrupt one, or a program that asks for more than data.
         ValueError: bad options.
     """
 
@@ -270,9 +279,11 @@ class TorchPlayer(PolicyPlayer):
         seed: int | None = None,
         c_puct: float = 1.5,
         batch: int = 8,
+        run_code: bool = False,
         **search_options: Any,
     ):
-        program = load_torch_program(path)
+        _check_run_code(run_code)
+        program = load_torch_program(path, run_code=run_code)
         super().__init__(
             _program_fn(program),
             sample=sample,
@@ -307,16 +318,19 @@ class TorchPlayer(PolicyPlayer):
         seed: int | None = None,
         c_puct: float = 1.5,
         batch: int = 8,
+        run_code: bool = False,
         **search_options: Any,
     ) -> None:
         """Check the options and, given the path, the file as the player reads it (and, given
-        a context, the device and the ``size`` option), without running the network."""
+        a context, the device and the ``size`` option), without running the network (a
+        TorchScript module's load runs its code: only with ``run_code``)."""
         _check_options(sample, temperature, simulations, layout, search_options)
+        _check_run_code(run_code)
         player_device(device, context)
         if simulations:
             PUCTAgent(simulations=simulations, c_puct=c_puct, batch=batch, **search_options)
         if path is not None:
-            load_torch_program(path)
+            load_torch_program(path, run_code=run_code)
         if context is not None and size is not None and size != context.size:
             raise UnsupportedGame(f"torch:{path} plays {size}x{size}, not {context.size}x{context.size}")
 
@@ -383,6 +397,11 @@ def _sizes(board_size: int | Iterable[int] | None) -> frozenset[int] | None:
     if not sizes or not all(isinstance(n, int) and 2 <= n <= 25 for n in sizes):
         raise ValueError(f"board_size must be a board size (2 to 25) or several, got {board_size!r}")
     return sizes
+
+
+def _check_run_code(run_code: object) -> None:
+    if not isinstance(run_code, bool):
+        raise ValueError(f"run_code must be true or false, got {run_code!r}")
 
 
 def _check_options(

@@ -1,8 +1,13 @@
-"""PolicyPlayer (any network as a player) and torch:PATH (a TorchScript module or an exported program)."""
+"""PolicyPlayer (any network as a player) and torch:PATH (an exported program, read as data, or a
+TorchScript module, which is code and loads only with run_code=true)."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+import pickle
+import zipfile
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -250,8 +255,9 @@ def saved(net, tmp_path_factory):
 
 @pytest.mark.parametrize("kind", ["script", "trace", "export", "export-batch-1"])
 def test_a_saved_network_plays_as_the_network_does(net, saved, kind):
+    code = ",run_code=true" if kind in ("script", "trace") else ""
     for simulations in (0, 16):
-        loaded = make_agent(f"torch:{saved[kind]},simulations={simulations},seed=4")
+        loaded = make_agent(f"torch:{saved[kind]},simulations={simulations},seed=4{code}")
         original = PolicyPlayer(net, simulations=simulations, seed=4)
         assert play_out(loaded, BLACK, seed=1) == play_out(original, BLACK, seed=1)
     assert loaded.name == "torch"
@@ -263,17 +269,19 @@ def test_a_network_of_the_planes_alone_plays_too(tmp_path):
     network = PlanesOnly().eval()
     path = tmp_path / "planes-only.pt"
     torch.jit.script(network).save(path)
-    assert play_out(TorchPlayer(path), WHITE) == play_out(
+    assert play_out(TorchPlayer(path, run_code=True), WHITE) == play_out(
         PolicyPlayer(lambda planes, _: network(planes)), WHITE
     )
 
 
 def test_the_size_option_is_checked_without_running_the_network(saved):
-    check_spec(f"torch:{saved['script']},size=5,sample=true", context())
+    check_spec(f"torch:{saved['export']},size=5,sample=true", context())
     with pytest.raises(AgentSpecError, match="cannot play this game.*plays 5x5, not 9x9"):
-        check_spec(f"torch:{saved['script']},size=5", context(9))
+        check_spec(f"torch:{saved['export']},size=5", context(9))
     with pytest.raises(AgentSpecError, match="above 0"):
-        check_spec(f"torch:{saved['script']},temperature=-1")
+        check_spec(f"torch:{saved['export']},temperature=-1")
+    with pytest.raises(AgentSpecError, match="run_code must be true or false"):
+        check_spec(f"torch:{saved['script']},run_code=yes")
 
 
 def test_files_that_are_no_saved_network_are_refused_clearly(saved, tmp_path):
@@ -300,3 +308,149 @@ def test_files_that_are_no_saved_network_are_refused_clearly(saved, tmp_path):
             check_spec(f"torch:{path}")
     with pytest.raises(NetworkFileError, match=f"{damaged}: corrupt: its entry .* fails its checksum"):
         TorchPlayer(damaged)
+
+
+# -- torch:PATH is data, unless the spec says the file's code may run --------------------------
+
+
+class _CreatesAFile:
+    """Unpickled, it creates ``path``: the code a hostile file hides in a pickle."""
+
+    def __init__(self, path: Path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+class WritesOnLoad(nn.Module):
+    """A TorchScript module whose ``__setstate__`` (run by ``torch.jit.load``) writes a file."""
+
+    def __init__(self, marker: str):
+        super().__init__()
+        self.marker = marker
+        self.weight = torch.zeros(MOVES, 17 * SIZE * SIZE)
+
+    def forward(self, planes: torch.Tensor) -> torch.Tensor:
+        return planes.flatten(1) @ self.weight.T
+
+    @torch.jit.export
+    def __getstate__(self) -> tuple[str, torch.Tensor, bool]:
+        return (self.marker, self.weight, self.training)
+
+    @torch.jit.export
+    def __setstate__(self, state: tuple[str, torch.Tensor, bool]) -> None:
+        self.marker, self.weight, self.training = state
+        torch.save(torch.zeros(1), self.marker)
+
+
+def test_a_torchscript_module_is_code_and_loads_only_when_the_spec_says_so(tmp_path):
+    marker = tmp_path / "written-at-load"
+    path = tmp_path / "policy.pt"
+    torch.jit.script(WritesOnLoad(str(marker))).save(path)
+    for build in (lambda: make_agent(f"torch:{path}"), lambda: check_spec(f"torch:{path}", context())):
+        with pytest.raises(AgentSpecError, match="TorchScript module is code .*run_code=true"):
+            build()
+    assert not marker.exists()
+    assert play_out(make_agent(f"torch:{path},run_code=true"), BLACK)  # opted in: it plays...
+    assert marker.exists()  # ...and its code ran, as the option's name says
+
+
+def rewritten(source: Path, target: Path, **entries: bytes | None) -> Path:
+    """A copy of the exported program ``source`` with entries (under the archive's root folder;
+    ``__`` for ``/``, ``_dot_`` for ``.``) replaced, added, or removed (None)."""
+    changes = {name.replace("__", "/").replace("_dot_", "."): data for name, data in entries.items()}
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w") as copy:
+        root = original.namelist()[0].partition("/")[0]
+        for name in original.namelist():
+            entry = name.partition("/")[2]
+            if entry not in changes:
+                copy.writestr(name, original.read(name))
+        for entry, data in changes.items():
+            if data is not None:
+                copy.writestr(f"{root}/{entry}", data, zipfile.ZIP_DEFLATED)
+    return target
+
+
+def entry(path: Path, suffix: str) -> bytes:
+    with zipfile.ZipFile(path) as archive:
+        return archive.read(next(name for name in archive.namelist() if name.endswith(suffix)))
+
+
+def test_an_exported_program_asking_for_a_pickle_is_refused_before_it_runs(saved, tmp_path):
+    marker = tmp_path / "pwned"
+    payload = pickle.dumps(_CreatesAFile(marker))
+    config = json.loads(entry(saved["export"], "model_weights_config.json"))
+    first = next(iter(config["config"]))
+    config["config"][first]["use_pickle"] = True
+    pickled_weight = rewritten(
+        saved["export"],
+        tmp_path / "pickled-weight.pt2",
+        data__weights__model_weights_config_dot_json=json.dumps(config).encode(),
+        **{f"data__weights__{config['config'][first]['path_name']}": payload},
+    )
+    pickled_inputs = rewritten(  # torch reads them weights-only, then unpickles them if that fails
+        saved["export"], tmp_path / "pickled-inputs.pt2", data__sample_inputs__model_dot_pt=payload
+    )
+    opaque = rewritten(saved["export"], tmp_path / "opaque.pt2", data__constants__opaque_obj_0=payload)
+    compiled = rewritten(
+        saved["export"], tmp_path / "aoti.pt2", data__aotinductor__model__model_dot_so=b"\x7fELF"
+    )
+    cases = {
+        pickled_weight: f"its weight '{first}' is stored as a pickle \\(use_pickle\\), which runs code",
+        pickled_inputs: "not a readable exported program .*a pickle",
+        opaque: "its entry '.*/data/constants/opaque_obj_0' is no part of an exported program's data",
+        compiled: "its entry '.*/data/aotinductor/model/model.so' is no part of an exported program's data",
+    }
+    for path, message in cases.items():
+        with pytest.raises(AgentSpecError, match=message):
+            make_agent(f"torch:{path}")
+        with pytest.raises(AgentSpecError, match=message):
+            check_spec(f"torch:{path}", context())
+        assert not marker.exists(), path.name
+
+
+def test_an_exported_program_whose_shapes_are_python_is_refused(saved, tmp_path):
+    marker = tmp_path / "pwned"
+    model = entry(saved["export"], "models/model.json").decode()
+    symbol = model[model.index("Symbol('") : model.index(")", model.index("Symbol('")) + 1]
+    hostile = model.replace(symbol, f"__import__('builtins').open('{marker}', 'w') and 0 or {symbol}")
+    path = rewritten(saved["export"], tmp_path / "shapes.pt2", models__model_dot_json=hostile.encode())
+    with pytest.raises(AgentSpecError, match="its shape expression .* is not plain arithmetic"):
+        make_agent(f"torch:{path}")
+    assert not marker.exists()
+
+
+def test_an_exported_program_that_touches_files_is_refused_before_it_plays(net, tmp_path):
+    marker = tmp_path / "grown-at-every-move"
+    planes, mask = torch.zeros(2, 17, SIZE, SIZE), torch.ones(2, MOVES, dtype=torch.bool)
+    program = torch.export.export(net, (planes, mask))
+    output = next(node for node in program.graph.nodes if node.op == "output")
+    with program.graph.inserting_before(output):  # maps (and creates) the file, shared, as it plays
+        node = program.graph.call_function(
+            torch.ops.aten.from_file.default, (str(marker), True, 4096), {"dtype": torch.uint8}
+        )
+    node.meta["val"] = torch.empty(4096, dtype=torch.uint8, device="meta")
+    path = tmp_path / "files.pt2"
+    torch.export.save(program, path)
+    with pytest.raises(
+        AgentSpecError, match="its graph calls aten.from_file.default, which reads or writes a file"
+    ):
+        play_out(make_agent(f"torch:{path}"), BLACK)
+    assert not marker.exists()
+
+
+def test_a_zip_bomb_is_refused_before_it_is_decompressed(saved, tmp_path):
+    config = json.loads(entry(saved["export"], "model_weights_config.json"))
+    weight = next(iter(config["config"].values()))["path_name"]
+    bomb = rewritten(saved["export"], tmp_path / "bomb.pt2", **{f"data__weights__{weight}": bytes(100 << 20)})
+    assert bomb.stat().st_size < 1 << 20  # 100 MiB of zeros deflate to about 100 KiB
+    with pytest.raises(AgentSpecError, match=r"its entries unpack to 100\.\d MiB from .* \(a zip bomb\?\)"):
+        make_agent(f"torch:{bomb}")
+    script_bomb = tmp_path / "bomb.pt"
+    with zipfile.ZipFile(saved["script"]) as original, zipfile.ZipFile(script_bomb, "w") as copy:
+        for name in original.namelist():
+            copy.writestr(name, original.read(name))
+        copy.writestr("script/extra/padding", bytes(100 << 20), zipfile.ZIP_DEFLATED)
+    with pytest.raises(NetworkFileError, match="a zip bomb"):
+        TorchPlayer(script_bomb, run_code=True)
