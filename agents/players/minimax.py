@@ -11,6 +11,7 @@ import importlib
 import math
 
 from go_env import Game
+from goarena.agents.players.search import typed_options
 from goarena.agents.protocols import GameContext, PolicyAgent, game_context, move_time
 from goarena.agents.specs import AgentSpecError, make_agent
 from goarena.search.expectimax import OpponentModel, expectimax
@@ -56,6 +57,7 @@ class MinimaxAgent:
         tt_size: transposition-table entries.
     """
 
+    @typed_options
     def __init__(
         self,
         depth: int | None = 4,
@@ -101,6 +103,7 @@ class ExpectimaxAgent:
         heuristic: the leaf estimate, as for ``MinimaxAgent``.
     """
 
+    @typed_options
     def __init__(
         self,
         depth: int = 2,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from go_env import Game, GameBatch
+from goarena.agents.players.search import typed_options
 from goarena.agents.protocols import Action, GameContext, restart_seed
 
 
@@ -17,6 +18,7 @@ class RandomAgent:
             (games then end by the move cap or when the board fills with eyes).
     """
 
+    @typed_options
     def __init__(self, seed: int | None = None, pass_only_when_forced: bool = False):
         self.name = "random"
         self.seed = seed

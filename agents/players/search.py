@@ -39,10 +39,13 @@ its search says.
 
 from __future__ import annotations
 
+import functools
 import math
+import numbers
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+import typing
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
@@ -154,10 +157,39 @@ def _rollout_policy(path: str | None, networks: list[Network]) -> PatternPolicy 
     return networks[-1].model
 
 
-def _check_pass_check(pass_check: object) -> bool:
-    if not isinstance(pass_check, bool):
-        raise ValueError(f"pass_check is true or false, got {pass_check!r}")
-    return pass_check
+Init = TypeVar("Init", bound=Callable[..., None])
+
+
+def check_option_types(init: Callable[..., None], options: Mapping[str, object]) -> None:
+    """Refuse (TypeError) an option whose value is not what ``init``'s annotation says it
+    takes: an integer, a number, or true or false (None where the annotation allows it), so
+    that ``uct:simulations=abc`` says ``simulations must be an integer, got 'abc'`` rather than
+    failing in a comparison. Options of other types are the player's to check."""
+    hints = typing.get_type_hints(init)
+    for name, value in options.items():
+        hint = hints.get(name)
+        kinds = set(typing.get_args(hint)) or {hint}  # int | None: {int, NoneType}
+        if not kinds <= {int, float, bool, type(None)} or (value is None and type(None) in kinds):
+            continue
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)  # numpy's too
+        if bool in kinds and not isinstance(value, bool):
+            raise TypeError(f"{name} must be true or false, got {value!r}")
+        if float in kinds and not number:
+            raise TypeError(f"{name} must be a number, got {value!r}")
+        if int in kinds and float not in kinds and not (number and isinstance(value, numbers.Integral)):
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+
+
+def typed_options(init: Init) -> Init:
+    """A player's ``__init__`` that checks the types of its keyword options first
+    (``check_option_types``): every built-in player's numbers get the same message."""
+
+    @functools.wraps(init)
+    def checked(self: Any, *args: Any, **options: Any) -> None:
+        check_option_types(init, options)
+        init(self, *args, **options)
+
+    return cast(Init, checked)
 
 
 def move_info(candidate: Candidate) -> MoveInfo:
@@ -201,7 +233,7 @@ class _SearchAgent:
         resign_threshold: float | None,
         resign_moves: int,
         networks: list[Network] | None = None,
-        pass_check: object = True,
+        pass_check: bool = True,
     ):
         if simulations is not None and simulations < 1:
             raise ValueError(f"the simulation budget must be positive, got {simulations}")
@@ -222,7 +254,7 @@ class _SearchAgent:
         self._searched: tuple | None = None  # the position of the last search
         self._networks = networks or []  # each network the player uses (sizes checked at reset)
         self._digests = [network.digest for network in self._networks]
-        self.pass_check = _check_pass_check(pass_check)
+        self.pass_check = pass_check
 
     @staticmethod
     def _position(game: Game) -> tuple:
@@ -370,6 +402,7 @@ class UCTAgent(_SearchAgent):
         seed: seed of the search's random generator.
     """
 
+    @typed_options
     def __init__(
         self,
         simulations: int | None = None,
@@ -386,6 +419,7 @@ class UCTAgent(_SearchAgent):
         **renamed: int,
     ):
         simulations = renamed_options("uct", renamed, UCT_RENAMES, simulations=simulations)["simulations"]
+        check_option_types(UCTAgent.__init__, {"simulations": simulations})  # given by its old name
         if simulations is None and seconds is None:
             simulations = 1000
         networks: list[Network] = []
@@ -476,6 +510,7 @@ class PUCTAgent(_SearchAgent):
         seed: seed of the noise, the move choice and the rollouts.
     """
 
+    @typed_options
     def __init__(
         self,
         simulations: int | None = None,
@@ -621,6 +656,7 @@ class PUCTAgent(_SearchAgent):
     def check_options(cls, context: GameContext | None, **options: object) -> None:
         """Check the options, and the networks' files as the player reads them (and their
         board size, given a context)."""
+        check_option_types(PUCTAgent.__init__, options)
         prior, rollout_weights = options.pop("prior", None), options.pop("rollout_weights", None)
         value = options.pop("value", None)
         evaluator = options.get("evaluator", "uniform")

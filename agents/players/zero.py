@@ -43,8 +43,8 @@ SEARCHES = ("puct", "gumbel")
 DEFAULT_SIMULATIONS = 200
 
 
-def _zero_options(options: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    """(weights, search, PUCTAgent's options) from a zero spec's options."""
+def _zero_options(options: dict[str, Any]) -> tuple[str, str, int, dict[str, Any]]:
+    """(weights, search, max_considered, PUCTAgent's options) from a zero spec's options."""
     fixed = {"evaluator", "prior", "value", "rollout_weights", "mixing"} & options.keys()
     if fixed:
         raise TypeError(f"zero's leaves are its network's: it takes no {', '.join(sorted(fixed))}")
@@ -54,9 +54,14 @@ def _zero_options(options: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
         raise ValueError(f"search is one of {', '.join(SEARCHES)}, got {search!r}")
     if search == "gumbel" and options.get("seconds") is not None:
         raise ValueError("search=gumbel takes a budget in simulations, not seconds")
+    max_considered = options.pop("max_considered", 16)
+    if isinstance(max_considered, bool) or not isinstance(max_considered, int):
+        raise TypeError(f"max_considered must be an integer, got {max_considered!r}")
+    if max_considered < 1:
+        raise ValueError(f"max_considered must be at least 1, got {max_considered}")
     if options.get("simulations") is None and options.get("seconds") is None:
         options["simulations"] = DEFAULT_SIMULATIONS
-    return weights, search, options
+    return weights, search, max_considered, options
 
 
 class ZeroAgent(PUCTAgent):
@@ -70,8 +75,7 @@ class ZeroAgent(PUCTAgent):
     """
 
     def __init__(self, **options: Any):
-        weights, search, rest = _zero_options(dict(options))
-        max_considered = int(rest.pop("max_considered", 16))
+        weights, search, max_considered, rest = _zero_options(dict(options))
         device, precision = rest.get("device"), str(rest.pop("precision", "float32"))
         network = load_network(weights, "zero", device or "cpu", precision)
         self.evaluator = ZeroEvaluator(network.model)
@@ -86,8 +90,7 @@ class ZeroAgent(PUCTAgent):
 
     @classmethod
     def check_options(cls, context: GameContext | None, **options: object) -> None:
-        weights, _, rest = _zero_options(dict(options))
-        rest.pop("max_considered", None)
+        weights, _, _, rest = _zero_options(dict(options))
         network = load_network(weights, "zero", precision=str(rest.pop("precision", "float32")))
         check_sizes([network], context.size if context is not None else None)
         PUCTAgent(**rest)  # the other options, checked

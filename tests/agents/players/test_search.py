@@ -23,7 +23,7 @@ from goarena.agents.protocols import (
     MoveObserver,
     PolicyAgent,
 )
-from goarena.agents.specs import AgentSpecError, make_agent
+from goarena.agents.specs import AgentSpecError, check_spec, make_agent
 from goarena.search import RolloutEvaluator
 
 
@@ -276,3 +276,38 @@ def test_puct_searches_many_games_at_once_with_a_simulation_budget_only():
     batch.play(np.array([12, 12]))
     later = {tuple(drawn.select_moves(batch)) for _ in range(8)}
     assert len(first) > 1 and len(later) == 1  # drawn for the first move, then the best
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("uct:simulations=abc", "simulations must be an integer, got 'abc'"),
+        ("uct:playouts=abc", "simulations must be an integer, got 'abc'"),  # its old spelling
+        ("uct:simulations=1.5", "simulations must be an integer, got 1.5"),
+        ("uct:c=abc", "c must be a number, got 'abc'"),
+        ("uct:rave=yes", "rave must be true or false, got 'yes'"),
+        ("puct:batch=abc", "batch must be an integer, got 'abc'"),
+        ("puct:mixing=abc", "mixing must be a number, got 'abc'"),
+        ("puct:seed=abc", "seed must be an integer, got 'abc'"),
+        ("alphago:simulations=abc", "simulations must be an integer, got 'abc'"),
+        ("zero:simulations=abc", "simulations must be an integer, got 'abc'"),
+        ("zero:max_considered=abc", "max_considered must be an integer, got 'abc'"),
+        ("minimax:depth=abc", "depth must be an integer, got 'abc'"),
+        ("minimax:seconds=abc", "seconds must be a number, got 'abc'"),
+        ("expectimax:depth=abc", "depth must be an integer, got 'abc'"),
+        ("random:seed=abc", "seed must be an integer, got 'abc'"),
+    ],
+)
+def test_an_option_of_the_wrong_type_says_what_it_must_be(spec, message):
+    said = f"bad options for {spec!r}: {message}"
+    with pytest.raises(AgentSpecError) as checked:
+        check_spec(spec, GameContext(9, Rules()))
+    with pytest.raises(AgentSpecError) as built:
+        make_agent(spec)
+    assert str(checked.value) == str(built.value)
+    assert str(built.value).startswith(said)  # playouts= is followed by the options' names
+
+
+def test_numpy_numbers_are_numbers():
+    player = UCTAgent(simulations=np.int64(8), seconds=np.float32(1.0), seed=np.int32(3))
+    assert player.simulations == 8

@@ -74,7 +74,7 @@ def test_seki_and_live_groups_allow_a_pass(name: str, diagram: str):
 
 
 def test_pass_check_must_be_a_bool():
-    with pytest.raises(ValueError, match="pass_check"):
+    with pytest.raises(TypeError, match="pass_check must be true or false"):
         UCTAgent(pass_check="sometimes")  # type: ignore[arg-type]
 
 
