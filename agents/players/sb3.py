@@ -19,6 +19,8 @@ The features extractor these models are trained with is ``goarena.agents.nets.sb
 from __future__ import annotations
 
 import base64
+import functools
+import importlib
 import io
 import json
 import pickle
@@ -31,11 +33,11 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from torch import nn
 
 from go_env import Game
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes, planes_in_layout
+from goarena.agents.nets.checkpoint import nonfinite_weight
+from goarena.agents.nets.errors import zip_size_problem
 from goarena.agents.nets.predict import masked_softmax, player_device, resolve_device
 from goarena.agents.nets.sb3_extractor import GoResNetExtractor, board_size_of, channels_first_of
 from goarena.agents.players.search import PUCTAgent, SearchedNetwork
@@ -81,63 +83,69 @@ def _layout_of(model: BaseAlgorithm | SB3Model | spaces.Space) -> bool | None:
 # -- loading -------------------------------------------------------------------------------
 
 # A model file is data: of its ``data`` entry, only the JSON values and the four pickled
-# entries a player needs are read, the latter with an unpickler that builds nothing but the
-# classes below (no function is called, no other module is imported). Every other pickled
-# entry (schedules, buffers, ...) is left unread.
+# entries a player needs are read, the latter with an unpickler that resolves nothing itself:
+# each global a pickle names must be one of the exact (module, name) pairs below, and what it
+# gets is our own import of that object (the spaces, their dtypes and seeded generators, the
+# policies, extractors, activations and optimizers an SB3 model holds). A dotted name, which
+# pickle would follow through modules (numpy.random.mtrand's np.f2py.subprocess.Popen), is
+# never resolved. Every other pickled entry (schedules, buffers, ...) is left unread.
 _NEEDED = ("policy_class", "observation_space", "action_space", "policy_kwargs")
-_SAFE_CALLS = {
-    ("numpy", "dtype"),
-    ("numpy", "ndarray"),
-    ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "_reconstruct"),
-    ("numpy.core.multiarray", "scalar"),
-    ("numpy.core.numeric", "_frombuffer"),
-    ("numpy._core.numeric", "_frombuffer"),
-    ("numpy._core.multiarray", "scalar"),
-    ("numpy.random._pickle", "__generator_ctor"),
-    ("numpy.random._pickle", "__bit_generator_ctor"),
-    ("numpy.random._pickle", "__randomstate_ctor"),
-    ("numpy.random.bit_generator", "__pyx_unpickle_SeedSequence"),
-    ("builtins", "slice"),
+_DATA_CLASSES: dict[str, tuple[str, ...]] = {
+    "builtins": ("slice",),
+    "numpy": ("dtype", "ndarray"),
+    "numpy._core.multiarray": ("_reconstruct", "scalar"),
+    "numpy._core.numeric": ("_frombuffer",),
+    "numpy.random._pickle": ("__generator_ctor", "__bit_generator_ctor", "__randomstate_ctor"),
+    "numpy.random.bit_generator": ("SeedSequence", "__pyx_unpickle_SeedSequence"),
+    "numpy.random._pcg64": ("PCG64", "PCG64DXSM"),
+    "numpy.random._mt19937": ("MT19937",),
+    "numpy.random._philox": ("Philox",),
+    "numpy.random._sfc64": ("SFC64",),
+    "gymnasium.spaces.box": ("Box",),
+    "gymnasium.spaces.discrete": ("Discrete",),
+    "stable_baselines3.common.policies": ("ActorCriticPolicy", "ActorCriticCnnPolicy"),
+    "sb3_contrib.common.maskable.policies": ("MaskableActorCriticPolicy", "MaskableActorCriticCnnPolicy"),
+    "stable_baselines3.common.torch_layers": ("FlattenExtractor", "NatureCNN"),
+    "goarena.agents.nets.sb3_extractor": ("GoResNetExtractor",),
+    "torch.nn.modules.activation": ("ReLU", "Tanh", "ELU", "LeakyReLU", "GELU", "SiLU", "Mish", "Sigmoid"),
+    "torch.optim.adam": ("Adam",),
+    "torch.optim.adamw": ("AdamW",),
+    "torch.optim.rmsprop": ("RMSprop",),
+    "torch.optim.sgd": ("SGD",),
+}
+# Other spellings of those modules: numpy 1's, and where earlier releases kept the extractor.
+_MOVED = {
+    "numpy.core.multiarray": "numpy._core.multiarray",
+    "numpy.core.numeric": "numpy._core.numeric",
+    "goarena.agents.sb3": "goarena.agents.nets.sb3_extractor",
 }
 
 
-def _safe_classes() -> dict[str, type]:
-    """Module (prefix) -> the base class every class taken from it must derive from."""
-    from stable_baselines3.common.policies import BasePolicy
-
-    return {
-        "gymnasium.spaces.": spaces.Space,
-        "numpy.dtypes": np.dtype,
-        "numpy.random.": object,  # bit generators and generators, for the spaces' seeds
-        "stable_baselines3.common.policies": BasePolicy,
-        "sb3_contrib.common.maskable.policies": BasePolicy,
-        "stable_baselines3.common.torch_layers": BaseFeaturesExtractor,
-        "goarena.agents.nets.sb3_extractor": BaseFeaturesExtractor,
-        "torch.nn.modules.activation": nn.Module,
-        "torch.optim.": torch.optim.Optimizer,
-    }
-
-
-# Models saved by earlier releases name the extractor by the module it lived in then.
-_MOVED = {"goarena.agents.sb3": "goarena.agents.nets.sb3_extractor"}
+@functools.cache
+def _data_globals() -> dict[tuple[str, str], Any]:
+    """(module, name) -> the object itself, for each pair above, from our own imports."""
+    found = {}
+    for module, names in _DATA_CLASSES.items():
+        try:
+            imported = importlib.import_module(module)
+        except ImportError:  # numpy 1 has numpy.core only
+            imported = importlib.import_module(module.replace("numpy._core", "numpy.core"))
+        found.update({(module, name): getattr(imported, name) for name in names})
+    return found
 
 
 class _DataUnpickler(pickle.Unpickler):
-    """Builds the allowed classes of a model's data and refuses anything else by name."""
+    """Builds only the objects a model's data is made of and refuses any other global by name."""
 
     def find_class(self, module: str, name: str) -> Any:
-        module = _MOVED.get(module, module)
-        if (module, name) in _SAFE_CALLS:
-            return super().find_class(module, name)
-        for prefix, base in _safe_classes().items():
-            if module == prefix.rstrip(".") or (prefix.endswith(".") and module.startswith(prefix)):
-                found = super().find_class(module, name)
-                if isinstance(found, type) and (
-                    base is object and module.startswith("numpy.random.") or issubclass(found, base)
-                ):
-                    return found
-        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a model's data")
+        found = _data_globals().get((_MOVED.get(module, module), name))
+        if found is not None:
+            return found
+        if "." in name:
+            raise pickle.UnpicklingError(
+                f"{module}.{name} is a dotted name, which reaches through modules to anything"
+            )
+        raise pickle.UnpicklingError(f"{module}.{name} is none of the classes an SB3 model holds")
 
 
 def read_model_data(path: Path | str) -> dict[str, Any]:
@@ -145,14 +153,18 @@ def read_model_data(path: Path | str) -> dict[str, Any]:
     class and its arguments, ``use_sde``), read as data: nothing in the file is run.
 
     Raises:
-        SB3ModelError: no such file, not an SB3 model's zip, a corrupt one, or one whose data
-            asks for anything but the spaces, policies and layers a model is made of.
+        SB3ModelError: no such file, not an SB3 model's zip, a corrupt one, one whose zip
+            declares absurd sizes (``zip_size_problem``), or one whose data asks for anything
+            but the spaces, policies and layers a model is made of.
     """
     path = Path(path)
     if not path.is_file():
         raise SB3ModelError(f"{path}: no Stable-Baselines3 model at that path")
     try:
         with zipfile.ZipFile(path) as archive:
+            problem = zip_size_problem(archive, path.stat().st_size)
+            if problem is not None:
+                raise SB3ModelError(f"{path}: {problem}")
             text = archive.read("data").decode()
     except zipfile.BadZipFile:
         raise SB3ModelError(
@@ -220,7 +232,7 @@ def load_sb3_model(path: Path | str, device: str = "cpu") -> SB3Model:
 
     Raises:
         SB3ModelError: not an SB3 model, not an actor-critic one, not over Go planes, corrupt,
-            or one whose data asks for code.
+            one whose data asks for code, or one whose weights hold NaN or infinity.
     """
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
@@ -237,10 +249,16 @@ def load_sb3_model(path: Path | str, device: str = "cpu") -> SB3Model:
     try:
         with zipfile.ZipFile(path) as archive:
             weights = archive.read("policy.pth")
-        state = torch.load(io.BytesIO(weights), map_location=where, weights_only=True)
-        policy.load_state_dict(state)
+        with zipfile.ZipFile(io.BytesIO(weights)) as inner:  # torch.save's own zip, read by torch
+            problem = zip_size_problem(inner, len(weights))
+        if problem is None:
+            state = torch.load(io.BytesIO(weights), map_location=where, weights_only=True)
+            policy.load_state_dict(state)
+            problem = nonfinite_weight(state)
     except Exception as error:  # zipfile, torch and the state dict raise many kinds
         raise SB3ModelError(f"{path}: the model's weights are not readable (corrupt?): {error}") from None
+    if problem is not None:
+        raise SB3ModelError(f"{path}: the model's weights (policy.pth): {problem}")
     policy.to(where)
     policy.set_training_mode(False)
     model = SB3Model(policy, data["observation_space"], data["action_space"])

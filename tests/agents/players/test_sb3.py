@@ -4,8 +4,12 @@ search), and ``goarena train sb3`` (a tiny run that is stopped and resumes)."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import pickle
+import struct
+import sys
+import time
 import warnings
 import zipfile
 from dataclasses import replace
@@ -288,6 +292,140 @@ def test_a_model_is_data_the_code_hidden_in_it_never_runs(tmp_path, model_path):
     check_spec(f"sb3:{unread}", GameContext(SIZE, Rules()))  # a training-only entry is never read
     assert play_out(make_agent(f"sb3:{unread}"), make_agent("random"), BLACK).is_over
     assert not marker.exists()
+
+
+def _text(value: str) -> bytes:
+    data = value.encode()
+    return pickle.BINUNICODE + struct.pack("<I", len(data)) + data
+
+
+def _call(module: str, name: str, *arguments: bytes) -> bytes:
+    """Pickle opcodes that call the global ``module``, ``name`` on ``arguments`` (opcodes that
+    push them): a GLOBAL opcode, whose dotted name pickle (protocol 4 and above) follows through
+    modules, a tuple, REDUCE."""
+    return (
+        pickle.GLOBAL
+        + f"{module}\n{name}\n".encode()
+        + pickle.MARK
+        + b"".join(arguments)
+        + pickle.TUPLE
+        + pickle.REDUCE
+    )
+
+
+def _list(*items: str) -> bytes:
+    return pickle.EMPTY_LIST + pickle.MARK + b"".join(map(_text, items)) + pickle.APPENDS
+
+
+def with_entry(model_path, path, entry: str, pickled: bytes):
+    """``model_path`` with its data's ``entry`` replaced by the pickle ``pickled``."""
+    with zipfile.ZipFile(model_path) as source, zipfile.ZipFile(path, "w") as archive:
+        for name in source.namelist():
+            content = source.read(name)
+            if name == "data":
+                data = json.loads(content)
+                data[entry] = {
+                    ":type:": "<class 'object'>",
+                    ":serialized:": base64.b64encode(pickled).decode(),
+                }
+                content = json.dumps(data).encode()
+            archive.writestr(name, content)
+    return path
+
+
+def entry_pickle(model_path, entry: str) -> bytes:
+    with zipfile.ZipFile(model_path) as archive:
+        return base64.b64decode(json.loads(archive.read("data"))[entry][":serialized:"])
+
+
+def test_a_dotted_global_runs_nothing_and_is_refused_as_such(tmp_path, model_path):
+    marker = tmp_path / "pwned"
+    popen = (
+        pickle.PROTO
+        + bytes([4])
+        + _call(
+            "numpy.random.mtrand",
+            "np.f2py.subprocess.Popen",  # subprocess.Popen, reached through numpy.random.mtrand's np
+            _list(sys.executable, "-c", f"open({str(marker)!r}, 'w')"),
+        )
+        + pickle.STOP
+    )
+    file_io = (
+        pickle.PROTO
+        + bytes([4])
+        + _call(  # io.FileIO, which creates (truncates) a file
+            "numpy.lib._format_impl", "io.FileIO", _text(str(marker)), _text("w")
+        )
+        + pickle.STOP
+    )
+    # The stealth variant: the real observation space, with the call hidden in its state, loads
+    # and plays as the model did (as it did before this check).
+    box = entry_pickle(model_path, "observation_space")
+    stealth = (
+        box[:-1]
+        + pickle.EMPTY_DICT
+        + _text("_cache")
+        + _call("numpy.random.mtrand", "np.lib._format_impl.io.FileIO", _text(str(marker)), _text("w"))
+        + pickle.SETITEM
+        + pickle.BUILD
+        + pickle.STOP
+    )
+    cases = [
+        ("policy_kwargs", popen, "numpy.random.mtrand.np.f2py.subprocess.Popen is a dotted name"),
+        ("observation_space", file_io, "numpy.lib._format_impl.io.FileIO is a dotted name"),
+        ("observation_space", stealth, "numpy.random.mtrand.np.lib._format_impl.io.FileIO is a dotted name"),
+    ]
+    for index, (entry, pickled, why) in enumerate(cases):
+        path = with_entry(model_path, tmp_path / f"hostile-{index}.zip", entry, pickled)
+        for build in (make_agent, lambda spec: check_spec(spec, GameContext(SIZE, Rules()))):
+            with pytest.raises(
+                AgentSpecError, match=f"refused, as a model is data and runs no code: '{entry}': {why}"
+            ):
+                build(f"sb3:{path}")
+    time.sleep(0.5)  # a process started would have had time to write the file
+    assert not marker.exists()
+
+
+def test_a_global_outside_the_model_classes_is_refused_even_in_an_allowed_module(tmp_path, model_path):
+    seeds = pickle.PROTO + bytes([4]) + _call("numpy.random._pickle", "BitGenerators") + pickle.STOP
+    path = with_entry(model_path, tmp_path / "other.zip", "action_space", seeds)
+    with pytest.raises(
+        SB3ModelError, match="numpy.random._pickle.BitGenerators is none of the classes an SB3 model holds"
+    ):
+        SB3Agent(path)
+
+
+def rewrite_weights(model_path, path, weights: bytes, compress: int = zipfile.ZIP_STORED):
+    with zipfile.ZipFile(model_path) as source, zipfile.ZipFile(path, "w") as archive:
+        for name in source.namelist():
+            if name != "policy.pth":
+                archive.writestr(name, source.read(name))
+        archive.writestr("policy.pth", weights, compress)
+    return path
+
+
+def test_a_zip_bomb_is_refused_before_it_is_decompressed(tmp_path, model_path):
+    outer = rewrite_weights(model_path, tmp_path / "outer.zip", bytes(100 << 20), zipfile.ZIP_DEFLATED)
+    with pytest.raises(SB3ModelError, match=r"its entries unpack to 1\d\d\.\d MiB .* \(a zip bomb\?\)"):
+        SB3Agent(outer)
+    state = io.BytesIO()  # policy.pth is torch.save's own zip: its records are checked too
+    with zipfile.ZipFile(state, "w") as archive:
+        archive.writestr("policy/data/0", bytes(100 << 20), zipfile.ZIP_DEFLATED)
+    inner = rewrite_weights(model_path, tmp_path / "inner.zip", state.getvalue())
+    with pytest.raises(SB3ModelError, match=r"weights \(policy.pth\): its entries unpack to 100\.0 MiB"):
+        SB3Agent(inner)
+
+
+def test_weights_holding_nan_are_refused_at_load(tmp_path, model_path):
+    with zipfile.ZipFile(model_path) as archive:
+        state = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
+    name = next(name for name, tensor in state.items() if tensor.is_floating_point())
+    state[name][0] = float("nan")
+    weights = io.BytesIO()
+    torch.save(state, weights)
+    path = rewrite_weights(model_path, tmp_path / "nan.zip", weights.getvalue())
+    with pytest.raises(SB3ModelError, match=f"{path}: .*its weight '{name}' holds NaN or infinite values"):
+        SB3Agent(path)
 
 
 # -- training ------------------------------------------------------------------------------
