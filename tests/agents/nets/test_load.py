@@ -166,3 +166,41 @@ def test_gtp_refuses_cut_rollout_weights_without_a_traceback(rollout):
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
     assert f"{rollout}: not a readable .npz (cut short or corrupt?)" in done.stderr
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_weights_holding_nan_or_infinity_are_refused_at_load_naming_the_file(tmp_path, bad):
+    torch.manual_seed(0)
+    network = PolicyNet(9, layers=2, filters=4)
+    name, weight = next(
+        (name, tensor) for name, tensor in network.state_dict().items() if tensor.is_floating_point()
+    )
+    weight.view(-1)[0] = bad
+    path = tmp_path / "diverged.pt"
+    save_model(path, network)  # its digest matches: the file is intact, its weights are not
+    message = rf"{path}: its weight '{name}' holds NaN or infinite values"
+    with pytest.raises(NetworkFileError, match=message):
+        load_network(path, "policy")
+    for build in (make_agent, lambda spec: check_spec(spec, GameContext(9, Rules()))):
+        with pytest.raises(AgentSpecError, match=message):
+            build(f"sl-policy:weights='{path}'")
+
+
+def bomb(path: Path, source: Path) -> Path:
+    """``source`` with one more entry: 100 MiB of zeros, deflated to about 100 KiB."""
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(path, "w") as copy:
+        for name in original.namelist():
+            copy.writestr(name, original.read(name))
+        root = original.namelist()[0].partition("/")[0]
+        copy.writestr(f"{root}/data/99", bytes(100 << 20), zipfile.ZIP_DEFLATED)
+    return path
+
+
+def test_a_zip_bomb_is_refused_before_it_is_decompressed(policy, rollout, tmp_path):
+    for source, kind in ((policy, "policy"), (rollout, "rollout")):
+        path = bomb(tmp_path / f"bomb-{source.name}", source)
+        assert path.stat().st_size < 1 << 20
+        with pytest.raises(
+            NetworkFileError, match=rf"{path}: its entries unpack to 100\.\d MiB .*a zip bomb"
+        ):
+            load_network(path, kind)
