@@ -470,14 +470,13 @@ class _Pool:
         todo = deque(games)
         hung: dict[str, UnplayedGame] = {}  # the players whose setup overran, with that game
         while True:
-            while todo and (skipped := _not_tried(todo[0], hung)) is not None:
-                todo.popleft()
-                yield skipped
+            yield from _not_tried(todo, hung)
             if not todo and not any(worker.game for worker in self.workers):
                 return
             self.size = min(self.size, len(todo) + sum(1 for w in self.workers if w.game))
             self.start()
             for worker in self.workers:
+                yield from _not_tried(todo, hung)
                 if worker.ready and not todo:
                     worker.stop()
                 elif worker.ready:
@@ -559,15 +558,18 @@ class _Pool:
         return PlayedGame(game, _lost(game, turn, "F", reason))
 
 
-def _not_tried(game: ScheduledGame, hung: dict[str, UnplayedGame]) -> UnplayedGame | None:
-    """``game`` left unplayed if one of its players is in ``hung`` (its setup ran past its
-    limit in an earlier game: trying it again would cost as much), else None."""
-    for color, name in zip((BLACK, WHITE), game.names, strict=True):
-        earlier = hung.get(name)
-        if earlier is not None:
-            reason = f"{earlier.reason} in game {earlier.scheduled.id}, so not tried again"
-            return UnplayedGame(game, color, earlier.call, reason)
-    return None
+def _not_tried(todo: deque[ScheduledGame], hung: dict[str, UnplayedGame]) -> Iterator[UnplayedGame]:
+    """Take the games at the head of ``todo`` that a player of ``hung`` plays (its setup ran
+    past its limit in an earlier game: trying it again would cost as much), left unplayed."""
+    while todo:
+        game = todo[0]
+        color = next((c for c, name in zip((BLACK, WHITE), game.names, strict=True) if name in hung), None)
+        if color is None:
+            return
+        todo.popleft()
+        earlier = hung[game.names[color - 1]]
+        reason = f"{earlier.reason} in game {earlier.scheduled.id}, so not tried again"
+        yield UnplayedGame(game, color, earlier.call, reason)
 
 
 def _exit_words(code: int | None) -> str:
