@@ -134,8 +134,14 @@ def _data_globals() -> dict[tuple[str, str], Any]:
     return found
 
 
-class _DataUnpickler(pickle.Unpickler):
+# Python's own unpickler, whose opcodes a subclass can replace (typeshed describes only the C one).
+_PythonUnpickler: Any = pickle._Unpickler
+
+
+class _DataUnpickler(_PythonUnpickler):
     """Builds only the objects a model's data is made of and refuses any other global by name."""
+
+    dispatch: dict[int, Any] = dict(_PythonUnpickler.dispatch)
 
     def find_class(self, module: str, name: str) -> Any:
         found = _data_globals().get((_MOVED.get(module, module), name))
@@ -146,6 +152,17 @@ class _DataUnpickler(pickle.Unpickler):
                 f"{module}.{name} is a dotted name, which reaches through modules to anything"
             )
         raise pickle.UnpicklingError(f"{module}.{name} is none of the classes an SB3 model holds")
+
+    def load_build(self) -> None:
+        """BUILD sets the state of an object the pickle made, never the attributes of one of our
+        own classes or functions (``Box.sample`` or ``_frombuffer.__defaults__``, for every
+        model the process loads after)."""
+        target = self.stack[-2]
+        if any(target is found for found in _data_globals().values()):
+            raise pickle.UnpicklingError(f"it sets the attributes of {target!r}, which data may not change")
+        super().load_build()
+
+    dispatch[pickle.BUILD[0]] = load_build
 
 
 def read_model_data(path: Path | str) -> dict[str, Any]:
@@ -242,21 +259,33 @@ def load_sb3_model(path: Path | str, device: str = "cpu") -> SB3Model:
     options = dict(data["policy_kwargs"])
     if not issubclass(policy_class, MaskableActorCriticPolicy):
         options["use_sde"] = data["use_sde"]
+    weights, unpacked = _read_weights(path)
+
+    def rebuild() -> Any:
+        try:
+            return policy_class(data["observation_space"], data["action_space"], lambda _: 0.0, **options)
+        except (TypeError, ValueError) as error:
+            raise SB3ModelError(
+                f"{path}: the model's policy cannot be rebuilt from its data: {error}"
+            ) from None
+
+    # The data names the network's shape: measured without memory first, so that a file cannot
+    # ask for gigabytes of layers that its weights could never fill.
+    with torch.device("meta"):
+        shape_only = rebuild()
+    needed = sum(t.numel() * t.element_size() for t in (*shape_only.parameters(), *shape_only.buffers()))
+    if needed > unpacked:
+        raise SB3ModelError(
+            f"{path}: the model's data asks for a network of {needed} bytes, more than its weights "
+            f"hold ({unpacked} bytes): refused before building it"
+        )
+    policy = rebuild()
     try:
-        policy = policy_class(data["observation_space"], data["action_space"], lambda _: 0.0, **options)
-    except (TypeError, ValueError) as error:
-        raise SB3ModelError(f"{path}: the model's policy cannot be rebuilt from its data: {error}") from None
-    try:
-        with zipfile.ZipFile(path) as archive:
-            weights = archive.read("policy.pth")
-        with zipfile.ZipFile(io.BytesIO(weights)) as inner:  # torch.save's own zip, read by torch
-            problem = zip_size_problem(inner, len(weights))
-        if problem is None:
-            state = torch.load(io.BytesIO(weights), map_location=where, weights_only=True)
-            policy.load_state_dict(state)
-            problem = nonfinite_weight(state)
-    except Exception as error:  # zipfile, torch and the state dict raise many kinds
+        state = torch.load(io.BytesIO(weights), map_location=where, weights_only=True)
+        policy.load_state_dict(state)
+    except Exception as error:  # torch and the state dict raise many kinds
         raise SB3ModelError(f"{path}: the model's weights are not readable (corrupt?): {error}") from None
+    problem = nonfinite_weight(state)
     if problem is not None:
         raise SB3ModelError(f"{path}: the model's weights (policy.pth): {problem}")
     policy.to(where)
@@ -264,6 +293,22 @@ def load_sb3_model(path: Path | str, device: str = "cpu") -> SB3Model:
     model = SB3Model(policy, data["observation_space"], data["action_space"])
     _check_spaces(path, model.observation_space, model.action_space, _layout_of(model))
     return model
+
+
+def _read_weights(path: Path | str) -> tuple[bytes, int]:
+    """The model's ``policy.pth`` (torch.save's own zip) and the bytes its entries declare,
+    refused before torch reads it when those sizes are absurd."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            weights = archive.read("policy.pth")
+        with zipfile.ZipFile(io.BytesIO(weights)) as inner:
+            problem = zip_size_problem(inner, len(weights))
+            unpacked = sum(info.file_size for info in inner.infolist())
+    except (KeyError, OSError, zipfile.BadZipFile, zipfile.LargeZipFile) as error:
+        raise SB3ModelError(f"{path}: the model's weights are not readable (corrupt?): {error}") from None
+    if problem is not None:
+        raise SB3ModelError(f"{path}: the model's weights (policy.pth): {problem}")
+    return weights, unpacked
 
 
 def _check_spaces(

@@ -395,6 +395,42 @@ def test_a_global_outside_the_model_classes_is_refused_even_in_an_allowed_module
         SB3Agent(path)
 
 
+def test_data_cannot_change_our_own_classes_or_functions(tmp_path, model_path):
+    from numpy._core.numeric import _frombuffer
+
+    before = _frombuffer.__defaults__
+    # BUILD on a global sets its attributes: here numpy's array rebuilder's default arguments.
+    tamper = (
+        pickle.PROTO
+        + bytes([4])
+        + pickle.GLOBAL
+        + b"numpy._core.numeric\n_frombuffer\n"
+        + pickle.NONE
+        + pickle.EMPTY_DICT
+        + _text("__defaults__")
+        + pickle.NONE
+        + pickle.TUPLE1
+        + pickle.SETITEM
+        + pickle.TUPLE2
+        + pickle.BUILD
+        + pickle.STOP
+    )
+    path = with_entry(model_path, tmp_path / "tamper.zip", "policy_kwargs", tamper)
+    with pytest.raises(
+        SB3ModelError, match="sets the attributes of <function _frombuffer.*which data may not"
+    ):
+        SB3Agent(path)
+    assert _frombuffer.__defaults__ == before
+
+
+def test_a_network_larger_than_its_weights_is_refused_before_it_is_built(tmp_path, model_path):
+    kwargs = pickle.loads(entry_pickle(model_path, "policy_kwargs"))  # the test's own file
+    kwargs["net_arch"] = dict(pi=[4096, 4096], vf=[4096, 4096])  # 134 MB of layers, weights of 0.1 MB
+    path = with_entry(model_path, tmp_path / "huge.zip", "policy_kwargs", pickle.dumps(kwargs))
+    with pytest.raises(SB3ModelError, match=r"asks for a network of \d+ bytes, more than its weights hold"):
+        SB3Agent(path)
+
+
 def rewrite_weights(model_path, path, weights: bytes, compress: int = zipfile.ZIP_STORED):
     with zipfile.ZipFile(model_path) as source, zipfile.ZipFile(path, "w") as archive:
         for name in source.namelist():
