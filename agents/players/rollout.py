@@ -19,6 +19,7 @@ import numpy as np
 from go_env import Game
 from go_env.features.patterns import move_logits, new_pattern_scratch
 from goarena.agents.nets.load import check_sizes, load_network
+from goarena.agents.players.search import check_option_types, typed_options
 from goarena.agents.protocols import (
     Action,
     GameContext,
@@ -61,6 +62,7 @@ class RolloutPolicyAgent:
         ValueError: a bad temperature, or a file that is not rollout weights.
     """
 
+    @typed_options
     def __init__(
         self,
         weights: str | PathLike[str] = ROLLOUT_9X9,
@@ -86,6 +88,7 @@ class RolloutPolicyAgent:
             raise TypeError(
                 f"unknown options {', '.join(sorted(unknown))} (takes weights, temperature, seed)"
             )
+        check_option_types(RolloutPolicyAgent.__init__, options)
         _temperature(options.get("temperature", 1.0))
         network = load_network(Path(weights), "rollout")
         if context is not None:

@@ -296,6 +296,7 @@ def test_puct_searches_many_games_at_once_with_a_simulation_budget_only():
         ("minimax:seconds=abc", "seconds must be a number, got 'abc'"),
         ("expectimax:depth=abc", "depth must be an integer, got 'abc'"),
         ("random:seed=abc", "seed must be an integer, got 'abc'"),
+        ("rollout-policy:seed=abc", "seed must be an integer, got 'abc'"),
     ],
 )
 def test_an_option_of_the_wrong_type_says_what_it_must_be(spec, message):
