@@ -1,12 +1,13 @@
 """The web board's page in a real browser: Playwright for Python drives the system's chromium
 (no browser download) against the real server, run on a free port over a small stored league.
 
-Four walks through the page: a whole 9x9 game against ``random`` played by clicking, its shown
+Five walks through the page: a whole 9x9 game against ``random`` played by clicking, its shown
 result and dead stones checked against the server's count of the same moves (``settle_final``);
 a stored league game stepped through with the arrow keys, each position's stones checked
 against its SGF replayed in go_env; live analysis that arrives while a player searches, and
-that the "Show analysis" switch hides; and a league watched while it plays, its game in
-progress on a board that grows, then in the table.
+that the "Show analysis" switch hides; a league watched while it plays, its game in
+progress on a board that grows, then in the table; and a page of another origin whose
+WebSocket to the server is refused.
 
 They take the README's screenshots: into ``$GOARENA_SCREENSHOTS`` when it names a folder
 (``GOARENA_SCREENSHOTS=docs/images pytest tests/benchmarks/web/test_browser.py -m slow``),
@@ -15,6 +16,8 @@ else into a temporary folder.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import os
 import random
@@ -42,6 +45,7 @@ from goarena.search.ownership import settled_board
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright")
 uvicorn = pytest.importorskip("uvicorn", reason="the web board needs goarena[web]")
 web_app = pytest.importorskip("goarena.benchmarks.web.app", reason="the web board needs goarena[web]")
+Address = pytest.importorskip("goarena.benchmarks.web.guard").Address
 expect = sync_api.expect
 expect.set_options(timeout=30_000)  # a search, a network's first load or a busy machine may take a while
 
@@ -85,7 +89,9 @@ def server(runs: Path) -> Iterator[str]:
     """The real server on a free port of 127.0.0.1, in a thread; yields its URL."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
-    served = uvicorn.Server(uvicorn.Config(web_app.create_app(runs, PLAYERS), log_level="warning"))
+    address = Address("127.0.0.1", listener.getsockname()[1])
+    app = web_app.create_app(runs, PLAYERS, address=address)
+    served = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=served.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
@@ -324,3 +330,31 @@ def test_a_watched_league_shows_its_game_in_progress_on_a_board_of_its_own(page,
     expect(page.locator("#games tr[data-game]")).to_have_count(1)
     expect(page.locator("#watch-note")).to_contain_text("No game in progress")
     expect(page.locator("#error")).to_be_hidden()
+
+
+ATTACK = """<!doctype html><title>another site</title><script>
+const socket = new WebSocket("ws://127.0.0.1:PORT/ws/play");
+socket.onopen = () => {
+  document.title = "open";
+  socket.send(JSON.stringify({ type: "new", player: "random", size: 5 }));
+};
+socket.onmessage = (event) => (document.title = "answered " + event.data.slice(0, 40));
+socket.onerror = () => (document.title = "refused");
+</script>"""
+
+
+def test_a_page_of_another_origin_cannot_use_the_server(browser, server, tmp_path):
+    # The page another site would serve, here from a second origin: another port of 127.0.0.1.
+    port = server.rsplit(":", 1)[1].strip("/")
+    (tmp_path / "index.html").write_text(ATTACK.replace("PORT", port))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as other:
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        page = browser.new_page()
+        try:
+            page.goto(f"http://127.0.0.1:{other.server_address[1]}/index.html")
+            page.wait_for_function("() => document.title !== 'another site'")
+            assert page.title() == "refused"
+        finally:
+            page.close()
+            other.shutdown()

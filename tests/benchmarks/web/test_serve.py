@@ -73,3 +73,30 @@ def test_serve_refuses_a_missing_directory_and_a_bad_player(tmp_path):
         command(parser.parse_args(["--dir", str(tmp_path / "nope")]))
     with pytest.raises(SystemExit, match="--player x=uct:sims=3: .*sims"):
         command(parser.parse_args(["--dir", str(tmp_path), "--player", "x=uct:sims=3"]))
+
+
+def test_serve_refuses_allow_spec_off_the_loopback_unless_told_what_it_does(tmp_path):
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    for host in ("0.0.0.0", "192.168.1.5", "::"):
+        refused = "run any command on this machine as you.*--let-the-network-run-code"
+        with pytest.raises(SystemExit, match=refused):
+            command(parser.parse_args(["--dir", str(tmp_path), "--host", host, "--allow-spec"]))
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ([], "warning: every host that reaches 0.0.0.0 port {port} may play games here"),
+        (["--allow-spec", "--let-the-network-run-code"], "WARNING: every host that reaches 0.0.0.0 port"),
+    ],
+)
+def test_serve_off_the_loopback_says_who_can_reach_it(tmp_path, options, said):
+    port = free_port()
+    command = [*SERVE, "--dir", str(tmp_path), "--port", str(port), "--host", "0.0.0.0", *options]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert said.format(port=port) in server.stderr.readline()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
