@@ -110,11 +110,12 @@ def _serve(connection: Connection, spec: str, context: GameContext) -> None:
         except EOFError:
             return
         try:
-            # A player that does not observe moves has no observe_move: nothing to tell it.
-            call = getattr(agent, method, None)
-            game, *rest = args
-            if method != "reset":
-                game = _game(game)
-            connection.send((True, None if call is None else call(game, *rest)))
+            answer = None
+            if method == "reset":
+                agent.reset(*args)
+            elif (call := getattr(agent, method, None)) is not None:  # observe_move: if it observes
+                record, *rest = args
+                answer = call(_game(record), *rest)
+            connection.send((True, answer))
         except Exception as error:
             connection.send((False, error))

@@ -41,6 +41,10 @@ Chinese counting, which seldom differs from a territory count by more than a poi
 says who judged (``counted_by``). GNU Go may take seconds: it runs in a thread, and meanwhile
 the state says that the game is over, with no result yet.
 
+When the game ends early (the browser leaves, or starts another), the player's search stops
+through ``analyze``'s ``stop``; a search that has no such call (``minimax``, ``expectimax``)
+runs in a process of its own (``remote.RemotePlayer``), and it and a GTP engine are killed.
+
 ``Flood`` counts a connection's messages: past ``FLOOD_MESSAGES`` a second the rest are
 dropped, with one error said.
 """
