@@ -7,7 +7,7 @@ spec                                        player
 ``uct:simulations=2000,c=1.4``              a built-in with options (``key=value``, commas)
 ``gtp:gnugo --mode gtp --level 10``         an external GTP engine: the rest is its command
 ``sb3:runs/ppo/model.zip,simulations=200``  a Stable-Baselines3 model: its path, then options
-``torch:policy.pt2,sample=true``            a TorchScript module or exported program, likewise
+``torch:policy.pt2,sample=true``            an exported program (TorchScript: ``run_code=true``)
 ``mypackage.players:make_player``           ``module:factory``, called with the options
 ``mypackage.players:make_player:depth=3``   ... and options after a second colon
 ``myplayer``                                a ``goarena.agents`` entry point's factory
@@ -125,7 +125,8 @@ BUILTIN_AGENTS: dict[str, BuiltIn] = {
     "zero": BuiltIn("goarena.agents.players.zero:ZeroAgent", "AlphaZero's search over its dual network"),
     "sb3": BuiltIn("goarena.agents.players.sb3:SB3Agent", "a saved MaskablePPO or PPO model"),
     "torch": BuiltIn(
-        "goarena.agents.players.policy_player:TorchPlayer", "a TorchScript module or an exported program"
+        "goarena.agents.players.policy_player:TorchPlayer",
+        "an exported program (.pt2, read as data), or TorchScript with run_code=true",
     ),
 }
 
