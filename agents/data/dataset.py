@@ -8,6 +8,8 @@
     batch.planes  # float32[256, 48, 9, 9]; batch.moves int64[256], the targets
 
 Every shard's arrays stay on disk (``np.load(mmap_mode="r")``); a batch reads only its rows.
+Each file is checked once when the folder is opened (``integrity``: its size, its sha256, no
+NaN, its rows), so a cut, garbled or short file is refused by name before any training.
 The ownership targets (shards of format 2 on) are read apart, in the batch's symmetries::
 
     targets = data.ownership(indices, batch.symmetries)
@@ -16,14 +18,17 @@ The ownership targets (shards of format 2 on) are read apart, in the batch's sym
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from go_env.features.symmetry import SYMMETRIES, transform_moves, transform_planes
-from goarena.agents.data.shards import ARRAYS, FORMATS, MANIFEST, OWNERSHIP_ARRAYS
+from goarena.agents.data.integrity import DIGESTS, DataFileError, note, read_arrays, read_json
+from goarena.agents.data.shards import ARRAYS, DIGESTED, FORMATS, MANIFEST, OWNERSHIP_ARRAYS
+
+VALUE_ARRAYS = ("u", "sequences")  # the arrays ``data value`` adds
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,8 @@ class ShardDataset:
 
     Raises:
         ValueError: no manifest there, one of another format, or no positions.
+        DataFileError: a file of the shards is missing, cut, garbled, short or holds NaN
+            (named, with the cause).
 
     Attributes:
         has_ownership: every shard holds the ownership targets (``ownership``); shards built
@@ -106,27 +113,38 @@ class ShardDataset:
         path = self.directory / MANIFEST
         if not path.is_file():
             raise ValueError(f"no shards in {self.directory}: {MANIFEST} is missing (goarena data shards)")
-        manifest = json.loads(path.read_text())
+        manifest = read_json(path)
         if manifest.get("format") not in FORMATS:
             raise ValueError(f"{path} is of format {manifest.get('format')!r}, not one of {FORMATS}")
-        self.board_size: int = manifest["size"]
-        self.shards = [shard for entry in manifest["chunks"].values() for shard in entry["shards"]]
+        try:
+            self.board_size: int = manifest["size"]
+            self.num_planes: int = manifest["planes"]
+            self.shards = [shard for entry in manifest["chunks"].values() for shard in entry["shards"]]
+            folders = [(self.directory / shard["name"], int(shard["positions"])) for shard in self.shards]
+        except (KeyError, TypeError, AttributeError, ValueError) as error:
+            raise DataFileError(f"{path}: garbled: no shard list ({error!r})") from None
+        older = manifest["format"] < DIGESTED  # its shards may have no digest.json
+        optional = OWNERSHIP_ARRAYS + VALUE_ARRAYS
         self._arrays = [
-            {key: np.load(self.directory / shard["name"] / f"{key}.npy", mmap_mode="r") for key in ARRAYS}
-            for shard in self.shards
+            read_arrays(folder, ARRAYS, optional=optional, rows=rows, unlisted=older)
+            for folder, rows in folders
         ]
-        folders = [self.directory / shard["name"] for shard in self.shards]
-        found = [(folder / f"{key}.npy").is_file() for folder in folders for key in OWNERSHIP_ARRAYS]
-        self.has_ownership = all(found)
-        self._ownership = [
-            {key: np.load(folder / f"{key}.npy", mmap_mode="r") for key in OWNERSHIP_ARRAYS}
-            for folder in (folders if self.has_ownership else [])
-        ]
+        unchecked = [folder for folder, _ in folders if not (folder / DIGESTS).is_file()]
+        if unchecked:
+            note(
+                f"the shards in {self.directory} carry no digests (written before goarena checked its "
+                "data files): read without that check; rebuild them (the goarena data command that "
+                "wrote them, into the same folder) to have them checked"
+            )
+        self.has_ownership = all(key in arrays for arrays in self._arrays for key in OWNERSHIP_ARRAYS)
         lengths = [len(arrays["moves"]) for arrays in self._arrays]
         self._starts = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
         if not len(self):
             raise ValueError(f"the shards in {self.directory} hold no positions")
-        self.num_planes: int = manifest["planes"]
+
+    def arrays(self, shard: int) -> Mapping[str, np.ndarray]:
+        """The checked, memory-mapped arrays of shard number ``shard`` (of ``shards``), by name."""
+        return self._arrays[shard]
 
     def __len__(self) -> int:
         return int(self._starts[-1])
@@ -188,7 +206,7 @@ class ShardDataset:
                 "(`goarena data ownership SGF_DIR` adds them)"
             )
         indices = self._check(indices)
-        rows = self._gather(indices, self._ownership, OWNERSHIP_ARRAYS)
+        rows = self._gather(indices, OWNERSHIP_ARRAYS)
         ownership = rows["ownership"]
         if symmetries is not None:
             symmetries = np.asarray(symmetries)
@@ -209,15 +227,10 @@ class ShardDataset:
             raise IndexError(f"indices must be in 0..{len(self) - 1}, got {indices.min()}..{indices.max()}")
         return indices
 
-    def _gather(
-        self,
-        indices: np.ndarray,
-        arrays: list[dict[str, np.ndarray]] | None = None,
-        keys: tuple[str, ...] = ARRAYS,
-    ) -> dict[str, np.ndarray]:
-        """The shard rows of ``indices`` in ``arrays`` (the shards' ``keys``; by default their
-        ``ARRAYS``), read shard by shard in row order."""
-        arrays = self._arrays if arrays is None else arrays
+    def _gather(self, indices: np.ndarray, keys: tuple[str, ...] = ARRAYS) -> dict[str, np.ndarray]:
+        """The shard rows of ``indices`` in the shards' arrays ``keys``, read shard by shard in
+        row order."""
+        arrays = self._arrays
         shard_of = np.searchsorted(self._starts, indices, side="right") - 1
         rows = indices - self._starts[shard_of]
         first = arrays[0]

@@ -14,12 +14,13 @@ judges them (``final_status_list``), as the territory marks ``TB``/``TW`` of its
 (``ownership``); a resigned or capped game has none.
 
 A game is written to ``game-NNNNNN.sgf.tmp`` and renamed when complete, and existing games are
-skipped, so a killed run rerun with the same command completes the set.
+skipped, so a killed run rerun with the same command completes the set. Ctrl-C or a ``kill``
+stops the command with one line (the games written, and that the same command resumes); its
+workers end with it, quietly (``pool``), even when it is killed with ``kill -9``.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from go_env.game import BLACK, Game, result_string
 from go_env.rules import Rules
 from go_env.sgf import territory_marks, write_sgf
 from goarena.agents.data.ownership import engine_owner
+from goarena.agents.data.pool import stoppable, worker_pool
 from goarena.agents.data.reader import RANDOM_OPENING
 from goarena.agents.gtp.client import GTPAgent, find_engine
 from goarena.agents.protocols import RESIGN, GameContext
@@ -106,7 +108,7 @@ class Summary:
 def run(config: GnuGoConfig, workers: int = 1) -> Summary:
     """``generate`` with a progress bar, then a line with the rate (the command's body)."""
     columns = (*Progress.get_default_columns(), MofNCompleteColumn())
-    with Progress(*columns) as progress:
+    with stoppable(), Progress(*columns) as progress:
         done = config.games - len(missing_games(config))
         task = progress.add_task(f"GNU Go games in {config.out}", total=config.games, completed=done)
         try:
@@ -152,8 +154,7 @@ def _play(config: GnuGoConfig, command: str, todo: list[int], workers: int) -> I
                 write_game(engine, config, index)
                 yield index
         return
-    context = multiprocessing.get_context("spawn")  # no inherited threads or engine pipes
-    with context.Pool(min(workers, len(todo)), initializer=_start_engine, initargs=(command,)) as pool:
+    with worker_pool(min(workers, len(todo)), _start_engine, (command,)) as pool:
         yield from pool.imap_unordered(_write_in_worker, ((config, index) for index in todo))
 
 

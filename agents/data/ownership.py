@@ -28,7 +28,6 @@ few of each; an engine failure names the record it was on, and a crashed engine 
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import time
 from collections import Counter
@@ -45,6 +44,7 @@ from go_env import coords
 from go_env.game import BLACK, EMPTY, WHITE, Game
 from go_env.rules import Rules
 from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, territory_marks
+from goarena.agents.data.pool import stoppable, worker_pool
 from goarena.agents.data.reader import split_collection
 from goarena.agents.gtp.client import GTPAgent, GTPEngineError
 
@@ -238,8 +238,7 @@ def _mark(paths: list[Path], command: str, workers: int) -> Iterator[tuple[Path,
         finally:
             worker.close()
         return
-    context = multiprocessing.get_context("spawn")  # no inherited threads or engine pipes
-    with context.Pool(min(workers, len(paths)), initializer=_start_worker, initargs=(command,)) as pool:
+    with worker_pool(min(workers, len(paths)), _start_worker, (command,)) as pool:
         yield from pool.imap(_mark_in_worker, paths, chunksize=4)
 
 
@@ -287,7 +286,7 @@ def _mark_in_worker(path: Path) -> tuple[Path, str, str]:
 def run(sgf_dir: Path, engine: str, workers: int = 1) -> Summary:
     """``mark_folder`` with a progress bar, then the summary (the command's body)."""
     total = len(sgf_records(sgf_dir))
-    with Progress(*Progress.get_default_columns(), MofNCompleteColumn()) as progress:
+    with stoppable(), Progress(*Progress.get_default_columns(), MofNCompleteColumn()) as progress:
         task = progress.add_task(f"ownership marks in {sgf_dir}", total=total)
 
         def advance(name: str, outcome: str, detail: str) -> None:

@@ -29,6 +29,14 @@ stones are taken off. Shards of format 1, built before, have no ``ownership``, `
 ``scores``: ``ShardDataset`` reads their other arrays and says so when asked for these, and a
 rerun of this command rebuilds them.
 
+Each shard folder also holds ``digest.json``, the sha256 of each of its files (``integrity``,
+the scheme of every array file the project writes): ``ShardDataset`` refuses a cut, garbled,
+short or NaN-holding file, naming it and the cause. Shards of formats 1 and 2 were written
+without digests: they are read with every other check and a note that says so, and a rerun of
+this command into their folder rebuilds them with digests. A full disk stops the command with
+"disk full" and the shard it was writing; the chunks finished before it stay, and a rerun
+once there is room goes on from them.
+
 A record whose game (its moves and random opening) was read before is skipped as a duplicate:
 archives hold the same game twice, and GNU Go, given the same opening, sometimes plays the
 same game again.
@@ -55,9 +63,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import importlib
-import json
-import multiprocessing
-import os
 import shutil
 import stat
 from collections import Counter
@@ -71,6 +76,8 @@ from rich.progress import MofNCompleteColumn, Progress
 
 from go_env.features.alphago import NUM_ALPHAGO_PLANES, alphago_planes
 from go_env.game import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game
+from goarena.agents.data.integrity import read_arrays, read_json, write_arrays, write_json
+from goarena.agents.data.pool import stoppable, worker_pool
 from goarena.agents.data.reader import SKIP_REASONS, ExpertGame, SkippedGame, read_expert_games
 
 NUM_PLANES = NUM_ALPHAGO_PLANES
@@ -78,8 +85,9 @@ ARRAYS = ("planes", "boards", "to_play", "last_moves", "moves", "outcomes", "gam
 OWNERSHIP_ARRAYS = ("ownership", "owned", "scores")  # format 2 on
 MANIFEST = "manifest.json"
 REPORT = "report.json"
-FORMAT = 2  # 2: OWNERSHIP_ARRAYS added
-FORMATS = (1, 2)  # the formats ``ShardDataset`` reads
+FORMAT = 3  # 2: OWNERSHIP_ARRAYS added; 3: digest.json in every shard
+FORMATS = (1, 2, 3)  # the formats ``ShardDataset`` reads
+DIGESTED = 3  # the first format whose shards carry digests
 _EXAMPLES = 3  # skipped files named per reason, for the report
 DUPLICATE = "duplicate"  # a skip reason: the same moves as a game read before
 NOT_A_FILE = "not a file"  # a skip reason: a FIFO, device, broken or looping link, folder named *.sgf
@@ -264,7 +272,7 @@ def _open_manifest(out_dir: Path, settings: dict[str, int]) -> dict[str, Any]:
     if not path.exists():
         out_dir.mkdir(parents=True, exist_ok=True)
         return {**settings, "chunks": {}}
-    manifest = json.loads(path.read_text())
+    manifest = read_json(path)
     built = {key: manifest.get(key) for key in settings}
     if built == {**settings, "format": built["format"]} and built["format"] in FORMATS:
         return {**settings, "chunks": {}} if built["format"] != FORMAT else manifest  # older: rebuilt
@@ -299,8 +307,7 @@ def _read_chunks(
     _warm_up(encoder, size)  # compiled (and cached on disk) once here, not in each worker
     sent = encoder_reference(encoder)
     jobs = [(sgf_dir, size, chunk, sent) for chunk in todo]
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(min(workers, len(jobs))) as pool:
+    with worker_pool(min(workers, len(jobs))) as pool:
         yield from pool.imap(_read_chunk, jobs)
 
 
@@ -389,24 +396,15 @@ def _write_chunk(out_dir: Path, read: _ChunkRead, seen: set[int]) -> dict[str, A
 def _seen_keys(out_dir: Path, manifest: dict[str, Any]) -> set[int]:
     """The keys of the games in the finished chunks' shards."""
     names = [shard["name"] for entry in manifest["chunks"].values() for shard in entry["shards"]]
-    return {int(key) for name in names for key in np.load(out_dir / name / "game_keys.npy")}
+    return {int(key) for name in names for key in read_arrays(out_dir / name, ["game_keys"])["game_keys"]}
 
 
 def _write_shard(out_dir: Path, name: str, arrays: dict[str, np.ndarray]) -> None:
-    """Write a shard's arrays into a hidden folder, then rename it into place."""
-    temporary = out_dir / f".tmp-{name}"
-    if temporary.exists():
-        shutil.rmtree(temporary)
-    temporary.mkdir()
-    for key, array in arrays.items():
-        np.save(temporary / f"{key}.npy", array)
-    temporary.rename(out_dir / name)
+    """Write a shard's arrays, with their digests, as the folder ``out_dir/name`` (atomically)."""
+    write_arrays(out_dir / name, arrays)
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(temporary, path)
+_write_json = write_json  # the manifest's and the report's writer, atomic
 
 
 def _remove_strays(out_dir: Path, manifest: dict[str, Any]) -> None:
@@ -439,13 +437,16 @@ def _report(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def run(sgf_dir: Path, out_dir: Path, *, size: int = 9, workers: int = 1) -> dict[str, Any]:
     """``build_shards`` with a progress bar, then the report (the command's body)."""
-    with Progress(*Progress.get_default_columns(), MofNCompleteColumn()) as progress:
+    with stoppable(), Progress(*Progress.get_default_columns(), MofNCompleteColumn()) as progress:
         task = progress.add_task(f"SGF chunks of {sgf_dir}", total=None)
 
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        report = build_shards(sgf_dir, out_dir, size=size, workers=workers, on_chunk=advance)
+        try:
+            report = build_shards(sgf_dir, out_dir, size=size, workers=workers, on_chunk=advance)
+        except KeyboardInterrupt:
+            raise SystemExit(f"stopped; the same command resumes the chunks missing in {out_dir}") from None
     skipped = ", ".join(f"{reason} {count}" for reason, count in report["skipped"].items())
     print(
         f"{report['files_read']} files read, {report['games_kept']} games kept, "

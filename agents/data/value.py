@@ -48,8 +48,6 @@ Black's share of the wins and the generation speed.
 from __future__ import annotations
 
 import argparse
-import json
-import multiprocessing
 import shutil
 import sys
 import time
@@ -67,7 +65,9 @@ from go_env.batch import owners_for_mover
 from go_env.core import BLACK
 from go_env.features.alphago import NUM_VALUE_PLANES, SENSIBLENESS, batch_alphago_planes, new_alphago_planes
 from goarena.agents.data.dataset import ShardDataset
-from goarena.agents.data.shards import FORMAT, MANIFEST, REPORT, _write_json, _write_shard
+from goarena.agents.data.integrity import DataStorageError, read_json, write_json
+from goarena.agents.data.pool import stoppable, worker_pool
+from goarena.agents.data.shards import FORMAT, FORMATS, MANIFEST, REPORT, _write_shard
 from goarena.agents.inference.evaluator import load_policy_net
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax, policy_logits, set_torch_threads
@@ -263,7 +263,7 @@ def generate(
         key for key in done if int(key) >= len(chunks) or done[key]["games"] != chunks[int(key)].games
     ]:
         del done[key]  # the number of games changed: the last chunk is played again
-    _write_json(config.out / MANIFEST, manifest)  # before any shard it listed is removed
+    write_json(config.out / MANIFEST, manifest)  # before any shard it listed is removed
     todo = [chunk for chunk in chunks if str(chunk.index) not in done]
     if on_chunk is not None:
         on_chunk(len(chunks) - len(todo), len(chunks))
@@ -271,7 +271,7 @@ def generate(
     for chunk, games in _play_chunks(policies, config, device, u_max, todo, workers):
         done[str(chunk.index)] = _write_chunk(config.out, chunk, games)
         manifest["chunks"] = done = dict(sorted(done.items(), key=lambda item: int(item[0])))
-        _write_json(config.out / MANIFEST, manifest)
+        write_json(config.out / MANIFEST, manifest)
         if on_chunk is not None:
             on_chunk(len(done), len(chunks))
     seconds = time.perf_counter() - start
@@ -280,7 +280,7 @@ def generate(
         if stray.is_dir() and stray.name not in listed:
             shutil.rmtree(stray)
     report = _report(manifest)
-    _write_json(config.out / REPORT, report)
+    write_json(config.out / REPORT, report)
     return Summary(sum(chunk.games for chunk in todo), len(chunks) - len(todo), seconds, report)
 
 
@@ -296,7 +296,9 @@ def _open_manifest(out: Path, settings: dict[str, Any]) -> dict[str, Any]:
     if not path.exists():
         out.mkdir(parents=True, exist_ok=True)
         return {**settings, "chunks": {}}
-    manifest = json.loads(path.read_text())
+    manifest = read_json(path)
+    if manifest.get("format") in FORMATS and manifest["format"] < FORMAT:
+        return {**settings, "chunks": {}}  # written before digests: played again, with them
     differing = [key for key in settings if manifest.get(key) != settings[key]]
     if differing:
         changes = ", ".join(f"{key}: {manifest.get(key)!r} -> {settings[key]!r}" for key in differing)
@@ -313,9 +315,8 @@ def _play_chunks(
         for chunk in todo:
             yield chunk, play_chunk(policies, u_max, config.seed, chunk.index, chunk.first_game, chunk.games)
         return
-    context = multiprocessing.get_context("spawn")
     jobs = [(u_max, config.seed, chunk) for chunk in todo]
-    with context.Pool(min(workers, len(todo)), initializer=_load_policies, initargs=(config, device)) as pool:
+    with worker_pool(min(workers, len(todo)), _load_policies, (config, device)) as pool:
         yield from pool.imap(_play_in_worker, jobs)
 
 
@@ -381,7 +382,7 @@ def _report(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def run(config: ValueDataConfig, workers: int = 1, device: str = "cpu") -> Summary:
     """``generate`` with a progress bar, then what it wrote (the command's body)."""
-    with Progress(*Progress.get_default_columns(), MofNCompleteColumn()) as progress:
+    with stoppable(), Progress(*Progress.get_default_columns(), MofNCompleteColumn()) as progress:
         task = progress.add_task(f"value positions in {config.out}", total=None)
 
         def advance(done: int, total: int) -> None:
@@ -438,7 +439,7 @@ def main(argv: list[str]) -> None:
     config = ValueDataConfig(**{each.name: getattr(args, each.name) for each in fields(ValueDataConfig)})
     try:
         run(config, workers=args.workers, device=args.device)
-    except ValueError as error:
+    except (ValueError, DataStorageError) as error:
         sys.exit(f"goarena data value: {error}")
 
 
@@ -448,15 +449,17 @@ def replay_positions(dataset: ShardDataset, indices: np.ndarray) -> list[Game]:
     sizes = [shard["positions"] for shard in dataset.shards]
     starts = np.concatenate([[0], np.cumsum(sizes)])
     rules = Rules.preset("goarena", komi=KOMI)
+    if not all("u" in dataset.arrays(shard) for shard in range(len(dataset.shards))):
+        raise ValueError(f"the shards in {dataset.directory} hold no value positions (goarena data value)")
     games = []
     for index in np.asarray(indices):
         if not 0 <= index < len(dataset):
             raise IndexError(f"position {index} is not in 0..{len(dataset) - 1}")
         shard = int(np.searchsorted(starts, index, side="right") - 1)
-        folder = dataset.directory / dataset.shards[shard]["name"]
+        arrays = dataset.arrays(shard)
         row = int(index - starts[shard])
-        u = int(np.load(folder / "u.npy", mmap_mode="r")[row])
+        u = int(arrays["u"][row])
         game = Game(dataset.board_size, rules)
-        game.replay(np.load(folder / "sequences.npy", mmap_mode="r")[row, :u].tolist())
+        game.replay(arrays["sequences"][row, :u].tolist())
         games.append(game)
     return games

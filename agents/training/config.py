@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
+from go_env.game import MAX_SIZE, MIN_SIZE
+
 # A field's check: given the field's name and value, the error message, or None when it is good.
 Check = Callable[[str, Any], str | None]
 
@@ -40,6 +42,13 @@ def positive(name: str, value: Any) -> str | None:
 
 def positive_finite(name: str, value: float) -> str | None:
     return None if 0 < value < float("inf") else f"{name} must be positive and finite, got {value}"
+
+
+def board_size(name: str, value: int) -> str | None:
+    """A board size the rules core plays (``go_env``'s range)."""
+    if MIN_SIZE <= value <= MAX_SIZE:
+        return None
+    return f"{name} must be a board size from {MIN_SIZE} to {MAX_SIZE}, got {value}"
 
 
 def at_least_zero(name: str, value: int) -> str | None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import fcntl
 import hashlib
 import json
@@ -38,6 +37,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
+from goarena.agents.data.integrity import DataStorageError, storage_cause
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.training.config import config_from_args, config_parser
@@ -194,9 +194,6 @@ def _lock(directory: Path) -> int:
     return descriptor
 
 
-_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
-
-
 @contextlib.contextmanager
 def storage(directory: Path, doing: str) -> Iterator[None]:
     """A full disk (or one that refuses writes) while doing ``doing`` as one clear error naming
@@ -204,13 +201,12 @@ def storage(directory: Path, doing: str) -> Iterator[None]:
     try:
         yield
     except OSError as error:
-        if isinstance(error, RunStorageError):
+        named = isinstance(error, (RunStorageError, DataStorageError))  # where is said already
+        cause = None if named else storage_cause(error)
+        if cause is None:
             raise
-        if error.errno in _DISK_FULL or "requested and" in str(error):  # numpy's short write
-            raise RunStorageError(f"cannot {doing} in {directory}: disk full ({error})") from None
-        if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            raise RunStorageError(f"cannot {doing} in {directory}: {error.strerror}") from None
-        raise
+        detail = f" ({error})" if cause == "disk full" else ""
+        raise RunStorageError(f"cannot {doing} in {directory}: {cause}{detail}") from None
     except RuntimeError as error:  # torch's zip writer reports a short write this way
         if "write" not in str(error).lower():
             raise
@@ -588,7 +584,7 @@ def main(command: Command, argv: Sequence[str]) -> None:
             progress=not args.no_progress,
             **command.run_options(args),
         )
-    except (ValueError, RunStorageError) as error:  # RunLockedError and RunConfigError among them
+    except (ValueError, RunStorageError, DataStorageError) as error:  # RunLockedError, RunConfigError too
         sys.exit(f"goarena train {command.name}: {error}")
     except KeyboardInterrupt:
         resume = f"the same command resumes from the last checkpoint in {args.run}"

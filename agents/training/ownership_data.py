@@ -172,11 +172,11 @@ class ShardPositions(OwnershipPositions):
                 "them again with goarena data shards, from records with ownership marks (goarena data "
                 "ownership SGF_DIR adds them)"
             )
-        for shard in dataset.shards:
-            folder = self.directory / shard["name"]
+        for number, shard in enumerate(dataset.shards):
+            arrays = dataset.arrays(number)  # memory-mapped, checked when the dataset opened
             for key in small:
-                small[key].append(np.load(folder / f"{key}.npy", mmap_mode="r"))
-            self._big.append({key: np.load(folder / f"{key}.npy", mmap_mode="r") for key in self._BIG})
+                small[key].append(arrays[key])
+            self._big.append({key: arrays[key] for key in self._BIG})
             komi.append(np.full(len(small["moves"][-1]), float(shard["komi"]), np.float32))
         arrays = {key: np.concatenate(parts) for key, parts in small.items()}
         self._starts = np.concatenate([[0], np.cumsum([len(part) for part in small["moves"]])])

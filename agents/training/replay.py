@@ -3,10 +3,11 @@
 Each self-play round writes one chunk, a folder ``chunk-SSSSSSSS`` (S: the round's step)
 holding one ``.npy`` file per field (planes, policy, value, ownership, owned, and each
 position's game, numbered within the round, and move number) and ``digest.json``, the sha256
-of each. Chunks written before the last two existed are read without them. A chunk is
-written to a temporary folder and renamed into place, so a killed run leaves whole chunks
-only; a chunk whose files do not match their digests (a disk error, an edit) is named in a
-warning and skipped, never trained on.
+of each: the scheme of every array file the project writes (``agents.data.integrity``).
+Chunks written before the last two fields existed are read without them. A chunk is written
+to a temporary folder and renamed into place, so a killed run leaves whole chunks only; a
+chunk with a missing, cut, garbled, short or NaN-holding file (a disk error, an edit) is named
+with the cause on one line of stderr and skipped, never trained on.
 
 Training samples from a window of the newest positions that grows with the run, as KataGo's
 does: with ``N`` positions written so far, the window holds
@@ -17,26 +18,19 @@ the 8 symmetries of the board, drawn with it.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import shutil
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from go_env.features.symmetry import SYMMETRIES, symmetry_maps, transform_planes, transform_policy
+from goarena.agents.data.integrity import DataFileError, note, read_arrays, write_arrays
 from goarena.agents.training.selfplay import SelfPlayGames
 
 FIELDS = ("planes", "policy", "value", "ownership", "owned")  # the training sample's
 GAME_FIELDS = ("game", "move_number")  # where each position stands in its game
 WINDOW_ALPHA = 0.75
 WINDOW_BETA = 0.4
-
-
-class ChunkError(ValueError):
-    """A buffer chunk that cannot be trained on: missing files, a wrong digest, bad shapes."""
 
 
 def window_size(positions: int, base: int) -> int:
@@ -47,10 +41,6 @@ def window_size(positions: int, base: int) -> int:
     return min(positions, int(grown))
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def chunk_name(step: int) -> str:
     return f"chunk-{step:08d}"
 
@@ -58,17 +48,7 @@ def chunk_name(step: int) -> str:
 def write_chunk(directory: Path, step: int, games: SelfPlayGames) -> Path:
     """Write ``games``' positions as round ``step``'s chunk (replacing one a killed run left)."""
     final = directory / chunk_name(step)
-    temporary = directory / f".{chunk_name(step)}.tmp"
-    shutil.rmtree(temporary, ignore_errors=True)
-    temporary.mkdir(parents=True)
-    digests = {}
-    for field in FIELDS + GAME_FIELDS:
-        path = temporary / f"{field}.npy"
-        np.save(path, getattr(games, field))
-        digests[field] = _digest(path)
-    (temporary / "digest.json").write_text(json.dumps(digests, indent=1) + "\n")
-    shutil.rmtree(final, ignore_errors=True)
-    temporary.rename(final)
+    write_arrays(final, {field: getattr(games, field) for field in FIELDS + GAME_FIELDS})
     return final
 
 
@@ -90,30 +70,12 @@ class Chunk:
 
 
 def read_chunk(path: Path) -> Chunk:
-    """The chunk at ``path``, its files checked against their digests.
+    """The chunk at ``path``, memory-mapped, its files checked (``integrity.read_arrays``).
 
     Raises:
-        ChunkError: a file is missing, does not match its digest, or the fields disagree.
+        DataFileError: a file is missing, cut, garbled, short or holds NaN (named, with the cause).
     """
-    try:
-        digests = json.loads((path / "digest.json").read_text())
-    except (OSError, ValueError) as error:
-        raise ChunkError(f"{path}: no readable digest.json ({error})") from None
-    arrays = {}
-    present = [field for field in GAME_FIELDS if field in digests]
-    for field in FIELDS + tuple(present):
-        file = path / f"{field}.npy"
-        if not file.is_file():
-            raise ChunkError(f"{path}: {field}.npy is missing")
-        if _digest(file) != digests.get(field):
-            raise ChunkError(f"{path}: {field}.npy does not match its digest (corrupt)")
-        try:
-            arrays[field] = np.load(file, mmap_mode="r", allow_pickle=False)
-        except ValueError as error:
-            raise ChunkError(f"{path}: {field}.npy is unreadable ({error})") from None
-    lengths = {field: len(array) for field, array in arrays.items()}
-    if len(set(lengths.values())) != 1:
-        raise ChunkError(f"{path}: its fields have different lengths {lengths}")
+    arrays = read_arrays(path, FIELDS, optional=GAME_FIELDS)
     return Chunk(int(path.name.removeprefix("chunk-")), **arrays)
 
 
@@ -140,7 +102,7 @@ class ReplayBuffer:
 
     def chunks(self, through: int) -> list[Chunk]:
         """The readable chunks of rounds up to ``through``, oldest first; a corrupt one is
-        named in a warning (once) and left out."""
+        named on stderr (once) and left out."""
         steps = sorted(
             int(path.name.removeprefix("chunk-"))
             for path in self.directory.glob("chunk-*")
@@ -153,8 +115,8 @@ class ReplayBuffer:
             if step not in self._chunks:
                 try:
                     self._chunks[step] = read_chunk(self.directory / chunk_name(step))
-                except ChunkError as error:
-                    warnings.warn(f"skipping a corrupt replay chunk: {error}", stacklevel=2)
+                except DataFileError as error:
+                    note(f"skipping a corrupt replay chunk: {error}")
                     self._skipped.add(step)
                     continue
             found.append(self._chunks[step])

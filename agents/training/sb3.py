@@ -56,6 +56,7 @@ from goarena.agents.specs import check_spec
 from goarena.agents.training.config import (
     RunConfig,
     at_least_zero,
+    board_size,
     one_of,
     option,
     positive,
@@ -93,7 +94,7 @@ class SB3Config(RunConfig):
         n_steps, batch_size, n_epochs, gamma, gae_lambda, clip_range, ent_coef: PPO's.
     """
 
-    size: int = option(5, "board size")
+    size: int = option(5, "board size", check=board_size)
     opponent: str = option("random", "the opponent's player spec")
     learner: str = option(
         "alternate", "the learner's colour: alternate, random, black or white", check=one_of(*LEARNERS)
@@ -344,20 +345,32 @@ def train_sb3(
 ) -> dict[str, Any]:
     """Train (or resume) the run in ``run_dir``; write ``model.zip`` and return (and save as
     metrics.json) its evaluation against ``config``'s evaluation opponents. The run directory
-    is held as every job's is (``loop.Run``: locked, its config written once all is checked);
+    is held as every job's is (``loop.run_training``'s order: the players and the envs are
+    built, so checked, before ``loop.Run`` locks the directory and writes its config);
     SB3's ``learn`` is the loop."""
     resolve_device(device)
     with process_threads(threads):
         context = GameContext(config.size, config.rules())
         for spec in (config.opponent, *config.evaluation_opponents()):
             check_spec(spec, context)
-        with Run(run_dir, asdict(config)) as run, storage(run.directory, "write the run"):
-            return _train(config, run, device, threads, progress)
+        pools = [OpponentPool([config.opponent]) for _ in range(config.n_envs)] if config.self_play else []
+        env = make_vec_env(config, pools or config.opponent)
+        try:
+            with Run(run_dir, asdict(config)) as run, storage(run.directory, "write the run"):
+                return _train(config, run, env, pools, device, threads, progress)
+        finally:
+            env.close()
 
 
-def _train(config: SB3Config, run: Run, device: str, threads: int, progress: bool) -> dict[str, Any]:
-    pools = [OpponentPool([config.opponent]) for _ in range(config.n_envs)] if config.self_play else []
-
+def _train(
+    config: SB3Config,
+    run: Run,
+    env: VecEnv,
+    pools: list[OpponentPool],
+    device: str,
+    threads: int,
+    progress: bool,
+) -> dict[str, Any]:
     pooled: set[Path] = set()
 
     def add_snapshot(path: Path) -> None:
@@ -371,7 +384,6 @@ def _train(config: SB3Config, run: Run, device: str, threads: int, progress: boo
 
     for path in sorted((run.directory / "pool").glob("step-*.zip")) if config.self_play else []:
         add_snapshot(path)  # a resumed run's pool
-    env = make_vec_env(config, pools or config.opponent)
     last = checkpoint_path(run)
     if last.exists():
         model = MaskablePPO.load(last, env=env, device=device, tensorboard_log=str(run.log_dir))
@@ -383,18 +395,15 @@ def _train(config: SB3Config, run: Run, device: str, threads: int, progress: boo
     env.seed(config.seed + model.num_timesteps)
     callback = _Progress(config, run, pools, add_snapshot, progress)
     started = time.perf_counter()
-    try:
-        remaining = config.steps - model.num_timesteps
-        if remaining > 0:
-            model.learn(remaining, callback=callback, reset_num_timesteps=False, tb_log_name=TB_LOG_NAME)
-            save_atomically(model, last)
-        save_atomically(model, run.directory / "model.zip")
-        evaluation = {
-            spec: evaluate(model, config, spec, config.eval_games, config.seed + 1)
-            for spec in config.evaluation_opponents()
-        }
-    finally:
-        env.close()
+    remaining = config.steps - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=callback, reset_num_timesteps=False, tb_log_name=TB_LOG_NAME)
+        save_atomically(model, last)
+    save_atomically(model, run.directory / "model.zip")
+    evaluation = {
+        spec: evaluate(model, config, spec, config.eval_games, config.seed + 1)
+        for spec in config.evaluation_opponents()
+    }
     metrics = {
         "steps": int(model.num_timesteps),
         "seconds": round(time.perf_counter() - started, 1),

@@ -27,8 +27,17 @@ class SupervisedJob:
     """
 
     eval_batch = 512  # held-out positions per forward pass
+    data_command = "goarena data shards"  # writes the positions the job reads (named when they do not fit)
 
     def __init__(self, dataset: Positions, config: Any, device: torch.device, model: nn.Module):
+        # Checked here, in the job's build, so that the loop refuses data that do not fit the
+        # network before the run directory is touched (and not at the first step, after).
+        planes, wanted = getattr(dataset, "num_planes", None), getattr(model, "planes", None)
+        if planes is not None and wanted is not None and planes != wanted:
+            raise ValueError(
+                f"the shards in {getattr(dataset, 'directory', '?')} hold {planes} planes, not the "
+                f"network's {wanted}: {self.data_command} writes the positions this job reads"
+            )
         self.dataset = dataset
         self.config = config
         self.device = device

@@ -24,7 +24,7 @@ import torch.nn.functional as F
 
 from goarena.agents.data.dataset import ShardDataset
 from goarena.agents.nets.checkpoint import save_model
-from goarena.agents.nets.value import VALUE_PLANES, ValueNet
+from goarena.agents.nets.value import ValueNet
 from goarena.agents.training import loop
 from goarena.agents.training.config import NetworkConfig, option, positive
 from goarena.agents.training.loop import run_training
@@ -51,12 +51,9 @@ class ValueConfig(NetworkConfig):
 class ValueJob(SupervisedJob):
     """The value network on ``dataset``'s positions, for ``loop.train``."""
 
+    data_command = "goarena data value"
+
     def __init__(self, dataset: ShardDataset, config: ValueConfig, device: torch.device):
-        if dataset.num_planes != VALUE_PLANES:
-            raise ValueError(
-                f"the shards in {dataset.directory} hold {dataset.num_planes} planes, not the value "
-                f"network's {VALUE_PLANES}: generate them with goarena data value"
-            )
         model = ValueNet(
             dataset.board_size, layers=config.layers, filters=config.filters, hidden=config.hidden
         )

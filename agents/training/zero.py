@@ -44,6 +44,7 @@ from goarena.agents.training import loop
 from goarena.agents.training.config import (
     RunConfig,
     at_least_zero,
+    board_size,
     one_of,
     option,
     positive,
@@ -68,7 +69,7 @@ def _probability(name: str, value: float) -> str | None:
 class ZeroConfig(RunConfig):
     """A run of the zero job (the run's config.json): ``RunConfig``'s fields and these."""
 
-    size: int = option(9, "board size", check=positive)
+    size: int = option(9, "board size", check=board_size)
     komi: float = option(7.0, "White's komi, area scoring")
     blocks: int = option(4, "residual blocks of the network", check=positive)
     filters: int = option(32, "channels of the network", check=positive)

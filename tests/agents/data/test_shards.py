@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import pickle
 import re
+from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -286,8 +287,7 @@ class _PicklingPool:
 def test_workers_are_sent_the_kernel_by_name_not_a_pickled_dispatcher(tmp_path, monkeypatch) -> None:
     # A pickled numba dispatcher carries its Python code, and each spawned worker compiled it
     # again on every run, ignoring numba's on-disk cache: two workers ran six times slower.
-    context = SimpleNamespace(Pool=_PicklingPool)
-    monkeypatch.setattr(shards.multiprocessing, "get_context", lambda method: context)
+    monkeypatch.setattr(shards, "worker_pool", _PicklingPool)
     _PicklingPool.sent = []
     write_folder(tmp_path / "sgf")
     build_shards(tmp_path / "sgf", tmp_path / "out", size=5, chunk_size=3, workers=2)  # alphago_planes
@@ -414,9 +414,10 @@ def test_shards_of_format_1_read_without_ownership_and_a_rerun_rebuilds_them(tmp
     sgf.mkdir()
     (sgf / "a.sgf").write_bytes(marked_record()[0])
     build_shards(sgf, out, size=5, encoder=stone_planes)
-    # As a folder built before the ownership arrays existed.
+    # As a folder built before the ownership arrays (and the digests) existed.
     for key in shards.OWNERSHIP_ARRAYS:
         (out / "chunk-000000-0" / f"{key}.npy").unlink()
+    (out / "chunk-000000-0" / "digest.json").unlink()
     manifest = json.loads((out / MANIFEST).read_text())
     (out / MANIFEST).write_text(json.dumps({**manifest, "format": 1}))
 
@@ -440,3 +441,80 @@ def test_a_record_marked_after_its_chunk_was_built_is_read_again(tmp_path: Path)
     assert build_shards(sgf, out, size=5, encoder=stone_planes)["games_with_ownership"] == 0
     (sgf / "a.sgf").write_bytes(data)  # as `goarena data ownership` would mark it
     assert build_shards(sgf, out, size=5, encoder=stone_planes)["games_with_ownership"] == 1
+
+
+def test_a_damaged_shard_is_refused_by_name(tmp_path: Path) -> None:
+    """Every file of a shard is checked when the folder is opened (``integrity``): a bit
+    flipped in the targets is named, never trained on."""
+    write_folder(tmp_path / "sgf")
+    build_shards(tmp_path / "sgf", tmp_path / "out", size=5, encoder=stone_planes)
+    moves = tmp_path / "out" / "chunk-000000-0" / "moves.npy"
+    data = bytearray(moves.read_bytes())
+    data[-1] ^= 0x04  # the last target, one bit off
+    moves.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=f"^{moves}: garbled: its sha256 is not the one in digest.json"):
+        ShardDataset(tmp_path / "out")
+    (tmp_path / "out" / MANIFEST).write_text('{"format": 3, "size"')
+    with pytest.raises(ValueError, match=f"^{tmp_path / 'out' / MANIFEST}: cut or garbled: not JSON"):
+        ShardDataset(tmp_path / "out")
+
+
+def test_shards_written_before_digests_are_read_with_a_note_and_rebuilt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_folder(tmp_path / "sgf")
+    out = tmp_path / "out"
+    build_shards(tmp_path / "sgf", out, size=5, encoder=stone_planes)
+    (out / "chunk-000000-0" / "digest.json").unlink()  # as format 2 wrote them
+    manifest = json.loads((out / MANIFEST).read_text())
+    (out / MANIFEST).write_text(json.dumps({**manifest, "format": 2}))
+    capsys.readouterr()
+    assert len(ShardDataset(out)) == 15
+    assert capsys.readouterr().err == (
+        f"goarena: the shards in {out} carry no digests (written before goarena checked its data "
+        "files): read without that check; rebuild them (the goarena data command that wrote them, "
+        "into the same folder) to have them checked\n"
+    )
+    build_shards(tmp_path / "sgf", out, size=5, encoder=stone_planes)  # the same command, rerun
+    assert (out / "chunk-000000-0" / "digest.json").is_file() and len(ShardDataset(out)) == 15
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        OSError("855888 requested and 610176 written"),  # numpy's words for a write cut short
+        OSError(errno.ENOSPC, "No space left on device"),
+    ],
+)
+def test_a_full_disk_says_so_and_where_and_the_rerun_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: OSError
+) -> None:
+    write_folder(tmp_path / "sgf")
+    sgf, out = tmp_path / "sgf", tmp_path / "out"
+    saved = np.save
+
+    def full(path: Path, array: np.ndarray, **options: object) -> None:
+        if "chunk-000001" in str(path):  # the second chunk no longer fits
+            Path(path).write_bytes(b"\x93NUMPY")
+            raise failure
+        saved(path, array, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(np, "save", full)
+    command = ["data", "shards", str(sgf), str(out), "--size", "5"]
+    monkeypatch.setattr(shards, "build_shards", _chunks_of_three(shards.build_shards))
+    with pytest.raises(SystemExit, match=f"^goarena: disk full: cannot write {out / 'chunk-000001-0'} "):
+        main(command)
+    assert sorted(path.name for path in out.iterdir()) == ["chunk-000000-0", MANIFEST]  # no partial shard
+    monkeypatch.setattr(np, "save", saved)  # room again
+    main(command)
+    assert len(ShardDataset(out)) == 15
+
+
+def _chunks_of_three(build: Callable[..., dict]) -> Callable[..., dict]:
+    """``build_shards`` in chunks of 3 files, with the stand-in planes: the command's, smaller."""
+
+    def small(*args: object, **options: object) -> dict:
+        return build(*args, **{**options, "chunk_size": 3, "encoder": stone_planes})
+
+    return small

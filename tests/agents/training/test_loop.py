@@ -136,3 +136,45 @@ def test_a_command_line_is_made_from_the_config_fields(tmp_path, capsys):
     with pytest.raises(SystemExit, match="goarena train value: lr_schedule is one of cosine, constant"):
         value_main(["--data", str(tmp_path), "--run", str(tmp_path / "run"), "--lr-schedule", "step"])
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("size", ["30", "1"])
+def test_a_refused_board_size_writes_nothing(tmp_path, size):
+    """Checked with the other options, before the run directory: not after config.json (which
+    refused the corrected command), nor after training a 1x1 model."""
+    from goarena.agents.training.zero import main as zero_main
+
+    run = tmp_path / "run"
+    refused = f"size must be a board size from 2 to 25, got {size}"
+    with pytest.raises(SystemExit, match=f"goarena train sb3: {refused}"):
+        sb3_training.main(["--size", size, "--run", str(run), "--steps", "64", "--no-progress"])
+    with pytest.raises(SystemExit, match=f"goarena train zero: {refused}"):
+        zero_main(["--size", size, "--run", str(run), "--no-progress"])
+    assert not run.exists()
+
+
+def test_sl_refuses_value_shards_before_writing_anything_and_the_corrected_command_runs(tmp_path):
+    from goarena.agents.training.sl import main as sl_main
+
+    value_shards = shards(tmp_path / "value")  # 49 planes, as goarena data value writes them
+    policy_shards = tmp_path / "policy"
+    write_shards(policy_shards, np.zeros((320, 48, SIZE, SIZE), np.uint8), np.ones(320))
+    run = tmp_path / "run"
+    options = [
+        "--run",
+        str(run),
+        "--steps",
+        "4",
+        "--checkpoint-every",
+        "4",
+        "--layers",
+        "2",
+        "--filters",
+        "4",
+    ]
+    options += ["--batch-size", "8", "--held-out", "0.2", "--no-progress"]
+    with pytest.raises(SystemExit, match="49 planes, not the network's 48: goarena data shards writes"):
+        sl_main(["--data", str(value_shards), *options])
+    assert not run.exists()
+    sl_main(["--data", str(policy_shards), *options])
+    assert (run / "policy.pt").is_file()

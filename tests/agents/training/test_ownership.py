@@ -161,12 +161,30 @@ def test_shards_without_owners_are_refused_clearly(shards, tmp_path):
 
     copy = tmp_path / "old"
     shutil.copytree(shards, copy)
-    for name in ("ownership", "owned", "scores"):  # as shards built before ownership
-        (copy / "chunk-000000-0" / f"{name}.npy").unlink()
+    for name in ("ownership", "owned", "scores", "digest"):  # as shards built before ownership
+        (copy / "chunk-000000-0" / f"{name}.{'json' if name == 'digest' else 'npy'}").unlink()
+    manifest = json.loads((copy / MANIFEST).read_text())
+    (copy / MANIFEST).write_text(json.dumps({**manifest, "format": 1}))
     with pytest.raises(ValueError, match="no ownership targets"):
         open_positions(copy)
     with pytest.raises(ValueError, match="neither shards"):
         open_positions(tmp_path)
+
+
+def test_bit_flipped_owners_are_refused_by_name_before_anything_is_written(shards, tmp_path):
+    import shutil
+
+    copy = tmp_path / "shards"
+    shutil.copytree(shards, copy)
+    owners = copy / "chunk-000000-0" / "ownership.npy"
+    data = bytearray(owners.read_bytes())
+    data[-1] ^= 0x02  # the last point's owner: 1 -> 3, or -1 -> -3
+    owners.write_bytes(bytes(data))
+    with pytest.raises(SystemExit, match=f"^goarena train ownership: {owners}: garbled: its sha256 is not"):
+        job_module.main(
+            ["--data", str(copy), "--run", str(tmp_path / "run"), "--steps", "4", "--no-progress"]
+        )
+    assert not (tmp_path / "run").exists()
 
 
 def test_children_are_the_positions_after_the_moves(played):

@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -115,6 +116,20 @@ def test_bad_options_are_refused_before_anything_is_written(shards, tmp_path):
         run(shards, tmp_path / "run", held_out=0.01)
     with pytest.raises(ValueError, match="cannot fill a batch of 5000"):
         run(shards, tmp_path / "run", batch_size=5000)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_bit_flipped_target_is_refused_by_name_before_anything_is_written(shards, tmp_path, capsys):
+    """The shards' files are checked when they are opened: a target one bit off is named with
+    the cause, one line, no traceback, and no run directory is made."""
+    copy = tmp_path / "shards"
+    shutil.copytree(shards, copy)
+    moves = copy / "chunk-000000-0" / "moves.npy"
+    data = bytearray(moves.read_bytes())
+    data[-3] ^= 0x02  # one of the last targets
+    moves.write_bytes(bytes(data))
+    with pytest.raises(SystemExit, match=f"^goarena train sl: {moves}: garbled: its sha256 is not the one"):
+        main(command(copy, tmp_path / "run", "--steps", "4", "--checkpoint-every", "4"))
     assert not (tmp_path / "run").exists()
 
 

@@ -96,7 +96,7 @@ def test_the_best_checkpoint_is_the_lowest_held_out_mse(shards, tmp_path):
 
 def test_policy_shards_are_refused(tmp_path):
     write_shards(tmp_path / "policy", np.zeros((20, 48, SIZE, SIZE), np.uint8), np.ones(20))
-    with pytest.raises(ValueError, match="48 planes, not the value network's 49"):
+    with pytest.raises(ValueError, match="48 planes, not the network's 49: goarena data value writes"):
         run(tmp_path / "policy", tmp_path / "run")
     assert not (tmp_path / "run").exists()
 
