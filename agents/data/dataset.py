@@ -129,8 +129,7 @@ class ShardDataset:
             read_arrays(folder, ARRAYS, optional=optional, rows=rows, unlisted=older)
             for folder, rows in folders
         ]
-        unchecked = [folder for folder, _ in folders if not (folder / DIGESTS).is_file()]
-        if unchecked:
+        if any(not (folder / DIGESTS).is_file() for folder, _ in folders):
             note(
                 f"the shards in {self.directory} carry no digests (written before goarena checked its "
                 "data files): read without that check; rebuild them (the goarena data command that "
@@ -230,14 +229,13 @@ class ShardDataset:
     def _gather(self, indices: np.ndarray, keys: tuple[str, ...] = ARRAYS) -> dict[str, np.ndarray]:
         """The shard rows of ``indices`` in the shards' arrays ``keys``, read shard by shard in
         row order."""
-        arrays = self._arrays
         shard_of = np.searchsorted(self._starts, indices, side="right") - 1
         rows = indices - self._starts[shard_of]
-        first = arrays[0]
+        first = self._arrays[0]
         out = {key: np.empty((len(indices), *first[key].shape[1:]), first[key].dtype) for key in keys}
         for shard in np.unique(shard_of):
             where = np.flatnonzero(shard_of == shard)
             where = where[np.argsort(rows[where], kind="stable")]
             for key in keys:
-                out[key][where] = arrays[shard][key][rows[where]]
+                out[key][where] = self._arrays[shard][key][rows[where]]
         return out
