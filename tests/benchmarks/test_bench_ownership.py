@@ -126,9 +126,11 @@ def test_only_the_positions_with_final_owners_are_scored(shards, networks, tmp_p
     """Resigned games (no final owners) count in the komi tables, not in the ownership ones."""
     resigned = tmp_path / "resigned"
     shutil.copytree(shards, resigned)
-    owned_file = resigned / "chunk-000000-0" / "owned.npy"
-    game_ids = np.load(resigned / "chunk-000000-0" / "game_ids.npy")
-    np.save(owned_file, game_ids % 2 == 0)
+    folder = resigned / "chunk-000000-0"
+    arrays = {path.stem: np.load(path) for path in folder.glob("*.npy")}
+    game_ids = arrays["game_ids"]
+    shutil.rmtree(folder)
+    _write_shard(resigned, folder.name, {**arrays, "owned": game_ids % 2 == 0})
     report = measure(resigned, [("end", networks[0])], held_out=0.5, komi=[7.0])
     _, held = open_positions(resigned).split_by_game(0.5, 0)
     owned = int((game_ids[held] % 2 == 0).sum())
@@ -350,8 +352,10 @@ def test_bad_inputs_are_refused_naming_what_is_wrong(shards, networks, tmp_path)
 
     without = tmp_path / "old-shards"
     shutil.copytree(shards, without)
-    for name in ("ownership", "owned", "scores"):  # as shards built before ownership
-        (without / "chunk-000000-0" / f"{name}.npy").unlink()
+    for name in ("ownership.npy", "owned.npy", "scores.npy", "digest.json"):  # as built before ownership
+        (without / "chunk-000000-0" / name).unlink()
+    manifest = json.loads((without / MANIFEST).read_text())
+    _write_json(without / MANIFEST, {**manifest, "format": 1})
     said = goarena_error(["bench", "ownership", "--data", str(without), "--weights", str(networks[0])])
     assert f"the shards in {without} carry no ownership targets" in said
     said = goarena_error(["bench", "ownership", "--data", str(tmp_path), "--weights", str(networks[0])])
