@@ -150,10 +150,11 @@ class Game:
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         del state["_kernels"]  # compiled entry points: found again on unpickling
+        del state["geometry"]  # the shared read-only tables, which kernels are compiled for
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, _kernels=_entry_points())
+        self.__dict__.update(state, _kernels=_entry_points(), geometry=K.make_geometry(state["size"]))
 
     def copy(self) -> Game:
         other = Game.__new__(Game)

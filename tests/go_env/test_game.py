@@ -126,3 +126,17 @@ def test_setup_refuses_what_is_not_a_point(black, to_play, error, message):
     with pytest.raises(error, match=message):
         game.setup(black, [], to_play)
     assert not game.board.any() and game.setup_black == []
+
+
+def test_an_unpickled_game_shares_the_read_only_tables_the_kernels_are_compiled_for():
+    import pickle
+
+    from go_env.core import make_geometry
+
+    game = Game(9, Rules())
+    game.play(40)
+    again = pickle.loads(pickle.dumps(game))  # as a process pool or Ray sends it
+    assert again.geometry is make_geometry(9) and not again.geometry.neighbors.flags.writeable
+    assert again.legal_moves().tolist() == game.legal_moves().tolist()
+    again.play(41)
+    assert again.moves == [40, 41]
