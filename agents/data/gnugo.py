@@ -34,7 +34,7 @@ from go_env.game import BLACK, Game, result_string
 from go_env.rules import Rules
 from go_env.sgf import territory_marks, write_sgf
 from goarena.agents.data.ownership import engine_owner
-from goarena.agents.data.pool import stoppable, worker_pool
+from goarena.agents.data.pool import WorkerLost, stoppable, stopped, worker_pool
 from goarena.agents.data.reader import RANDOM_OPENING
 from goarena.agents.gtp.client import GTPAgent, find_engine
 from goarena.agents.protocols import RESIGN, GameContext
@@ -113,10 +113,10 @@ def run(config: GnuGoConfig, workers: int = 1) -> Summary:
         task = progress.add_task(f"GNU Go games in {config.out}", total=config.games, completed=done)
         try:
             summary = generate(config, workers, on_game=lambda _: progress.advance(task))
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, WorkerLost) as reason:
             done = config.games - len(missing_games(config))
-            stopped = f"stopped: {done} of {config.games} games in {config.out}"
-            raise SystemExit(f"{stopped}; the same command resumes") from None
+            note = f"{stopped(reason)}: {done} of {config.games} games in {config.out}"
+            raise SystemExit(f"{note}; the same command resumes") from None
     print(
         f"{summary.written} games in {summary.seconds:.1f} s ({summary.games_per_second:.2f} games/s) "
         f"with {workers} worker(s); {summary.existing} were there already; {config.games} in {config.out}"
@@ -155,7 +155,7 @@ def _play(config: GnuGoConfig, command: str, todo: list[int], workers: int) -> I
                 yield index
         return
     with worker_pool(min(workers, len(todo)), _start_engine, (command,)) as pool:
-        yield from pool.imap_unordered(_write_in_worker, ((config, index) for index in todo))
+        yield from pool.imap(_write_in_worker, ((config, index) for index in todo), ordered=False)
 
 
 _engine: GTPAgent | None = None  # a worker process's GNU Go

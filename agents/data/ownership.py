@@ -44,7 +44,7 @@ from go_env import coords
 from go_env.game import BLACK, EMPTY, WHITE, Game
 from go_env.rules import Rules
 from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, territory_marks
-from goarena.agents.data.pool import stoppable, worker_pool
+from goarena.agents.data.pool import WorkerLost, stoppable, stopped, worker_pool
 from goarena.agents.data.reader import split_collection
 from goarena.agents.gtp.client import GTPAgent, GTPEngineError
 
@@ -239,7 +239,7 @@ def _mark(paths: list[Path], command: str, workers: int) -> Iterator[tuple[Path,
             worker.close()
         return
     with worker_pool(min(workers, len(paths)), _start_worker, (command,)) as pool:
-        yield from pool.imap(_mark_in_worker, paths, chunksize=4)
+        yield from pool.imap(_mark_in_worker, paths)
 
 
 class _Worker:
@@ -296,8 +296,8 @@ def run(sgf_dir: Path, engine: str, workers: int = 1) -> Summary:
 
         try:
             summary = mark_folder(sgf_dir, engine, workers, on_record=advance)
-        except KeyboardInterrupt:
-            raise SystemExit(f"stopped marking {sgf_dir}; the same command resumes") from None
+        except (KeyboardInterrupt, WorkerLost) as reason:
+            raise SystemExit(f"{stopped(reason)} marking {sgf_dir}; the same command resumes") from None
         except GTPEngineError as error:
             raise ValueError(f"the engine {engine!r} cannot be used: {error}") from None
     for line in summary.lines():

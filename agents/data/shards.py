@@ -77,7 +77,7 @@ from rich.progress import MofNCompleteColumn, Progress
 from go_env.features.alphago import NUM_ALPHAGO_PLANES, alphago_planes
 from go_env.game import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game
 from goarena.agents.data.integrity import read_arrays, read_json, write_arrays, write_json
-from goarena.agents.data.pool import stoppable, worker_pool
+from goarena.agents.data.pool import WorkerLost, stoppable, stopped, worker_pool
 from goarena.agents.data.reader import SKIP_REASONS, ExpertGame, SkippedGame, read_expert_games
 
 NUM_PLANES = NUM_ALPHAGO_PLANES
@@ -445,8 +445,9 @@ def run(sgf_dir: Path, out_dir: Path, *, size: int = 9, workers: int = 1) -> dic
 
         try:
             report = build_shards(sgf_dir, out_dir, size=size, workers=workers, on_chunk=advance)
-        except KeyboardInterrupt:
-            raise SystemExit(f"stopped; the same command resumes the chunks missing in {out_dir}") from None
+        except (KeyboardInterrupt, WorkerLost) as reason:
+            note = f"{stopped(reason)}; the same command resumes the chunks missing in {out_dir}"
+            raise SystemExit(note) from None
     skipped = ", ".join(f"{reason} {count}" for reason, count in report["skipped"].items())
     print(
         f"{report['files_read']} files read, {report['games_kept']} games kept, "

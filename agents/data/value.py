@@ -66,7 +66,7 @@ from go_env.core import BLACK
 from go_env.features.alphago import NUM_VALUE_PLANES, SENSIBLENESS, batch_alphago_planes, new_alphago_planes
 from goarena.agents.data.dataset import ShardDataset
 from goarena.agents.data.integrity import DataStorageError, read_json, write_json
-from goarena.agents.data.pool import stoppable, worker_pool
+from goarena.agents.data.pool import WorkerLost, stoppable, stopped, worker_pool
 from goarena.agents.data.shards import FORMAT, FORMATS, MANIFEST, REPORT, _write_shard
 from goarena.agents.inference.evaluator import load_policy_net
 from goarena.agents.nets.policy import PolicyNet
@@ -390,9 +390,9 @@ def run(config: ValueDataConfig, workers: int = 1, device: str = "cpu") -> Summa
 
         try:
             summary = generate(config, workers, device, on_chunk=advance)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, WorkerLost) as reason:
             raise SystemExit(
-                f"stopped; the same command resumes the chunks missing in {config.out}"
+                f"{stopped(reason)}; the same command resumes the chunks missing in {config.out}"
             ) from None
     report = summary.report
     print(
