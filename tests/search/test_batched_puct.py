@@ -1,14 +1,22 @@
-"""Batched PUCT: one evaluator call per step for all games, each game's tree as PUCT grows it."""
+"""Batched PUCT: one evaluator call per step for all games, each game's tree as PUCT grows it
+(PUCT's golden trees included)."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
 from test_puct import _keyed
+from test_puct_golden import CASES as GOLDEN_CASES
+from test_puct_golden import GOLDEN as PUCT_GOLDEN
+from test_puct_golden import FixedEvaluator
 
-from go_env import Game, Rules
+from go_env import Game, Rules, coords
+from go_env import core as K
 from go_env.batch import GameBatch
-from goarena.search import PUCT, BatchedPUCT, EvaluatorError, Leaves
+from goarena.search import PUCT, BatchedPUCT, EvaluatorError, Leaves, UniformEvaluator
+from tests.boards import position
 
 
 class FakeNetwork:
@@ -157,3 +165,22 @@ def test_self_play_with_reuse_and_noise_fits_the_trees_and_ends():
         search.play(batch, search.choose_moves(temperature=1.0))
     moves = int(batch.state.info[:, 3].sum())
     assert spent < 32 * moves  # kept subtrees paid part of the visits
+
+
+@pytest.mark.parametrize("name", [name for name, case in GOLDEN_CASES.items() if not case.replies])
+def test_a_batch_of_one_grows_puct_s_golden_tree(name):
+    case = GOLDEN_CASES[name]
+    game = Game(case.board, case.rules) if isinstance(case.board, int) else position(case.board, case.rules)
+    batch = GameBatch(game.size, 1, game.rules)
+    K.copy_into(K.state_item(batch.state, 0), game.state)
+    evaluator = UniformEvaluator() if case.evaluator == "uniform" else FixedEvaluator()
+    search = BatchedPUCT(evaluator, leaves_per_game=case.batch, seed=0)
+    move = search.search(batch, simulations=case.simulations)[0]
+    expected = json.loads(PUCT_GOLDEN.read_text())[name]
+    counts, values = search.visit_counts()[0], search.values()[0]
+    visited = np.flatnonzero(counts)
+    assert coords.to_gtp(int(move), game.size) == expected["move"]
+    assert {coords.to_gtp(int(a), game.size): int(counts[a]) for a in visited} == expected["visits"]
+    for a in visited:
+        assert values[a] == pytest.approx(expected["values"][coords.to_gtp(int(a), game.size)], abs=1e-9)
+    assert search.trees is not None and search.trees.num_nodes[0, 0] == expected["nodes"]
