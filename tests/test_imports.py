@@ -30,6 +30,25 @@ ALLOWED = {
 }
 TORCH_FREE = ("go_env", "goarena.search")
 
+# The floors inside a package, lowest first: a module may import another part of its package
+# only from a lower floor (or its own sub-package). A part not named stands on the top floor,
+# whose parts may import each other (the package's own __init__, the envs, the commands).
+# Measured from the import graph: each floor holds today, and nothing leans on a sibling.
+FLOORS = {
+    # the rules kernels, then the rulesets, then the network inputs, then games and envs
+    "go_env": [{"core", "coords", "_cache"}, {"rules"}, {"features"}],
+    # protocols < nets < inference < players < training, and the data jobs below training
+    "goarena.agents": [
+        {"protocols", "weights"},
+        {"specs", "nets", "gtp"},
+        {"inference"},
+        {"players", "data"},
+        {"training"},
+    ],
+    # one game < leagues < the web board and the benches; commands, cli and evaluate above
+    "goarena.benchmarks": [{"match", "pictures"}, {"league"}, {"web", "bench"}],
+}
+
 
 def package_of(module: str) -> str:
     """The package of ours a dotted module name belongs to."""
@@ -132,6 +151,51 @@ def test_packages_import_only_the_layers_below():
         if package_of(target) not in ALLOWED[package_of(name)]
     ]
     assert not crossings, "\n".join(crossings)
+
+
+def part_of(module: str, package: str) -> str:
+    """The part of ``package`` a module of it stands in: its first name below the package
+    (``goarena.agents.nets.zero`` is ``nets``; the package itself is ``""``)."""
+    return module[len(package) + 1 :].split(".")[0] if module != package else ""
+
+
+def floor_crossings(graph: dict[str, set[str]], floors: dict[str, list[set[str]]]) -> list[str]:
+    """The imports between two parts of one package that do not go to a lower floor."""
+    crossings = []
+    for package, levels in floors.items():
+        top = len(levels)
+
+        def floor(part: str, levels: list[set[str]] = levels, top: int = top) -> int:
+            return next((n for n, level in enumerate(levels) if part in level), top)
+
+        for name, targets in graph.items():
+            if package_of(name) != package:
+                continue
+            source = part_of(name, package)
+            for target in sorted(targets):
+                if package_of(target) != package or part_of(target, package) == source:
+                    continue
+                above, below = floor(source), floor(part_of(target, package))
+                if below > above or (below == above < top):
+                    crossings.append(f"{name} imports {target}")
+    return crossings
+
+
+def test_sub_packages_import_only_lower_floors():
+    crossings = floor_crossings(import_graph(), FLOORS)
+    assert not crossings, "\n".join(crossings)
+
+
+def test_the_floor_check_sees_an_import_up_and_one_beside():
+    graph = {
+        "goarena.agents.nets.zero": {"goarena.agents.players.zero", "goarena.agents.protocols"},
+        "goarena.agents.players.zero": {"goarena.agents.data.shards", "goarena.agents.players.pool"},
+        "goarena.agents": {"goarena.agents.training.zero"},
+    }
+    assert floor_crossings(graph, FLOORS) == [
+        "goarena.agents.nets.zero imports goarena.agents.players.zero",
+        "goarena.agents.players.zero imports goarena.agents.data.shards",
+    ]
 
 
 def test_no_import_cycles():

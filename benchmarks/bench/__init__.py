@@ -2,9 +2,10 @@
 GNU Go, value estimates, ownership networks.
 
 Each module is one ``goarena bench`` command: ``add_arguments(parser)`` gives its options and
-``command(args)`` runs it (``benchmarks.cli`` registers them). Their ``--seconds`` means one
-thing, the time of one measurement; a player's search time per move is ``--search-seconds``
-(or its spec's ``seconds=``).
+``command(args)`` runs it (``benchmarks.cli`` registers them); ``feature_speed`` is the
+feature-plane timing and the random batches that ``networks`` and ``zero`` share. Their
+``--seconds`` means one thing, the time of one measurement; a player's search time per move
+is ``--search-seconds`` (or its spec's ``seconds=``).
 """
 
 from __future__ import annotations

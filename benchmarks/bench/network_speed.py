@@ -20,12 +20,12 @@ import torch
 
 from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
 from go_env.features.patterns import load_weights
-from go_env.features.speed import measure as feature_speed
-from go_env.features.speed import random_batch
 from goarena.agents.inference import load_policy_net
 from goarena.agents.nets.predict import policy_logits, set_torch_threads
 from goarena.agents.weights import ROLLOUT_9X9, SL_POLICY_9X9
 from goarena.benchmarks.bench import add_seconds
+from goarena.benchmarks.bench.feature_speed import measure as feature_speed
+from goarena.benchmarks.bench.feature_speed import random_batch
 from goarena.search.rollout import playout_speed
 
 BATCHES = (1, 64)

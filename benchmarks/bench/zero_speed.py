@@ -47,7 +47,6 @@ from torch import nn
 from go_env import GameBatch, Rules
 from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
-from go_env.features.speed import random_batch
 from goarena.agents.inference.zero import ZeroEvaluator
 from goarena.agents.nets.checkpoint import load_model
 from goarena.agents.nets.zero import ZeroNet
@@ -55,6 +54,7 @@ from goarena.agents.training.selfplay import SEARCHES, SelfPlaySettings
 from goarena.agents.training.workers import SelfPlayWorkers
 from goarena.agents.weights import ZERO_9X9
 from goarena.benchmarks.bench import add_seconds
+from goarena.benchmarks.bench.feature_speed import random_batch
 from goarena.search.batched_puct import BatchedPUCT
 from goarena.search.gumbel import GumbelSearch
 

@@ -2,7 +2,7 @@
 
 ``history`` holds the AlphaZero history planes the environments observe, ``symmetry`` the 8
 dihedral maps of the board, ``liberties`` exact liberty counts, ``ladders`` a ladder reader and
-``alphago`` the 48 feature planes of AlphaGo's policy network (``python -m go_env.features.speed``
+``alphago`` the 48 feature planes of AlphaGo's policy network (``goarena bench networks``
 times them).
 """
 

@@ -1,7 +1,10 @@
-"""How fast the AlphaGo planes are made: ``python -m go_env.features.speed [--size 9] [--batch 256]``.
+"""How fast the AlphaGo planes are made, and the random mid-game batches the network benches
+time on: ``goarena bench networks`` prints these figures; alone,
+``python -m goarena.benchmarks.bench.feature_speed [--size 9] [--batch 256]``.
 
 Prints positions per second for one position at a time and for a batch, over mid-game
-positions of random games (compilation excluded).
+positions of random games (compilation excluded). It lived in ``go_env.features`` until it
+made the features stand on ``go_env.batch``, above them.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ def measure(size: int, batch_size: int, seconds: float = 1.0) -> tuple[float, fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="How fast the AlphaGo planes are made.")
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--batch", type=int, default=256)
     args = parser.parse_args()
