@@ -112,6 +112,32 @@ X X X X X O O O O
 X X X X X O O O O
 . X . X X O . O .
 """
+# White's B9-A8-B8-C8 (its eye A9) and Black's D9-D8-E8-F8-F9 (its eye E9) share C9, their
+# last liberty but the eyes: a seki with an eye on each side (whoever fills C9 is captured).
+SEKI_WITH_EYES = """
+. O . X . X O . O
+O O O X X X O O O
+X X X O O O O . O
+X X X X O O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+"""
+# SEKI with E6 empty: Black's E9-E8-E7 has a third liberty, so Black wins the race (White
+# filling E6 is no self-atari either): no seki, White's four are dead.
+SEKI_RACE = """
+. X O . X O . O .
+X X O . X O O O O
+. X O O X O . O .
+X X X X . O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+"""
 # White's group in Black's corner has two eyes, A9 and C9: alive. White wins by 7.5; were it
 # dead, Black by 8.5.
 LIVE_IN_AREA = """

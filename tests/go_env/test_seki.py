@@ -1,0 +1,50 @@
+"""Seki: chains that live by shared liberties neither side can fill (go_env.seki)."""
+
+from __future__ import annotations
+
+import pytest
+
+from go_env import coords
+from go_env.seki import in_seki, keep_seki_alive, seki_chains, seki_liberties
+from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, SEKI_RACE, SEKI_WITH_EYES, position
+
+
+def points(*vertices: str) -> list[int]:
+    return [coords.from_gtp(v, 9) for v in vertices]
+
+
+def test_two_chains_sharing_their_two_liberties_are_in_seki():
+    game = position(SEKI)
+    white, black = sorted(points("C9", "C8", "C7", "D7")), sorted(points("E9", "E8", "E7"))
+    assert seki_chains(game) == [tuple(white), tuple(black)]
+    assert seki_liberties(game) == sorted(points("D9", "D8"))
+    assert in_seki(game, points("D7")[0]) and in_seki(game, points("E8")[0])
+
+
+def test_an_eye_on_each_side_and_one_shared_liberty_is_a_seki():
+    game = position(SEKI_WITH_EYES)
+    assert seki_chains(game) == [
+        tuple(sorted(points("B9", "A8", "B8", "C8"))),
+        tuple(sorted(points("D9", "D8", "E8", "F8", "F9"))),
+    ]
+    assert seki_liberties(game) == points("C9")  # the eyes A9 and E9 are no shared liberties
+
+
+def test_a_race_a_dead_stone_and_a_living_group_are_no_seki():
+    race = position(SEKI_RACE)  # Black's third liberty wins the race
+    assert not in_seki(race, points("C9")[0]) and not in_seki(race, points("E9")[0])
+    assert seki_chains(race) == [] and seki_liberties(race) == []
+    assert not in_seki(position(DEAD_IN_AREA), points("B8")[0])
+    assert seki_chains(position(LIVE_IN_AREA)) == []  # two eyes: alive, not seki
+
+
+def test_a_judges_dead_list_keeps_the_chains_in_seki():
+    seki = points("C9", "C8", "C7", "D7")
+    assert keep_seki_alive(position(SEKI), [*seki, *points("B9")]) == points("B9")
+    race = position(SEKI_RACE)
+    assert keep_seki_alive(race, seki) == seki
+
+
+def test_an_empty_point_is_no_chain():
+    with pytest.raises(ValueError, match="no stone"):
+        in_seki(position(SEKI), points("D9")[0])
