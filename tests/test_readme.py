@@ -2,7 +2,7 @@
 
 The README's first lines are the two commands CI runs; its layout map names every package
 folder and nothing that is not there; every relative link in the README and ``docs/*.md``
-leads to a file that exists.
+leads to a file that exists, and to a heading there when it names one.
 """
 
 from __future__ import annotations
@@ -82,23 +82,42 @@ def test_the_package_folders_are_found():
     assert {"go_env/core", "agents/players", "benchmarks/web"} <= folders
 
 
-def relative_links(page: Path) -> list[str]:
+def slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.DOTALL)
+    return {slug(heading) for heading in re.findall(r"(?m)^#+ (.*)$", text)}
+
+
+def relative_links(page: Path) -> list[tuple[str, str]]:
+    """Each link that is not a URL, as (file, anchor); a link to the page itself has file ""."""
     text = re.sub(r"```.*?```", "", page.read_text(), flags=re.DOTALL)  # links in code are not links
     links = []
     for target in LINK.findall(text):
-        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+        if re.match(r"[a-z]+:", target):
             continue
-        links.append(target.split("#")[0])
+        file, _, anchor = target.partition("#")
+        links.append((file, anchor))
     return links
 
 
-def test_every_relative_link_leads_to_a_file():
+def test_slugs_are_githubs():
+    assert slug("What runs code, what is data") == "what-runs-code-what-is-data"
+    assert slug("Shipped weights (made 2026-11)") == "shipped-weights-made-2026-11"
+
+
+def test_every_relative_link_leads_to_a_file_and_its_heading():
     pages = [README, *sorted((ROOT / "docs").glob("*.md"))]
-    broken = [
-        f"{page.relative_to(ROOT)}: {target}"
-        for page in pages
-        for target in relative_links(page)
-        if not (page.parent / target).exists()
-    ]
+    broken = []
+    for page in pages:
+        for file, anchor in relative_links(page):
+            target = page.parent / file if file else page
+            if not target.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {file}")
+            elif anchor and target.suffix == ".md" and anchor not in anchors(target):
+                broken.append(f"{page.relative_to(ROOT)}: {file}#{anchor}")
     assert not broken, broken
-    assert relative_links(README), "the README links to no page"
+    assert any(file for file, _ in relative_links(README)), "the README links to no page"
