@@ -31,7 +31,7 @@ import numpy as np
 from rich.progress import MofNCompleteColumn, Progress
 
 from go_env.game import BLACK, Game, result_string
-from go_env.rules import Rules
+from go_env.rules import Rules, default_komi
 from go_env.sgf import territory_marks, write_sgf
 from goarena.agents.data.ownership import engine_owner
 from goarena.agents.data.pool import WorkerLost, stoppable, stopped, worker_pool
@@ -55,7 +55,7 @@ class GnuGoConfig:
         games: how many games (files ``game-000000.sgf`` to ``game-{games-1}``).
         level: GNU Go's ``--level`` (0 to 10); level 1 plays 9x9 about as well as level 10,
             in a fifteenth of the time.
-        komi: komi, a multiple of 0.5.
+        komi: komi, a multiple of 0.5; None: the board size's (``go_env.default_komi``).
         seed: the run's seed; game ``i``'s randomness comes from ``(seed, i)``.
         gnugo: the GNU Go executable (found on ``PATH`` or in ``/usr/games`` by default).
     """
@@ -64,7 +64,7 @@ class GnuGoConfig:
     size: int = 9
     games: int = 1000
     level: int = 1
-    komi: float = 7.0
+    komi: float | None = None  # None: the board size's, set once made
     seed: int = 0
     gnugo: str = "gnugo"
 
@@ -75,7 +75,9 @@ class GnuGoConfig:
             raise ValueError(f"the number of games must be 0 or more, got {self.games}")
         if not 0 <= self.level <= 10:
             raise ValueError(f"GNU Go's level must be 0 to 10, got {self.level}")
-        Rules(komi=self.komi)  # checks the komi
+        komi = default_komi(self.size) if self.komi is None else self.komi
+        object.__setattr__(self, "komi", komi)
+        Rules(komi=komi)  # checks the komi
 
     @property
     def rules(self) -> Rules:

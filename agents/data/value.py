@@ -14,8 +14,9 @@ gives no position (the report counts them).
 Games are played out: every move (the policies' and the random one) is drawn among the
 *sensible* moves (legal, not filling an own one-point eye: AlphaGo's plane 46), and a side
 passes only when it has none, as the rollouts do. The board at the end is then settled, and
-area scoring (komi 7, a draw scored 0) as it stands is the game's true result; the policies,
-trained on GNU Go's games, would otherwise pass with dead stones on the board. The move cap
+area scoring (the board size's komi, ``go_env.default_komi``: 7 on 9x9, a draw scored 0) as
+it stands is the game's true result; the policies, trained on GNU Go's games, would otherwise
+pass with dead stones on the board. The move cap
 (``2 * N * N``) stops the rare game that does not end; it is scored as it stands and counted.
 
 Games are played ``chunk_size`` at a time over a ``GameBatch``: each ply computes the
@@ -60,7 +61,7 @@ import numba
 import numpy as np
 from rich.progress import MofNCompleteColumn, Progress
 
-from go_env import Game, GameBatch, Rules
+from go_env import Game, GameBatch, Rules, default_komi
 from go_env.batch import owners_for_mover
 from go_env.core import BLACK
 from go_env.features.alphago import NUM_VALUE_PLANES, SENSIBLENESS, batch_alphago_planes, new_alphago_planes
@@ -72,8 +73,6 @@ from goarena.agents.inference.evaluator import load_policy_net
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax, policy_logits, set_torch_threads
 from goarena.agents.weights import SL_POLICY_9X9
-
-KOMI = 7.0
 
 
 @dataclass(frozen=True)
@@ -149,7 +148,8 @@ def play_chunk(
     size = policies.size
     num_points = size * size
     rng = np.random.default_rng([seed, index])
-    batch = GameBatch(size, count, Rules.preset("goarena", komi=KOMI), seed=int(rng.integers(2**63)))
+    rules = Rules.preset("goarena", komi=default_komi(size))
+    batch = GameBatch(size, count, rules, seed=int(rng.integers(2**63)))
     u = rng.integers(1, u_max + 1, size=count)
     sequences = np.full((count, u_max), -1, np.int16)
     planes = new_alphago_planes(size, player_colour=True, batch=count)
@@ -249,7 +249,7 @@ def generate(
         "planes": NUM_VALUE_PLANES,
         "chunk_size": config.chunk_size,
         "u_max": u_max,
-        "komi": KOMI,
+        "komi": default_komi(policies.size),
         "seed": config.seed,
         **policies.digests,
     }
@@ -269,7 +269,7 @@ def generate(
         on_chunk(len(chunks) - len(todo), len(chunks))
     start = time.perf_counter()
     for chunk, games in _play_chunks(policies, config, device, u_max, todo, workers):
-        done[str(chunk.index)] = _write_chunk(config.out, chunk, games)
+        done[str(chunk.index)] = _write_chunk(config.out, chunk, games, manifest["komi"])
         manifest["chunks"] = done = dict(sorted(done.items(), key=lambda item: int(item[0])))
         write_json(config.out / MANIFEST, manifest)
         if on_chunk is not None:
@@ -336,7 +336,7 @@ def _play_in_worker(job: tuple[int, int, _Chunk]) -> tuple[_Chunk, ChunkGames]:
     return chunk, play_chunk(_policies, u_max, seed, chunk.index, chunk.first_game, chunk.games)
 
 
-def _write_chunk(out: Path, chunk: _Chunk, games: ChunkGames) -> dict[str, Any]:
+def _write_chunk(out: Path, chunk: _Chunk, games: ChunkGames, komi: float) -> dict[str, Any]:
     """Write a chunk's shard (none when it recorded no position); its manifest entry."""
     name = f"chunk-{chunk.index:06d}-0"
     arrays = games.arrays
@@ -345,7 +345,7 @@ def _write_chunk(out: Path, chunk: _Chunk, games: ChunkGames) -> dict[str, Any]:
     if positions:
         _write_shard(out, name, arrays)
         shards.append(
-            {"name": name, "positions": positions, "games": positions, "komi": KOMI, "rules": "goarena"}
+            {"name": name, "positions": positions, "games": positions, "komi": komi, "rules": "goarena"}
         )
     black_won = np.where(arrays["to_play"] == BLACK, arrays["outcomes"], -arrays["outcomes"])
     return {
@@ -448,7 +448,6 @@ def replay_positions(dataset: ShardDataset, indices: np.ndarray) -> list[Game]:
     ``U`` moves (under the generator's rules), with their full history: for rollouts or search."""
     sizes = [shard["positions"] for shard in dataset.shards]
     starts = np.concatenate([[0], np.cumsum(sizes)])
-    rules = Rules.preset("goarena", komi=KOMI)
     if not all("u" in dataset.arrays(shard) for shard in range(len(dataset.shards))):
         raise ValueError(f"the shards in {dataset.directory} hold no value positions (goarena data value)")
     games = []
@@ -459,7 +458,8 @@ def replay_positions(dataset: ShardDataset, indices: np.ndarray) -> list[Game]:
         arrays = dataset.arrays(shard)
         row = int(index - starts[shard])
         u = int(arrays["u"][row])
-        game = Game(dataset.board_size, rules)
+        komi = dataset.shards[shard].get("komi", default_komi(dataset.board_size))
+        game = Game(dataset.board_size, Rules.preset("goarena", komi=komi))
         game.replay(arrays["sequences"][row, :u].tolist())
         games.append(game)
     return games

@@ -18,16 +18,20 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from go_env.game import MAX_SIZE, MIN_SIZE
+from go_env.rules import Rules, default_komi
 
 # A field's check: given the field's name and value, the error message, or None when it is good.
 Check = Callable[[str, Any], str | None]
 
 
-def option(default: Any = MISSING, help: str = "", *, check: Check | None = None) -> Any:
+def option(
+    default: Any = MISSING, help: str = "", *, check: Check | None = None, parse: type | None = None
+) -> Any:
     """A config field: ``default`` (none: a required option), its ``help`` on the command line
-    (``(default X)`` is added unless the text speaks of the default) and the ``check`` its value
-    must pass when a config is made."""
-    return field(default=default, metadata={"help": help, "check": check})
+    (``(default X)`` is added unless the text speaks of the default), the ``check`` its value
+    must pass when a config is made, and the type its command-line value is read as (``parse``;
+    by default the default's: a default of None needs one)."""
+    return field(default=default, metadata={"help": help, "check": check, "parse": parse})
 
 
 def redefault(config: type, name: str, default: Any) -> Any:
@@ -70,6 +74,32 @@ def fraction(name: str, value: float) -> str | None:
 def unit_interval(name: str, value: float) -> str | None:
     """In (0, 1]: a discount, a clip range."""
     return None if 0 < value <= 1 else f"{name} must be in (0, 1], got {value}"
+
+
+def komi(name: str, value: float | None) -> str | None:
+    """A komi the rules take, or None (the board size's)."""
+    if value is not None:
+        try:
+            Rules(komi=value)
+        except ValueError as error:
+            return str(error)
+    return None
+
+
+def komi_option() -> Any:
+    """``--komi``: White's komi; None, the default, is the board size's (``go_env.default_komi``,
+    the one default the envs, leagues and data commands read too)."""
+    return option(
+        None,
+        "White's komi, area scoring (default: the board size's, 7 on 9x9, 7.5 on others)",
+        check=komi,
+        parse=float,
+    )
+
+
+def komi_for(value: float | None, size: int) -> float:
+    """``value``, or the komi of a ``size`` board when it is None."""
+    return default_komi(size) if value is None else value
 
 
 def one_of(*choices: str) -> Check:
@@ -158,7 +188,8 @@ def config_parser(config: type, prog: str, description: str) -> argparse.Argumen
             parser.add_argument(flag, action="store_true", help=help_text)
         else:
             shown = help_text if "default" in help_text else f"{help_text} (default %(default)s)"
-            parser.add_argument(flag, type=type(each.default), default=each.default, help=shown)
+            kind = each.metadata.get("parse") or type(each.default)
+            parser.add_argument(flag, type=kind, default=each.default, help=shown)
     return parser
 
 

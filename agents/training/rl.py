@@ -13,7 +13,8 @@ legal moves. Own-eye filling is not masked out: the SL network passes at the end
 stops at the rules' move cap, scored as it stands.
 
 Each game's outcome ``z`` is +1 for the learner's win, -1 for its loss and 0 for a draw
-(area scoring, komi 7 by default: an integer komi allows a draw). The update is one plain SGD
+(area scoring; by default the komi of the network's board size, ``go_env.default_komi``: 7 on
+9x9, where an integer komi allows a draw). The update is one plain SGD
 step, as in the paper, on ``-mean_t((z_t - b) * log p(a_t | s_t))`` over the learner's moves,
 where the baseline ``b`` is the mean outcome of the iteration's games ("mean", the default:
 when the learner wins most games against a weak snapshot, the outcomes alone push nearly all
@@ -55,6 +56,8 @@ from goarena.agents.training import loop
 from goarena.agents.training.config import (
     RunConfig,
     even,
+    komi_for,
+    komi_option,
     one_of,
     option,
     positive,
@@ -86,7 +89,7 @@ class RLConfig(RunConfig):
         snapshot_every: iterations between the learner's snapshots joining the opponent pool.
         temperature: moves are drawn from ``softmax(logits / temperature)`` over the legal moves.
         baseline: "mean" (the iteration's mean outcome) or "none", subtracted from each outcome.
-        komi: White's komi (area scoring).
+        komi: White's komi (area scoring); None: that of the initial network's board size.
         eval_games: games against the initial network at each checkpoint, an even number.
         log_every: iterations between TensorBoard points of the training metrics.
     """
@@ -101,21 +104,19 @@ class RLConfig(RunConfig):
     snapshot_every: int = option(50, "iterations between snapshots joining the opponent pool", check=positive)
     temperature: float = option(1.0, "of the softmax moves are drawn from", check=positive_finite)
     baseline: str = option("mean", "mean (the iteration's mean outcome) or none", check=one_of(*BASELINES))
-    komi: float = option(7.0, "White's komi, area scoring")
+    komi: float | None = komi_option()
     eval_games: int = option(64, "games against the initial network at each checkpoint (even)", check=even)
     checkpoint_every: int = redefault(RunConfig, "checkpoint_every", 50)
     log_every: int = option(5, "iterations between TensorBoard points", check=positive)
-
-    def check(self) -> None:
-        self.rules()  # refuses a bad komi
 
     @property
     def steps(self) -> int:
         """The loop's steps: one an iteration."""
         return self.iterations
 
-    def rules(self) -> Rules:
-        return Rules(komi=self.komi, scoring="area")
+    def rules(self, size: int) -> Rules:
+        """The games' rules on a ``size`` board (the networks' board size)."""
+        return Rules(komi=komi_for(self.komi, size), scoring="area")
 
 
 @dataclass(frozen=True)
@@ -233,7 +234,7 @@ class RLJob:
     def __init__(self, model: PolicyNet, config: RLConfig, pool_dir: Path):
         self.model = model
         self.config = config
-        self.rules = config.rules()
+        self.rules = config.rules(model.board_size)
         self.pool_dir = pool_dir
         self.optimizer = torch.optim.SGD(model.parameters(), lr=config.lr)
         # The pool's first member, written when first drawn: nothing is written before the run

@@ -57,6 +57,8 @@ from goarena.agents.training.config import (
     RunConfig,
     at_least_zero,
     board_size,
+    komi_for,
+    komi_option,
     one_of,
     option,
     positive,
@@ -81,7 +83,7 @@ class SB3Config(RunConfig):
         size: board size.
         opponent: the opponent's player spec.
         learner: the learner's colour: alternate, random, black or white.
-        komi: White's komi (area scoring, ``Rules()``'s other rules).
+        komi: White's komi (area scoring, ``Rules()``'s other rules); None: the board size's.
         steps: environment steps (the learner's moves) to train for.
         n_envs: envs stepped together; a rollout is ``n_envs * n_steps`` steps.
         self_play: add frozen snapshots of the learner to each env's opponent pool.
@@ -99,7 +101,7 @@ class SB3Config(RunConfig):
     learner: str = option(
         "alternate", "the learner's colour: alternate, random, black or white", check=one_of(*LEARNERS)
     )
-    komi: float = option(Rules().komi, "White's komi, area scoring")
+    komi: float = komi_option()  # the size's when not given: config.json records the number
     steps: int = option(400_000, "environment steps (learner moves) to train for", check=positive)
     n_envs: int = option(8, "envs stepped together", check=positive)
     self_play: bool = option(
@@ -121,7 +123,7 @@ class SB3Config(RunConfig):
     ent_coef: float = option(0.01, "entropy bonus")
 
     def check(self) -> None:
-        self.rules()  # refuses a bad komi
+        object.__setattr__(self, "komi", komi_for(self.komi, self.size))
 
     def rules(self) -> Rules:
         return Rules(komi=self.komi)

@@ -45,6 +45,8 @@ from goarena.agents.training.config import (
     RunConfig,
     at_least_zero,
     board_size,
+    komi_for,
+    komi_option,
     one_of,
     option,
     positive,
@@ -70,7 +72,7 @@ class ZeroConfig(RunConfig):
     """A run of the zero job (the run's config.json): ``RunConfig``'s fields and these."""
 
     size: int = option(9, "board size", check=board_size)
-    komi: float = option(7.0, "White's komi, area scoring")
+    komi: float = komi_option()  # the size's when not given: config.json records the number
     blocks: int = option(4, "residual blocks of the network", check=positive)
     filters: int = option(32, "channels of the network", check=positive)
     rounds: int = option(200, "rounds of self-play and training: the run's steps", check=positive)
@@ -106,7 +108,7 @@ class ZeroConfig(RunConfig):
     log_every: int = option(1, "rounds between TensorBoard points", check=positive)
 
     def check(self) -> None:
-        self.rules()
+        object.__setattr__(self, "komi", komi_for(self.komi, self.size))
         if self.games % self.shards:
             raise ValueError(f"games ({self.games}) must divide into shards ({self.shards})")
         self.settings()

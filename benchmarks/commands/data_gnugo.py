@@ -8,8 +8,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from go_env import default_komi
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, help="folder of the games (game-000000.sgf, ...)")
@@ -24,6 +22,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def command(args: argparse.Namespace) -> None:
     from goarena.agents.data import gnugo
 
-    komi = default_komi(args.size) if args.komi is None else args.komi
-    config = gnugo.GnuGoConfig(args.out, args.size, args.games, args.level, komi, args.seed)
+    config = gnugo.GnuGoConfig(args.out, args.size, args.games, args.level, args.komi, args.seed)
     gnugo.run(config, workers=args.workers)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from go_env import default_komi
 from go_env.sgf import load_sgf
 from goarena.agents.data.gnugo import GnuGoConfig, generate, missing_games
 from goarena.agents.data.reader import RANDOM_OPENING, read_expert_game
@@ -35,7 +36,7 @@ def test_games_differ_and_read_back_with_their_random_openings_marked(tmp_path: 
     for path, game in zip(paths, games, strict=True):
         record = load_sgf(path)
         assert record.black == record.white == "GNU Go 3.8 level 1"
-        assert record.komi == 7 and record.rules.scoring == "area"
+        assert record.komi == default_komi(5) and record.rules.scoring == "area"
         assert (record.result or "")[:2] in ("B+", "W+") or record.result == "0"
         opening = [i for i, text in record.comments.items() if text == RANDOM_OPENING]
         assert opening == list(range(game.first_target))
@@ -98,6 +99,12 @@ def test_a_missing_gnugo_is_a_clear_error(tmp_path: Path) -> None:
 def test_bad_settings_are_refused(tmp_path: Path, field: str, value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         GnuGoConfig(tmp_path, **{field: value})  # type: ignore[arg-type]
+
+
+def test_the_komi_is_the_board_size_unless_given(tmp_path: Path) -> None:
+    assert GnuGoConfig(tmp_path, size=9).komi == default_komi(9) == 7.0
+    assert GnuGoConfig(tmp_path, size=13).komi == default_komi(13) == 7.5
+    assert GnuGoConfig(tmp_path, size=13, komi=0.5).komi == 0.5
 
 
 def start(out: Path, games: int, workers: int) -> subprocess.Popen[bytes]:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from go_env import default_komi
 from go_env.features.alphago import PLAYER_COLOUR, game_planes
 from goarena.agents.data.dataset import ShardDataset
 from goarena.agents.data.value import (
@@ -100,7 +101,7 @@ def test_the_final_ownership_for_the_side_to_move_sums_to_the_area_score(nets):
     assert recorded["owned"].sum() > 10  # the cap stops few games
     black_area = np.where(to_play == 1, 1, -1) * ownership.sum(axis=1)  # Black's points minus White's
     margins = games.margins[recorded["game_ids"] - 100]
-    np.testing.assert_allclose(black_area - 7.0, margins)  # komi 7: the area count, as scored
+    np.testing.assert_allclose(black_area - default_komi(SIZE), margins)  # the area count, as scored
     np.testing.assert_array_equal(recorded["scores"], ownership.sum(axis=1))
 
 
@@ -185,3 +186,12 @@ def test_the_command_line_passes_the_jobs_options_on(nets, data, tmp_path, capsy
     options = ["--out", str(out), "--sl-policy", str(nets / "sl.pt"), "--games", str(GAMES)]
     goarena(["data", "value", *options, "--chunk-size", str(CHUNK)])
     assert np.array_equal(arrays(out, "outcomes"), arrays(data, "outcomes"))
+
+
+def test_the_games_take_the_board_size_komi(nets, data):
+    """The networks' board size sets the komi (``go_env.default_komi``), recorded with the shards
+    and used again when the positions are replayed."""
+    manifest = json.loads((data / "manifest.json").read_text())
+    assert manifest["komi"] == default_komi(SIZE) == 7.5
+    assert {shard["komi"] for entry in manifest["chunks"].values() for shard in entry["shards"]} == {7.5}
+    assert replay_positions(ShardDataset(data), np.arange(2))[0].rules.komi == 7.5
