@@ -1,6 +1,7 @@
-"""Tree search over the rules core: UCT with random playouts, PUCT over evaluators, and
-batched PUCT over many games at once (one evaluator call per step for all of them), and
-Gumbel root search with sequential halving over such a batch (``gumbel``).
+"""Tree search over the rules core: UCT with random playouts, PUCT over evaluators, and one
+batched search over many games at once (``BatchedSearch``: one evaluator call per step for all
+of them), configured as PUCT (``BatchedPUCT``) or as Gumbel root search with sequential
+halving (``GumbelSearch``), with one result surface.
 
 Searches keep their tree in preallocated numba arrays (``Tree``), run their simulation
 loops in numba, reuse the tree between moves, and stop on a simulation budget, a time
@@ -9,6 +10,7 @@ package imports nothing of ``agents`` and never imports torch. ``ownership`` est
 owns each point at the end, by playouts, for players that judge a pass by the settled score.
 """
 
+from goarena.search.batched import BatchedSearch
 from goarena.search.batched_puct import BatchedPUCT
 from goarena.search.evaluator import (
     Evaluator,
@@ -27,6 +29,7 @@ from goarena.search.uct import UCT
 
 __all__ = [
     "BatchedPUCT",
+    "BatchedSearch",
     "ILLEGAL",
     "NO_PARENT",
     "PUCT",

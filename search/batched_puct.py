@@ -1,16 +1,16 @@
-"""Batched PUCT: one tree per game of a ``GameBatch``, searched in lock step, for self-play.
+"""Batched PUCT: ``BatchedSearch`` configured with AlphaZero's selection, for self-play.
 
 Each step collects up to ``leaves_per_game`` leaves in every game still searching (one
-parallel kernel over the games), hands all of them to the evaluator in one call, then expands
-and backs them up (another parallel kernel). A network thus sees one batch of about
-``B · leaves_per_game`` positions per step, however many games are played::
+parallel kernel over the games, PUCT's ``collect`` in each), hands all of them to the evaluator
+in one call, then expands and backs them up (``search.batched``). A network thus sees one batch
+of about ``B · leaves_per_game`` positions per step, however many games are played::
 
     batch = GameBatch(9, 64, seed=0)
     search = BatchedPUCT(network, noise=0.25, seed=0)
     while not batch.is_over.all():
         search.search(batch, simulations=200)
-        targets = search.visit_distributions()          # float[B, A], training targets
-        batch.play(search.choose_moves(temperature=1.0))
+        targets = search.policy_targets()               # float[B, A], the visit distributions
+        search.play(batch, search.choose_moves(temperature=1.0))
 
 Game ``b``'s tree is the one ``PUCT(evaluator, batch=leaves_per_game)`` grows for that game
 alone, given an evaluator that values each leaf on its own: the same selection, the same
@@ -25,57 +25,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numba
 import numpy as np
 from numba import prange
 
 from go_env import core as K
 from go_env.batch import GameBatch
-from go_env.core import GoState, inline_kernel
-from go_env.core.parallel import BatchKernel, batch_kernel
-from goarena.search.evaluator import (
-    Evaluator,
-    Leaves,
-    Scratch,
-    UniformEvaluator,
-    as_evaluator,
-    check_evaluation,
-    new_scratch,
-    shapes,
+from go_env.core.parallel import batch_kernel
+from goarena.search.batched import (
+    MIN_WORK_TREES,
+    BatchedSearch,
+    expand_backup_all,
+    scratch_item,
+    tree_item,
 )
-from goarena.search.puct import collect, expand_backup, mix_root_noise
+from goarena.search.evaluator import Evaluator, Leaves
+from goarena.search.puct import collect, mix_root_noise
 from goarena.search.selection import make_selection
-from goarena.search.tree import ROOT, Tree, clear, new_tree, reroot
+from goarena.search.tree import ROOT, Tree
 
-
-@inline_kernel
-def tree_item(trees, b):
-    """Tree ``b`` of a stack of trees (every field with a leading axis), as views."""
-    return Tree(
-        trees.parent[b], trees.action[b], trees.visits[b], trees.value_sum[b], trees.virtual_loss[b],
-        trees.expanded[b], trees.children[b], trees.prior[b], trees.amaf_visits[b], trees.amaf_value[b],
-        trees.num_nodes[b],
-    )  # fmt: skip
-
-
-@inline_kernel
-def scratch_item(states, arrays, b):
-    """Work arrays ``b`` of a stack of them, as views: their states and the other arrays
-    apart, since a parallel kernel takes no nested tuples."""
-    return Scratch(
-        K.batch_item(states, b),
-        arrays[0][b],
-        arrays[1][b],
-        arrays[2][b],
-        arrays[3][b],
-        arrays[4][b],
-        arrays[5][b],
-    )
-
-
-# The least games x board points at which the tree kernels run in parallel, given threads:
-# a game's descents take microseconds, as the rules core's masks do.
-MIN_WORK_TREES = 1 << 17
+__all__ = ["BatchedPUCT", "collect_all", "expand_backup_all"]  # the kernels: tests/go_env/test_parallel.py
 
 
 @batch_kernel(MIN_WORK_TREES, batch_arg=1)  # the roots
@@ -98,41 +66,7 @@ def collect_all(
             finished[b] = finished_b
 
 
-@batch_kernel(MIN_WORK_TREES, batch_arg=7)  # the scratch states
-def expand_backup_all(
-    trees, leaf_nodes, legal, expanding, collected, priors, values, scratch_states, scratch_arrays
-):  # fmt: skip
-    """``expand_backup`` the ``collected[b]`` leaves of every game ``b``."""
-    for b in prange(collected.shape[0]):
-        n = collected[b]
-        if n > 0:
-            expand_backup(
-                tree_item(trees, b), leaf_nodes[b, :n], legal[b, :n], expanding[b, :n], priors[b, :n],
-                values[b, :n], scratch_item(scratch_states, scratch_arrays, b),
-            )  # fmt: skip
-
-
-def root_stats(trees: Tree) -> tuple[np.ndarray, np.ndarray]:
-    """(visits int64[B, A], mean values float64[B, A] for the side to move) of every root move
-    of a stack of trees; 0 where a move is unvisited or illegal."""
-    children = trees.children[:, ROOT]
-    created = (children >= 0) & (trees.expanded[:, ROOT, None] != 0)
-    nodes = np.where(created, children, 0)
-    visits = np.where(created, np.take_along_axis(trees.visits, nodes, axis=1), 0).astype(np.int64)
-    sums = np.where(created, np.take_along_axis(trees.value_sum, nodes, axis=1), 0.0)
-    return visits, sums / np.maximum(visits, 1)
-
-
-def _positions(batch: GameBatch) -> np.ndarray:
-    """int64[B, 2]: each game's board key and move number, which tell a kept tree's position."""
-    return np.stack([batch.state.key[:, 0].view(np.int64), batch.state.info[:, K.INFO_MOVE_NUMBER]], axis=1)
-
-
-def _stacked(fields: tuple[np.ndarray, ...], count: int) -> list[np.ndarray]:
-    return [np.repeat(field[None], count, axis=0) for field in fields]
-
-
-class BatchedPUCT:
+class BatchedPUCT(BatchedSearch):
     """PUCT over every game of a ``GameBatch`` at once, one evaluator call per step.
 
     Args:
@@ -145,14 +79,7 @@ class BatchedPUCT:
         seed: seed of the noise and of ``choose_moves``.
         selection, fpu, fpu_reduction, virtual_loss: the selection rule and its parameters,
             as for ``PUCT``.
-        reuse: keep each game's subtree of the move played by ``play`` for the next search,
-            which then runs only the simulations its root lacks.
-        threads: numba threads that may work on the trees during a search (at most numba's
-            number and one per game). A step's tree work is small, microseconds a game, and
-            waking threads for it twice a step costs more than it saves unless the games are
-            many and the cores idle; hence one by default, and with more the tree kernels run
-            in parallel only on batches above ``MIN_WORK_TREES``. The evaluator's own kernels
-            choose for themselves.
+        reuse, threads: as for ``BatchedSearch``.
     """
 
     def __init__(
@@ -170,142 +97,35 @@ class BatchedPUCT:
         reuse: bool = False,
         threads: int = 1,
     ):
-        if leaves_per_game < 1 or threads < 1 or not 0.0 <= noise <= 1.0:
-            raise ValueError("leaves_per_game and threads must be >= 1 and noise in [0, 1]")
-        self.threads = threads
-        self.reuse = reuse
-        self.evaluator = as_evaluator(evaluator if evaluator is not None else UniformEvaluator())
+        if not 0.0 <= noise <= 1.0:
+            raise ValueError(f"noise must be in [0, 1], got {noise}")
+        super().__init__(evaluator, leaves_per_game, reuse, threads, seed)
         self.selection = make_selection(selection, c_puct, fpu, virtual_loss, fpu_reduction)
-        self.leaves_per_game = leaves_per_game
         self.noise = noise
         self.dirichlet_alpha = dirichlet_alpha
-        self.np_random = np.random.default_rng(seed)
-        self.trees: Tree | None = None  # every field with a leading axis [B]
-        self._key: tuple | None = None  # the shapes the work arrays were made for
-        self._kept: np.ndarray | None = None  # (key, move number) of each game whose tree ``play`` kept
-        self.simulations = np.zeros(0, np.int64)  # per game, in the last search
-        self.steps = 0  # collection steps of the last search
-        self.evaluations = 0  # evaluator calls of the last search (one per step with leaves)
 
-    def _allocate(self, batch: GameBatch, simulations: int) -> Tree:
-        """Trees with room for ``simulations`` in each game, and the work arrays; a game's
-        tree is kept if ``play`` kept it for the position it is in now, else emptied."""
-        size, k = batch.batch_size, self.leaves_per_game
-        key = (shapes(batch.state), k)
-        trees = self.trees
-        kept = self._kept_trees(batch) if key == self._key else np.zeros(size, bool)
-        if key != self._key or trees is None or trees.parent.shape[1] < simulations + 1:
-            # A simulation adds one node at most, and a kept tree has no more nodes than visits.
-            old = trees
-            trees = Tree(*_stacked(new_tree(simulations + 1, batch.num_actions, priors=True), size))
-            if old is not None and kept.any():
-                for new_field, old_field in zip(trees, old, strict=True):
-                    new_field[:, : old_field.shape[1]] = old_field
-            one = K.state_item(batch.state, 0)
-            scratch = new_scratch(one)
-            self._scratch_states = GoState(*_stacked(scratch.state, size))
-            self._scratch_arrays = tuple(_stacked(scratch[1:], size))  # Scratch's other fields
-            self._leaves = GoState(*(np.zeros((size, k, *field.shape), field.dtype) for field in one))
-            self._nodes = np.zeros((size, k), np.int32)
-            self._legal = np.zeros((size, k, batch.num_actions), np.int8)
-            self._expanding = np.zeros((size, k), np.int8)  # all set by collect: no expansion threshold here
-            self._priors = np.zeros((size, k, batch.num_actions), np.float32)
-            self._values = np.zeros((size, k), np.float64)
-            self._key = key
-        for b in np.flatnonzero(~kept):
-            clear(Tree(*(field[b] for field in trees)))
-        self.trees = trees
-        self._kept = None
-        return trees
+    def _start(self, batch: GameBatch, simulations: int) -> None:
+        assert self.trees is not None
+        kept = self.trees.expanded[:, ROOT] != 0
+        self._add_noise(np.flatnonzero(kept & ~batch.is_over))  # fresh noise on a kept root
 
-    def _kept_trees(self, batch: GameBatch) -> np.ndarray:
-        """bool[B]: the games whose tree ``play`` kept for the position they are in now."""
-        if self._kept is None or len(self._kept) != batch.batch_size:
-            return np.zeros(batch.batch_size, bool)
-        return (self._kept == _positions(batch)).all(axis=1)
+    def _roots_expanded(self, games: np.ndarray) -> None:
+        self._add_noise(games)
 
-    def play(self, batch: GameBatch, moves: np.ndarray) -> None:
-        """Play ``moves`` (int[B]) in ``batch``; with ``reuse``, each game's tree keeps the
-        subtree of its move for the next search."""
-        batch.play(moves)
-        if not self.reuse or self.trees is None:
-            return
-        trees = self.trees
-        remap = np.empty(trees.parent.shape[1], np.int32)
-        for b, move in enumerate(np.asarray(moves)):
-            tree = Tree(*(field[b] for field in trees))
-            child = tree.children[ROOT, move] if tree.expanded[ROOT] else -1
-            if child > 0 and not batch.is_over[b]:
-                reroot(tree, child, remap)
-            else:
-                clear(tree)
-        self._kept = _positions(batch)
-
-    def search(self, batch: GameBatch, simulations: int) -> np.ndarray:
-        """Run ``simulations`` simulations in every running game of ``batch`` (left unchanged).
-
-        Returns:
-            int64[B]: each game's most visited move (pass in finished games).
-        """
-        if simulations < 1:
-            raise ValueError(f"simulations must be >= 1, got {simulations}")
-        self._search(batch, simulations)
-        return self.best_moves()
-
-    def _on_trees(self, kernel: BatchKernel, *args: object) -> None:
-        """Run a tree kernel on at most ``threads`` threads (serial on one)."""
-        if self.threads == 1:
-            kernel.serial(*args)
-            return
-        previous = numba.get_num_threads()
-        numba.set_num_threads(min(self.threads, previous))
-        try:
-            kernel(*args)
-        finally:
-            numba.set_num_threads(previous)
-
-    def _search(self, batch: GameBatch, simulations: int) -> None:
-        trees, k = self._allocate(batch, simulations), self.leaves_per_game
-        visited = trees.visits[:, ROOT].astype(np.int64)  # a kept tree's visits count
-        done = np.where(batch.is_over, simulations, np.minimum(visited, simulations))
-        unexpanded = trees.expanded[:, ROOT] == 0
-        if self.noise > 0.0:  # fresh noise on a kept root; a new one gets it once expanded
-            self._add_noise(np.flatnonzero(~unexpanded & ~batch.is_over))
-        collected = np.zeros(batch.batch_size, np.int64)
-        finished = np.zeros(batch.batch_size, np.int64)
-        slots = np.arange(k)[None, :]
-        self.steps = self.evaluations = 0
-        while (counts := np.minimum(k, simulations - done)).any():
-            self._on_trees(
-                collect_all,
-                trees, batch.state, batch.geometry, self._scratch_states, self._scratch_arrays, self._leaves,
-                self._nodes, self._legal, self._expanding, counts, self.selection, collected, finished,
-            )  # fmt: skip
-            self.steps += 1
-            done += collected + finished
-            if not collected.any():
-                if finished.any():
-                    continue
-                break  # trees full
-            taken = slots < collected[:, None]
-            states = GoState(*(field[taken] for field in self._leaves))
-            leaves = Leaves(states, self._legal[taken], batch.geometry)
-            priors, values = check_evaluation(leaves.legal, *self.evaluator.evaluate(leaves))
-            self.evaluations += 1
-            self._priors[taken] = priors
-            self._values[taken] = values
-            self._on_trees(
-                expand_backup_all,
-                trees, self._nodes, self._legal, self._expanding, collected, self._priors, self._values,
-                self._scratch_states, self._scratch_arrays,
-            )  # fmt: skip
-            if self.steps == 1 and self.noise > 0.0:
-                self._add_noise(np.flatnonzero((counts > 0) & unexpanded))
-        self.simulations = np.where(batch.is_over, 0, np.maximum(done - visited, 0))
+    def _collect(
+        self, batch: GameBatch, counts: np.ndarray, collected: np.ndarray, finished: np.ndarray
+    ) -> None:
+        self._on_trees(
+            collect_all,
+            self.trees, batch.state, batch.geometry, self._scratch_states, self._scratch_arrays, self._leaves,
+            self._nodes, self._legal, self._expanding, counts, self.selection, collected, finished,
+        )  # fmt: skip
 
     def _add_noise(self, games: np.ndarray) -> None:
         """Mix Dirichlet noise into the priors of the roots of ``games``, as ``PUCT`` does."""
         assert self.trees is not None
+        if self.noise == 0.0:
+            return
         for b in games:
             if self.trees.expanded[b, ROOT]:
                 tree = Tree(*(field[b] for field in self.trees))
@@ -313,24 +133,16 @@ class BatchedPUCT:
 
     # -- reading the roots ------------------------------------------------------------------
 
-    def _root_stats(self) -> tuple[np.ndarray, np.ndarray]:
-        assert self.trees is not None, "search first"
-        return root_stats(self.trees)
-
-    def visit_counts(self) -> np.ndarray:
-        """int64[B, A]: visits of each root move of each game (0 where unvisited or illegal)."""
-        return self._root_stats()[0]
-
-    def values(self) -> np.ndarray:
-        """float64[B, A]: mean value of each root move for the side to move (0 where unvisited)."""
-        return self._root_stats()[1]
-
-    def best_moves(self) -> np.ndarray:
-        """int64[B]: the most visited root move of each game, ties to the better value; pass
-        where nothing was searched."""
+    def _chosen_moves(self, batch: GameBatch) -> np.ndarray:
+        """The most visited root move of each game, ties to the better value; pass where
+        nothing was searched."""
         counts, values = self._root_stats()
         moves = np.lexsort((-values, -counts))[:, 0]
         return np.where(counts.any(axis=1), moves, counts.shape[1] - 1)
+
+    def policy_targets(self) -> np.ndarray:
+        """float64[B, A]: each game's root visit distribution (``visit_distributions(1.0)``)."""
+        return self.visit_distributions(1.0)
 
     def visit_distributions(self, temperature: float = 1.0) -> np.ndarray:
         """float64[B, A]: each game's root visits to the power ``1/temperature``, normalised

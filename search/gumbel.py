@@ -24,12 +24,13 @@ The Gumbel noise is the exploration: no Dirichlet noise and no temperature. With
     while not batch.is_over.all():
         moves = search.search(batch, simulations=16)
         targets = search.policy_targets()               # float[B, A], training targets
-        batch.play(moves)
+        search.play(batch, moves)
 
 ``simulations`` counts the visits given to the root's moves; the root's own evaluation is one
 step more, so a search calls the evaluator ``simulations + 1`` times at most (a simulation that
 ends in a finished game is scored by the rules, without the evaluator). Trees are not kept
-between moves.
+between moves. The driver (trees, steps, evaluator calls, the roots' reading) is
+``search.batched``'s; this module gives Gumbel's selection and result kernels.
 """
 
 from __future__ import annotations
@@ -42,29 +43,10 @@ from numba import njit
 
 from go_env import core as K
 from go_env.batch import GameBatch
-from go_env.core import GoState, inline_kernel
-from goarena.search.batched_puct import expand_backup_all, root_stats, scratch_item, tree_item
-from goarena.search.evaluator import (
-    Evaluator,
-    Leaves,
-    UniformEvaluator,
-    as_evaluator,
-    check_evaluation,
-    new_scratch,
-    settled_outcome,
-    shapes,
-)
-from goarena.search.tree import (
-    ILLEGAL,
-    ROOT,
-    UNVISITED,
-    Tree,
-    add_node,
-    add_virtual_loss,
-    backup,
-    clear,
-    new_tree,
-)
+from go_env.core import inline_kernel
+from goarena.search.batched import BatchedSearch, scratch_item, tree_item
+from goarena.search.evaluator import Evaluator, Leaves, settled_outcome
+from goarena.search.tree import ILLEGAL, ROOT, UNVISITED, add_node, add_virtual_loss, backup
 
 # The log-prior of a legal move whose prior is 0 (float32 underflow): finite, so that scores
 # stay comparable, and far below any real prior.
@@ -292,13 +274,11 @@ def gumbel_results_all(trees, searched, gumbel, params, work, moves, targets):
                 targets[b, a] /= norm
 
 
-def _stacked(fields: tuple[np.ndarray, ...], count: int) -> list[np.ndarray]:
-    return [np.repeat(field[None], count, axis=0) for field in fields]
-
-
-class GumbelSearch:
+class GumbelSearch(BatchedSearch):
     """Gumbel root search with sequential halving over every game of a ``GameBatch``, one
-    evaluator call per step (mctx's ``gumbel_muzero_policy``, for two players).
+    evaluator call per step (mctx's ``gumbel_muzero_policy``, for two players): ``BatchedSearch``
+    with one leaf per game and step, Gumbel's root and interior selection, and the improved
+    policy as target. Trees are not kept between moves (``play`` plays only).
 
     Args:
         evaluator: an ``Evaluator`` or a callable ``f(leaves) -> (priors, values)``
@@ -310,6 +290,8 @@ class GumbelSearch:
             search that plays the best move it finds (evaluation play).
         seed: seed of the Gumbel noise.
     """
+
+    root_evaluation_extra = 1  # the root's own evaluation comes before the simulations
 
     def __init__(
         self,
@@ -324,124 +306,49 @@ class GumbelSearch:
             raise ValueError(f"max_considered must be >= 1, got {max_considered}")
         if c_visit < 0 or c_scale < 0:
             raise ValueError(f"c_visit and c_scale must be >= 0, got {c_visit} and {c_scale}")
-        self.evaluator = as_evaluator(evaluator if evaluator is not None else UniformEvaluator())
+        # Sequential halving plans the root's whole budget, so each search starts afresh.
+        super().__init__(evaluator, leaves_per_game=1, reuse=False, threads=1, seed=seed)
         self.max_considered = int(max_considered)
         self.c_visit = float(c_visit)
         self.c_scale = float(c_scale)
         self.gumbel = gumbel
-        self.np_random = np.random.default_rng(seed)
         self._params = np.array([self.max_considered, self.c_visit, self.c_scale], np.float64)
-        self.trees: Tree | None = None  # every field with a leading axis [B]
-        self.noise = np.zeros((0, 0))  # float64[B, A]: the last search's Gumbel noise
-        self._key: tuple | None = None  # the shapes the work arrays were made for
-        self._moves = np.zeros(0, np.int64)
+        self.gumbel_noise = np.zeros((0, 0))  # float64[B, A]: the last search's Gumbel noise
+        self._table = np.zeros((1, 1), np.int64)
+        self._work = np.zeros((0, 2, 0))  # float64[B, 2, A]: σ(q̂) and logits of each game
         self._targets = np.zeros((0, 0))
-        self.simulations = np.zeros(0, np.int64)  # per game, in the last search
-        self.steps = 0  # collection steps of the last search
-        self.evaluations = 0  # evaluator calls of the last search (one per step with leaves)
 
-    def _allocate(self, batch: GameBatch, simulations: int) -> Tree:
-        """Empty trees with room for the root and ``simulations`` nodes, and the work arrays."""
+    def _start(self, batch: GameBatch, simulations: int) -> None:
         size, num_actions = batch.batch_size, batch.num_actions
-        key = shapes(batch.state)
-        trees = self.trees
-        if key != self._key or trees is None or trees.parent.shape[1] < simulations + 1:
-            # The root's evaluation and each simulation add one node at most.
-            trees = Tree(*_stacked(new_tree(simulations + 1, num_actions, priors=True), size))
-            one = K.state_item(batch.state, 0)
-            scratch = new_scratch(one)
-            self._scratch_states = GoState(*_stacked(scratch.state, size))
-            self._scratch_arrays = tuple(_stacked(scratch[1:], size))  # Scratch's other fields
-            self._leaves = GoState(*(np.zeros((size, 1, *field.shape), field.dtype) for field in one))
-            self._nodes = np.zeros((size, 1), np.int32)
-            self._legal = np.zeros((size, 1, num_actions), np.int8)
-            self._expanding = np.zeros((size, 1), np.int8)
-            self._priors = np.zeros((size, 1, num_actions), np.float32)
-            self._values = np.zeros((size, 1), np.float64)
-            self._work = np.zeros((size, 2, num_actions), np.float64)
-            self._key = key
-        for b in range(size):
-            clear(Tree(*(field[b] for field in trees)))
-        self.trees = trees
-        return trees
-
-    def search(self, batch: GameBatch, simulations: int) -> np.ndarray:
-        """Evaluate every running game's root and run ``simulations`` simulations below it
-        (``batch`` is left unchanged); finished games are skipped.
-
-        Returns:
-            int64[B]: the move each game should play (pass in finished games).
-        """
-        if simulations < 1:
-            raise ValueError(f"simulations must be >= 1, got {simulations}")
-        size, num_actions = batch.batch_size, batch.num_actions
-        trees = self._allocate(batch, simulations + 1)
         if self.gumbel:
-            self.noise = self.np_random.gumbel(size=(size, num_actions))
+            self.gumbel_noise = self.np_random.gumbel(size=(size, num_actions))
         else:
-            self.noise = np.zeros((size, num_actions))
-        table = halving_table(self.max_considered, simulations)
-        running = ~batch.is_over
-        done = np.where(running, -1, simulations).astype(np.int64)  # -1: the root's evaluation is due
-        collected = np.zeros(size, np.int64)
-        finished = np.zeros(size, np.int64)
-        self.steps = self.evaluations = 0
-        while (active := done < simulations).any():
-            gumbel_collect_all(
-                trees, batch.state, batch.geometry, self._scratch_states, self._scratch_arrays, self._leaves,
-                self._nodes, self._legal, self._expanding, active, self.noise, table, self._params,
-                self._work, collected, finished,
-            )  # fmt: skip
-            self.steps += 1
-            done += collected + finished
-            if not collected.any():
-                continue
-            taken = collected > 0
-            states = GoState(*(field[taken, 0] for field in self._leaves))
-            leaves = Leaves(states, self._legal[taken, 0], batch.geometry)
-            priors, values = check_evaluation(leaves.legal, *self.evaluator.evaluate(leaves))
-            self.evaluations += 1
-            self._priors[taken, 0] = priors
-            self._values[taken, 0] = values
-            expand_backup_all.serial(
-                trees, self._nodes, self._legal, self._expanding, collected, self._priors, self._values,
-                self._scratch_states, self._scratch_arrays,
-            )  # fmt: skip
-        self.simulations = np.where(running, simulations, 0)
-        self._moves = np.empty(size, np.int64)
+            self.gumbel_noise = np.zeros((size, num_actions))
+        self._table = halving_table(self.max_considered, simulations)
+        if self._work.shape != (size, 2, num_actions):
+            self._work = np.zeros((size, 2, num_actions), np.float64)
+
+    def _collect(
+        self, batch: GameBatch, counts: np.ndarray, collected: np.ndarray, finished: np.ndarray
+    ) -> None:
+        gumbel_collect_all(
+            self.trees, batch.state, batch.geometry, self._scratch_states, self._scratch_arrays, self._leaves,
+            self._nodes, self._legal, self._expanding, counts, self.gumbel_noise, self._table, self._params,
+            self._work, collected, finished,
+        )  # fmt: skip
+
+    def _chosen_moves(self, batch: GameBatch) -> np.ndarray:
+        size, num_actions = batch.batch_size, batch.num_actions
+        moves = np.empty(size, np.int64)
         self._targets = np.empty((size, num_actions), np.float64)
-        gumbel_results_all(trees, running, self.noise, self._params, self._work, self._moves, self._targets)
-        return self._moves.copy()
-
-    # -- reading the roots ------------------------------------------------------------------
-
-    def _root_stats(self) -> tuple[np.ndarray, np.ndarray]:
-        assert self.trees is not None, "search first"
-        return root_stats(self.trees)
-
-    def best_moves(self) -> np.ndarray:
-        """int64[B]: the moves the last search chose (pass in finished games)."""
-        assert self.trees is not None, "search first"
-        return self._moves.copy()
+        searched = ~batch.is_over
+        gumbel_results_all(
+            self.trees, searched, self.gumbel_noise, self._params, self._work, moves, self._targets
+        )
+        return moves
 
     def policy_targets(self) -> np.ndarray:
         """float64[B, A]: each game's improved policy ``softmax(logits + σ(completed Q))`` over
         its legal moves (0 on illegal ones), the training target; zeros in finished games."""
         assert self.trees is not None, "search first"
         return self._targets.copy()
-
-    def visit_counts(self) -> np.ndarray:
-        """int64[B, A]: visits of each root move of each game (0 where unvisited or illegal)."""
-        return self._root_stats()[0]
-
-    def values(self) -> np.ndarray:
-        """float64[B, A]: mean value of each root move for the side to move (0 where unvisited)."""
-        return self._root_stats()[1]
-
-    def root_values(self) -> np.ndarray:
-        """float64[B]: each root's mean value over its evaluation and simulations, for the side
-        to move (0 in finished games)."""
-        trees = self.trees
-        assert trees is not None, "search first"
-        visits = trees.visits[:, ROOT]
-        return np.where(visits > 0, -trees.value_sum[:, ROOT] / np.maximum(visits, 1), 0.0)
