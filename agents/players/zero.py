@@ -11,9 +11,10 @@ With ``search=puct`` it is a ``PUCTAgent`` whose leaves are evaluated by the net
 (``ZeroEvaluator``, one forward pass per leaf batch), with everything that player has: tree
 reuse, a time budget, resignation, ``act()`` with the visit distribution and the root's
 value, ``lz-analyze``. With ``search=gumbel`` it plays the move of a deterministic Gumbel
-search (no noise: evaluation play) and reports that search's improved policy; that search
-keeps to its simulations, and the GTP engine's time per move (``set_move_time``) does not
-shorten it.
+search (no noise: evaluation play) over its game as a batch of one (``search.GumbelSearch``,
+the batched search self-play uses) and reports that search's improved policy and root value;
+that search keeps to its simulations, and the GTP engine's time per move (``set_move_time``)
+does not shorten it. The kind of search is picked once, at construction.
 
 Either way ``act()`` also gives the ownership map of the position it moved from, and
 ``ownership(game)`` gives it alone (``OwnershipAgent``, for GTP ``kata-analyze ... ownership
@@ -37,7 +38,7 @@ from goarena.agents.nets.zero import ZeroOutput
 from goarena.agents.players.search import PUCTAgent
 from goarena.agents.protocols import Action, GameContext, check_board_size
 from goarena.agents.weights import ZERO_9X9
-from goarena.search import Leaves
+from goarena.search import GumbelSearch, Leaves
 
 SEARCHES = ("puct", "gumbel")
 DEFAULT_SIMULATIONS = 200
@@ -81,12 +82,16 @@ class ZeroAgent(PUCTAgent):
         self.evaluator = ZeroEvaluator(network.model)
         super().__init__(evaluator=self.evaluator, **rest)
         self.name = "zero"
-        self.search_kind = search
         self.max_considered = max_considered
         self._networks = [network]
         self._digests = [network.digest]
         self._modules = (network.model,)
-        self._gumbel: Any = None
+        self._gumbel: GumbelSearch | None = None
+        # The search behind select_move and act, picked once (methods, so that a pickled player
+        # keeps its pick).
+        gumbel = search == "gumbel"
+        self._move = self._gumbel_move if gumbel else self._puct_move
+        self._action = self._gumbel_action if gumbel else self._puct_action
 
     @classmethod
     def check_options(cls, context: GameContext | None, **options: object) -> None:
@@ -99,7 +104,6 @@ class ZeroAgent(PUCTAgent):
     def warmup(size: int) -> None:
         """Compile both searches' kernels and the history planes (see ``Warmable``)."""
         from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
-        from goarena.search.gumbel import GumbelSearch
         from goarena.search.warmup import warmup_game
 
         PUCTAgent.warmup(size)
@@ -108,11 +112,9 @@ class ZeroAgent(PUCTAgent):
         leaves = K.GoState(*(field[None] for field in game.state))
         batch_history_planes(leaves, game.geometry, np.zeros((1, size, size, NUM_HISTORY_PLANES), np.int8))
 
-    # -- Gumbel search: one game as a batch of one ---------------------------------------
+    # -- the search: PUCTAgent's, or Gumbel search over one game as a batch of one ----------
 
-    def _gumbel_search(self, game: Game) -> tuple[int, np.ndarray, float]:
-        from goarena.search.gumbel import GumbelSearch
-
+    def _gumbel_action(self, game: Game) -> Action:
         if self._gumbel is None:
             self._gumbel = GumbelSearch(
                 self.evaluator, seed=self.seed, max_considered=self.max_considered, gumbel=False
@@ -120,12 +122,19 @@ class ZeroAgent(PUCTAgent):
         batch = GameBatch(game.size, 1, game.rules)
         K.copy_into(K.state_item(batch.state, 0), game.state)
         move = int(self._gumbel.search(batch, self.simulations)[0])  # type: ignore[arg-type]  # set: no seconds
-        return move, self._gumbel.policy_targets()[0], float(self._gumbel.root_values()[0])
+        return Action(move, self._gumbel.policy_targets()[0], float(self._gumbel.root_values()[0]))
+
+    def _gumbel_move(self, game: Game) -> int:
+        return self._gumbel_action(game).move
+
+    def _puct_move(self, game: Game) -> int:
+        return super().select_move(game)
+
+    def _puct_action(self, game: Game) -> Action:
+        return super().act(game)  # its move from select_move, hence _puct_move
 
     def select_move(self, game: Game) -> int:
-        if self.search_kind == "gumbel":
-            return self._gumbel_search(game)[0]
-        return super().select_move(game)
+        return self._move(game)
 
     def ownership(self, game: Game) -> np.ndarray:
         """float32[N*N]: the network's ownership head at ``game``'s position, for its side to
@@ -140,7 +149,4 @@ class ZeroAgent(PUCTAgent):
     def act(self, game: Game) -> Action:
         """The move, the search's policy and value, and the position's ownership map."""
         ownership = self.ownership(game)
-        if self.search_kind == "gumbel":
-            move, policy, value = self._gumbel_search(game)
-            return Action(move, policy, value, ownership)
-        return dataclasses.replace(super().act(game), ownership=ownership)
+        return dataclasses.replace(self._action(game), ownership=ownership)

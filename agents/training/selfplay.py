@@ -1,8 +1,10 @@
 """AlphaZero's self-play: many games at once over one batched search, recorded as training data.
 
 ``play_selfplay`` plays ``games`` games of a network against itself over one ``GameBatch``:
-at every step one batched search (``BatchedPUCT``, or ``GumbelSearch`` with ``search="gumbel"``)
-runs over all running games, with one forward pass per search step for all their leaves.
+at every step one batched search (``search.BatchedSearch``, configured as ``BatchedPUCT`` or,
+with ``search="gumbel"``, ``GumbelSearch``; ``make_search``) runs over all running games, with
+one forward pass per search step for all their leaves. The loop reads every search alike: the
+policy target, the move to play, the root's values, ``play(batch, moves)``.
 
 - PUCT: Dirichlet noise at the root (ε = ``noise``), moves drawn in proportion to the visits
   for the first ``temperature_moves`` moves of a game and the most visited after; the target
@@ -38,7 +40,7 @@ from go_env import core as K
 from go_env.batch import owners_for_mover
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from goarena.agents.inference.zero import ZeroEvaluator
-from goarena.search.batched_puct import BatchedPUCT
+from goarena.search import BatchedPUCT, BatchedSearch, GumbelSearch
 
 SEARCHES = ("puct", "gumbel")
 
@@ -112,10 +114,9 @@ class SelfPlayGames:
         return int(self.value.shape[0])
 
 
-def _make_search(evaluator: ZeroEvaluator, settings: SelfPlaySettings, seed: int, full: bool):
+def make_search(evaluator: ZeroEvaluator, settings: SelfPlaySettings, seed: int, full: bool) -> BatchedSearch:
+    """The batched search ``settings`` asks for (``full``: with PUCT's root noise)."""
     if settings.search == "gumbel":
-        from goarena.search.gumbel import GumbelSearch
-
         return GumbelSearch(evaluator, seed=seed, max_considered=settings.max_considered)
     return BatchedPUCT(
         evaluator,
@@ -136,10 +137,12 @@ def play_selfplay(
     rng = np.random.default_rng(seed)
     batch = GameBatch(size, games, rules, seed=int(rng.integers(2**63)))
     evaluator = ZeroEvaluator(model)
-    full_search = _make_search(evaluator, settings, int(rng.integers(2**63)), True)
-    cheap_search = _make_search(evaluator, settings, int(rng.integers(2**63)), False)
-    if settings.tree_reuse:  # one tree for both budgets, noise on the full searches only
-        cheap_search = full_search
+    full_search = make_search(evaluator, settings, int(rng.integers(2**63)), True)
+    cheap_search = make_search(evaluator, settings, int(rng.integers(2**63)), False)
+    # PUCT with tree_reuse: one tree for both budgets, noise on the full searches only.
+    reused = full_search if settings.tree_reuse and isinstance(full_search, BatchedPUCT) else None
+    if reused is not None:
+        cheap_search = reused
     may_resign = rng.random(games) >= settings.no_resign_fraction
     resigned = np.zeros(games, bool)
     winners = np.zeros(games, np.int64)
@@ -149,25 +152,21 @@ def play_selfplay(
     while not (over := batch.is_over).all():
         full = settings.full_search_probability >= 1.0 or rng.random() < settings.full_search_probability
         search = full_search if full else cheap_search
-        if settings.tree_reuse:
-            search.noise = settings.noise if full else 0.0
+        if reused is not None:
+            reused.noise = settings.noise if full else 0.0
         moves = search.search(batch, settings.simulations if full else settings.cheap_simulations)
         running = np.flatnonzero(~over)
         to_play = batch.to_play
         if full:
-            if settings.search == "gumbel":
-                targets = search.policy_targets()
-            else:
-                targets = search.visit_distributions(1.0)
+            targets = search.policy_targets()
             batch_history_planes(batch.state, batch.geometry, planes)
             moved = batch.state.info[running, K.INFO_MOVE_NUMBER]
             recorded.append(
                 (planes[running], targets[running].astype(np.float32), to_play[running], running, moved)
             )
-        if settings.search == "puct":
-            opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < settings.temperature_moves
-            drawn = search.choose_moves(1.0)
-            moves = np.where(opening, drawn, moves)
+        # PUCT draws its opening moves by visits; Gumbel's choice already carries its noise.
+        opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < settings.temperature_moves
+        moves = np.where(opening, search.choose_moves(1.0), moves)
         if settings.resign_value > 0.0:
             visits = search.visit_counts()
             root = (visits * search.values()).sum(axis=1) / np.maximum(visits.sum(axis=1), 1)
@@ -178,10 +177,7 @@ def play_selfplay(
             first = losing & ~may_resign & (would_resign == 0)
             would_resign[first] = to_play[first]
             moves = np.where(resigning, batch.num_actions - 1, moves)
-        if settings.search == "puct":
-            search.play(batch, moves)  # keeps the trees' subtrees with tree_reuse
-        else:
-            batch.play(moves)
+        search.play(batch, moves)  # keeps the trees' subtrees with tree_reuse
         if resigned.any():
             batch.stop(resigned)
     played_out = ~resigned

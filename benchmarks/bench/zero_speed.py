@@ -50,13 +50,11 @@ from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from goarena.agents.inference.zero import ZeroEvaluator
 from goarena.agents.nets.checkpoint import load_model
 from goarena.agents.nets.zero import ZeroNet
-from goarena.agents.training.selfplay import SEARCHES, SelfPlaySettings
+from goarena.agents.training.selfplay import SEARCHES, SelfPlaySettings, make_search
 from goarena.agents.training.workers import SelfPlayWorkers
 from goarena.agents.weights import ZERO_9X9
 from goarena.benchmarks.bench import add_seconds
 from goarena.benchmarks.bench.feature_speed import random_batch
-from goarena.search.batched_puct import BatchedPUCT
-from goarena.search.gumbel import GumbelSearch
 
 BATCHES = (1, 16, 64, 256)
 THREADS = (1, 2)
@@ -265,19 +263,7 @@ class SelfPlayMoves:
     def __init__(self, model: ZeroNet, search: str, batch_size: int, simulations: int, seed: int = 0):
         self.settings = SelfPlaySettings(search=search, simulations=simulations)
         self.evaluator = ZeroEvaluator(model)
-        self.searcher: BatchedPUCT | GumbelSearch
-        if search == "gumbel":
-            self.searcher = GumbelSearch(
-                self.evaluator, max_considered=self.settings.max_considered, seed=seed
-            )
-        else:
-            self.searcher = BatchedPUCT(
-                self.evaluator,
-                c_puct=self.settings.c_puct,
-                leaves_per_game=1,
-                noise=self.settings.noise,
-                seed=seed,
-            )
+        self.searcher = make_search(self.evaluator, self.settings, seed, full=True)
         self.size, self.batch_size, self.seed = model.board_size, batch_size, seed
         self.planes = np.empty((batch_size, self.size, self.size, NUM_HISTORY_PLANES), np.int8)
         self.batches = 0
@@ -298,18 +284,15 @@ class SelfPlayMoves:
         moves = searcher.search(batch, self.settings.simulations)
         self.calls += searcher.evaluations
         running = np.flatnonzero(~batch.is_over)
-        if isinstance(searcher, GumbelSearch):
-            targets = searcher.policy_targets()
-        else:
-            targets = searcher.visit_distributions(1.0)
-            opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < self.settings.temperature_moves
-            moves = np.where(opening, searcher.choose_moves(1.0), moves)
+        targets = searcher.policy_targets()
+        opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < self.settings.temperature_moves
+        moves = np.where(opening, searcher.choose_moves(1.0), moves)
         batch_history_planes(batch.state, batch.geometry, self.planes)
         self.recorded = (
             self.planes[running].copy(),
             targets[running].astype(np.float32),
         )  # as self-play keeps
-        batch.play(moves)
+        searcher.play(batch, moves)
         return self.evaluator.evaluations - before
 
 

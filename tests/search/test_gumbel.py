@@ -1,5 +1,5 @@
 """Gumbel root search: sequential halving's schedule, the move it picks, the improved policy,
-seeds, finished games, one evaluator call per step, tactics."""
+seeds, finished games, one evaluator call per step, tactics, the batched search's result surface."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from test_puct import _keyed
 from go_env import BLACK, WHITE, Game, coords
 from go_env import core as K
 from go_env.batch import GameBatch
-from goarena.search import Leaves, RolloutEvaluator
+from goarena.search import BatchedSearch, Leaves, RolloutEvaluator
 from goarena.search.evaluator import uniform_priors
 from goarena.search.gumbel import GumbelSearch, halving_schedule
 from goarena.search.invariants import check_tree
@@ -230,3 +230,16 @@ def test_the_chosen_move_is_among_the_most_visited():
     moves = search.search(batch, simulations=24)
     counts = search.visit_counts()
     assert (counts[np.arange(32), moves] == counts.max(axis=1)).all()
+
+
+def test_the_result_surface_is_the_batched_search_s():
+    batch = GameBatch(5, 3, seed=0)
+    search = GumbelSearch(Fixed(), max_considered=4, seed=0)
+    moves = search.search(batch, simulations=8)
+    assert isinstance(search, BatchedSearch)
+    np.testing.assert_array_equal(search.best_moves(), moves)
+    np.testing.assert_array_equal(search.choose_moves(1.0), moves)  # its Gumbel noise was its draw
+    search.play(batch, moves)
+    assert (batch.state.info[:, K.INFO_MOVE_NUMBER] == 1).all()
+    search.search(batch, simulations=8)
+    assert search.simulations.tolist() == [8, 8, 8]  # a fresh tree: nothing kept from the last move
