@@ -37,9 +37,10 @@ TORCH_FREE = ("go_env", "goarena.search")
 FLOORS = {
     # the rules kernels, then the rulesets, then the network inputs, then games and envs
     "go_env": [{"core", "coords", "_cache"}, {"rules"}, {"features"}],
-    # protocols < nets < inference < players < training, and the data jobs below training
+    # protocols < nets < inference < players < training, and the data jobs below training;
+    # atomic (whole-or-nothing file writes) at the bottom, for every writer above it
     "goarena.agents": [
-        {"protocols", "weights"},
+        {"protocols", "weights", "atomic"},
         {"specs", "nets", "gtp"},
         {"inference"},
         {"players", "data"},

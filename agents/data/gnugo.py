@@ -33,6 +33,7 @@ from rich.progress import MofNCompleteColumn, Progress
 from go_env.game import BLACK, Game, result_string
 from go_env.rules import Rules, default_komi
 from go_env.sgf import territory_marks, write_sgf
+from goarena.agents.atomic import leftovers, write_atomically
 from goarena.agents.data.ownership import engine_owner
 from goarena.agents.data.pool import WorkerLost, stoppable, stopped, worker_pool
 from goarena.agents.data.reader import RANDOM_OPENING
@@ -140,6 +141,8 @@ def generate(config: GnuGoConfig, workers: int = 1, on_game: Callable[[int], Non
         raise ValueError(f"workers must be 1 or more, got {workers}")
     command = config.engine_command()
     config.out.mkdir(parents=True, exist_ok=True)
+    for stale in leftovers(config.out / "game-*.sgf"):
+        stale.unlink(missing_ok=True)  # a game a killed run was writing
     todo = missing_games(config)
     start = time.perf_counter()
     for index in _play(config, command, todo, workers):
@@ -186,10 +189,7 @@ def write_game(engine: GTPAgent, config: GnuGoConfig, index: int) -> None:
     record = write_sgf(
         game, black=name, white=name, result=result, comments=comments, date="", territory=territory
     )
-    path = config.path(index)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_bytes(record)
-    temporary.replace(path)
+    write_atomically(config.path(index), record)
 
 
 def play_game(engine: GTPAgent, config: GnuGoConfig, index: int) -> tuple[Game, str, int]:

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from goarena.agents.atomic import write_atomically
+
 DIGESTS = "digest.json"
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 _READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
@@ -194,12 +196,9 @@ def write_json(path: Path, data: Mapping[str, Any]) -> None:
     Raises:
         DataStorageError: the disk is full or refuses writes.
     """
-    temporary = path.with_name(f".{path.name}.tmp")
     try:
-        temporary.write_text(json.dumps(data, indent=1) + "\n")
-        temporary.replace(path)
+        write_atomically(path, json.dumps(data, indent=1) + "\n")
     except OSError as error:
-        temporary.unlink(missing_ok=True)
         raise _storage_error(error, path) from None
 
 

@@ -44,6 +44,7 @@ from go_env import coords
 from go_env.game import BLACK, EMPTY, WHITE, Game
 from go_env.rules import Rules
 from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, territory_marks
+from goarena.agents.atomic import write_atomically
 from goarena.agents.data.pool import WorkerLost, stoppable, stopped, worker_pool
 from goarena.agents.data.reader import split_collection
 from goarena.agents.gtp.client import GTPAgent, GTPEngineError
@@ -176,9 +177,7 @@ def mark_record(engine: GTPAgent, path: Path) -> tuple[str, str]:
         return "engine error", str(error)
     black, white = territory_marks(record.game.board.reshape(-1), owner)
     _set_marks(last, black, white, record.game.size)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_bytes(tree.serialise())
-    temporary.replace(path)
+    write_atomically(path, tree.serialise())
     return MARKED, ""
 
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import tempfile
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from goarena.agents.atomic import replacing
 from goarena.agents.nets.errors import NetworkFileError, zip_size_problem
 from goarena.agents.nets.ownership import OwnershipNet
 from goarena.agents.nets.policy import PolicyNet
@@ -82,28 +81,14 @@ def save_model(path: Path | str, model: nn.Module, **extra: Any) -> str:
 
 
 def write_atomically(path: Path, contents: dict[str, Any]) -> None:
-    """``torch.save`` to a temporary file beside ``path``, fsync it, and rename it onto ``path``.
-    The bytes are made in memory first, so a full disk is an ``OSError`` (ENOSPC) of the write,
-    not one of torch's zip writer's errors."""
+    """``torch.save`` to a temporary file beside ``path``, fsynced and renamed onto ``path``
+    (``goarena.agents.atomic``). The bytes are made in memory first, so a full disk is an
+    ``OSError`` (ENOSPC) of the write, not one of torch's zip writer's errors."""
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
     torch.save(contents, buffer)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            os.fchmod(file.fileno(), 0o644)  # mkstemp's 0600 would keep the weights from other users
-            file.write(buffer.getbuffer())
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)  # the rename itself survives a crash
-    finally:
-        os.close(directory)
+    with replacing(path, durable=True) as temporary:
+        temporary.write_bytes(buffer.getbuffer())
 
 
 def read_checkpoint(

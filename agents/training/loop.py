@@ -37,6 +37,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
+from goarena.agents.atomic import write_atomically
 from goarena.agents.data.integrity import DataStorageError, storage_cause
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
@@ -137,9 +138,7 @@ class Run:
                 )
         if saved != self.config:  # a new run, extended, or an option added since it began
             with storage(self.directory, "write the run's config"):
-                temporary = path.with_suffix(".json.tmp")
-                temporary.write_text(json.dumps(self.config, indent=2) + "\n")
-                temporary.replace(path)
+                write_json(path, self.config)
 
     def differences(self, saved: Mapping[str, Any]) -> list[str]:
         """The keys in which the config ``saved`` (config.json's, or a checkpoint's) differs
@@ -519,10 +518,8 @@ def _defaults(config: Any) -> dict[str, Any]:
 
 
 def write_json(path: Path, data: Mapping[str, Any]) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (a temporary file renamed)."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(json.dumps(data, indent=2) + "\n")
-    temporary.replace(path)
+    """Write ``data`` as JSON to ``path`` whole or not at all (``goarena.agents.atomic``)."""
+    write_atomically(path, json.dumps(data, indent=2) + "\n")
 
 
 @dataclass(frozen=True)

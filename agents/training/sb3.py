@@ -29,8 +29,6 @@ as one that never stopped).
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -47,6 +45,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 from go_env import GoVectorEnv, Rules
 from go_env.gym_env import ENV_ID
+from goarena.agents.atomic import replacing
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.nets.sb3_extractor import GoResNetExtractor
 from goarena.agents.players.pool import OpponentPool
@@ -209,15 +208,8 @@ def save_atomically(model: BaseAlgorithm, path: Path) -> None:
     """``model.save`` to a temporary file beside ``path`` (a name of its own: two processes
     never share one), then renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp.zip", dir=path.parent)
-    os.close(handle)
-    temporary = Path(name)  # ends in .zip: SB3 adds .zip to a name without it
-    try:
+    with replacing(path, suffix=".tmp.zip") as temporary:  # SB3 adds .zip to a name without it
         model.save(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def evaluate(model: MaskablePPO, config: SB3Config, opponent: str, games: int, seed: int) -> float:

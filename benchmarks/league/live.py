@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from go_env.rules import Rules
+from goarena.agents.atomic import leftovers, write_atomically
 from goarena.benchmarks.league.store import LeagueStore
 
 LIVE = "live"  # the folder of games in progress, in the league's directory
@@ -79,16 +80,14 @@ def write_live(
         "to_play": "white" if len(moves) % 2 else "black",  # a league's games have no handicap
         "updated": round(time.time(), 3),
     }
-    part = path.with_name(path.name + ".part")
     with contextlib.suppress(OSError):
-        part.write_text(json.dumps(data))
-        os.replace(part, path)
+        write_atomically(path, json.dumps(data))
 
 
 def remove_live(directory: Path, game_id: int) -> None:
     """Remove the file of game ``game_id`` (and a half-written one): it is no longer played."""
     path = live_file(directory, game_id)
-    for stale in (path, path.with_name(path.name + ".part")):
+    for stale in (path, *leftovers(path)):
         with contextlib.suppress(OSError):
             stale.unlink(missing_ok=True)
 
@@ -99,6 +98,6 @@ def clear_live(directory: Path) -> None:
     folder = Path(directory) / LIVE
     with contextlib.suppress(OSError):
         folder.mkdir(exist_ok=True)
-        for stale in folder.glob(f"{PREFIX}*"):
+        for stale in [*folder.glob(f"{PREFIX}*"), *leftovers(folder / f"{PREFIX}*")]:
             with contextlib.suppress(OSError):
                 stale.unlink()

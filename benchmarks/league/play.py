@@ -51,12 +51,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
-import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
 from go_env.game import COLOR_NAMES
+from goarena.agents.atomic import write_atomically
 from goarena.agents.gtp import GTPEngineError, find_engine
 from goarena.agents.protocols import Closeable, GameContext, StatusReporter
 from goarena.agents.specs import AgentSpecError, check_spec, make_agent, player_warmup
@@ -167,14 +167,11 @@ def write_crash(store: LeagueStore, game: ScheduledGame, lines: list[str], trace
     """Write what is known of ``game``'s crash (``lines``, then the traceback when there is
     one) to ``crashes/`` in the league's directory, whole or not at all; its path."""
     path = store.directory / game_file(game, CRASHES, ".txt")
-    part = path.with_name(path.name + ".part")
     text = "\n".join(lines) + "\n" + (f"\n{trace}" if trace else "")
     try:
         path.parent.mkdir(exist_ok=True)
-        part.write_text(text)
-        os.replace(part, path)
+        write_atomically(path, text)
     except OSError as error:
-        part.unlink(missing_ok=True)
         raise LeagueStoreError(f"cannot write the league in {store.directory}: {error}") from None
     return path
 

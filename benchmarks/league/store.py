@@ -26,6 +26,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from goarena.agents.atomic import leftovers, write_atomically
+
 TABLES = ("meta", "players", "games")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -139,7 +141,7 @@ class LeagueStore:
             connection.close()
             raise
         if not read_only:
-            for part in (self.directory / "games").glob("*.sgf.part"):
+            for part in leftovers(self.directory / "games" / "*.sgf"):
                 part.unlink()  # a game that was being stored when its league was killed
         return connection
 
@@ -253,7 +255,6 @@ class LeagueStore:
         """
         names = [f.name for f in fields(StoredGame)]
         path = self.directory / game.sgf
-        part = path.with_name(path.name + ".part")
         with self._storage("write"), self.connection:
             try:
                 self.connection.execute(
@@ -262,13 +263,8 @@ class LeagueStore:
                 )
             except sqlite3.IntegrityError:
                 raise LeagueStoreError(f"game {game.id} is stored already") from None
-            try:
-                path.parent.mkdir(exist_ok=True)
-                part.write_text(sgf)
-                os.replace(part, path)
-            except OSError:
-                part.unlink(missing_ok=True)
-                raise
+            path.parent.mkdir(exist_ok=True)
+            write_atomically(path, sgf)
 
     def finished_ids(self) -> set[int]:
         with self._storage("read"):

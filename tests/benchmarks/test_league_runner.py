@@ -261,7 +261,7 @@ def test_players_learn_the_leagues_device_and_a_directory_of_their_own(counted, 
 def test_a_game_in_progress_is_shown_in_its_live_file_until_it_is_stored(tmp_path):
     live = tmp_path / "live"
     live.mkdir()
-    for stale in ("game-0099.json", "game-0000.json.part"):  # left by a league killed here
+    for stale in ("game-0099.json", ".game-0000.json.k1ll3d.tmp"):  # left by a league killed here
         (live / stale).write_text("{}")
     players = {"random": "random", "slow": "misbehaving_players:Slow:seconds=0.05"}
     config = LeagueConfig(players=players, size=5, games_per_pair=1, komi=0.5)

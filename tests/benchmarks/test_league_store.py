@@ -130,7 +130,7 @@ def test_the_configurations_a_league_grew_through_are_kept_in_order(store):
 def test_the_file_of_a_game_cut_short_by_a_kill_is_cleared_when_the_league_resumes(store, tmp_path):
     store.close()
     (tmp_path / "games").mkdir()
-    cut_short = tmp_path / "games/0000-zeta-vs-alpha.sgf.part"
+    cut_short = tmp_path / "games/.0000-zeta-vs-alpha.sgf.k1ll3d.tmp"
     cut_short.write_text("(;SZ[5]")
     LeagueStore.open_existing(tmp_path).close()  # a reader leaves it
     assert cut_short.exists()

@@ -53,8 +53,8 @@ def test_a_killed_run_resumes_without_replaying_finished_games(tmp_path: Path) -
     finished = {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()}
     # As a run killed while writing games 1 and 3 would leave the folder.
     (tmp_path / "game-000001.sgf").unlink()
-    (tmp_path / "game-000003.sgf").rename(tmp_path / "game-000003.sgf.tmp")
-    (tmp_path / "game-000003.sgf.tmp").write_bytes(originals["game-000003.sgf"][:40])
+    (tmp_path / "game-000003.sgf").rename(tmp_path / ".game-000003.sgf.k1ll3d.tmp")
+    (tmp_path / ".game-000003.sgf.k1ll3d.tmp").write_bytes(originals["game-000003.sgf"][:40])
     assert missing_games(config) == [1, 3]
 
     summary = generate(config)
