@@ -113,10 +113,19 @@ def seki_liberties(game: Game) -> list[int]:
 
 
 def keep_seki_alive(game: Game, dead: list[int]) -> list[int]:
-    """``dead`` (points a judge named dead) without the stones of chains in seki."""
-    board = _Board(game)
+    """``dead`` (points a judge named dead) without the stones of chains in seki.
+
+    Each named chain is judged on the board without the other named stones: a side that can
+    capture dead stones next to a seki gains liberties and may then fill the shared ones, so
+    a seki that rests on stones the judge called dead is none."""
+    named = set(dead)
     living: set[int] = set()
     for point in dead:
-        if point not in living and board.board[point] != EMPTY and board.in_seki(point):
-            living |= board.chain(point)
+        board = _Board(game)
+        if point in living or board.board[point] == EMPTY:
+            continue
+        chain = board.chain(point)
+        board.board[list(named - chain)] = EMPTY
+        if board.in_seki(point):
+            living |= chain
     return [p for p in dead if p not in living]

@@ -8,22 +8,13 @@ points away. Pachi and KataGo judge a pass by the settled score: playouts from t
 (or a network) say who owns each point at the end, and a stone on a point that the other side
 mostly ends up owning is dead.
 
-``estimate_ownership`` plays the playouts (random ones that leave seki alone),
-``dead_stones`` reads the dead stones off its map, ``settled_score`` counts the board without
-them (``settled_board``), and ``PassCheck`` puts them together to judge a search player's pass::
-
-    check = PassCheck(seed=0)
-    check.settle(game)            # Settlement(raw=..., settled=..., dead=(...))
-    check.move(game, search)      # pass, or the search's best other move when passing is unsafe
-
-A search settles the games that finish inside its tree the same way:
-``search.settle_finished_games(check.owner(check.ownership(game)))`` before searching ``game``.
+``estimate_ownership`` plays the playouts (random ones that leave seki alone). Reading the
+dead stones off its map, counting without them and judging a pass by that count
+(``dead_stones``, ``settled_score``, ``PassCheck``) are the settle module's
+(``search.settle``), where every way of counting a finished game lives.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterable
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -32,18 +23,8 @@ from go_env import Game, Rules
 from go_env import core as K
 from go_env.core import inline_kernel
 from goarena.search.evaluator import random_state
-from goarena.search.tree import ILLEGAL, ROOT, TreeSearch
 
 OWNERSHIP_PLAYOUTS = 64  # playouts behind one ownership map (about 2 ms of random ones on 9x9)
-DEAD_THRESHOLD = 0.5  # dead: the other side owns the point in 75% of the playouts or more
-
-
-class Settlement(NamedTuple):
-    """A board's count as it stands and once its dead stones are taken off (Black's margin)."""
-
-    raw: float  # every stone counted, as Tromp-Taylor rules count them
-    settled: float  # without the dead stones
-    dead: tuple[int, ...]  # the points of the stones judged dead
 
 
 @inline_kernel
@@ -177,123 +158,3 @@ def estimate_ownership(
     rng = random_state(None) if rng is None else rng
     _ownership(root.state, root.geometry, work, rng, playouts, marks, stamp, owner, total)
     return total / playouts
-
-
-def firm_owner(ownership: np.ndarray, threshold: float = DEAD_THRESHOLD) -> np.ndarray:
-    """int8[N*N]: ``BLACK`` where ``ownership`` is above ``threshold``, ``WHITE`` where it is
-    below ``-threshold``, 0 elsewhere (``TreeSearch.settle_finished_games`` takes it)."""
-    owner = np.zeros(ownership.shape, np.int8)
-    owner[ownership > threshold] = K.BLACK
-    owner[ownership < -threshold] = K.WHITE
-    return owner
-
-
-def dead_stones(game: Game, ownership: np.ndarray, threshold: float = DEAD_THRESHOLD) -> list[int]:
-    """The points of the stones on ``game``'s board whose point the other side owns: a Black
-    stone where ``ownership`` is below ``-threshold``, a White one where it is above it."""
-    board = game.board.ravel()
-    owner = firm_owner(ownership, threshold)
-    dead = (board != K.EMPTY) & (owner == 3 - board)
-    return [int(point) for point in np.flatnonzero(dead)]
-
-
-def settled_board(game: Game, dead: Iterable[int]) -> Game:
-    """``game``'s board with the ``dead`` stones taken off, as a game to count by area (its
-    komi, its side to move): ``score()`` is the settled margin, ``area_owner()`` the owners."""
-    board = game.board.ravel()
-    removed = set(dead)
-    black = [int(p) for p in np.flatnonzero(board == K.BLACK) if p not in removed]
-    white = [int(p) for p in np.flatnonzero(board == K.WHITE) if p not in removed]
-    counted = Game(game.size, Rules(komi=game.rules.komi, scoring="area"))
-    counted.setup(black, white, game.to_play)
-    return counted
-
-
-def settled_score(game: Game, dead: Iterable[int]) -> float:
-    """Black's margin by the area count of ``game``'s board with the ``dead`` stones taken off
-    (komi included)."""
-    return settled_board(game, dead).score()
-
-
-def _result(margin: float, color: int) -> int:
-    """1 a win for ``color``, 0 a draw, -1 a loss."""
-    return int(np.sign(margin)) * (1 if color == K.BLACK else -1)
-
-
-class PassCheck:
-    """Judges a pass by the settled score, for games whose dead stones are taken off.
-
-    A pass is unsafe when stones of the player's own are dead and the count without them is
-    worse for it (a loss or a draw where the raw count said a win, a loss where it said a
-    draw): the player then plays on. The other side's dead stones are left on the board for
-    that count: a clean-up phase takes off only the stones that are captured in it, and the
-    other side captures none of its own, so the player must (KataGo's conservative pass).
-    Both counts are area counts (under territory rules they differ from the rules' own by
-    the prisoners, alike for both).
-
-    Args:
-        playouts: playouts per ownership map.
-        threshold: how sure the playouts must be that a stone is dead (``dead_stones``).
-        seed: seed of the playouts.
-    """
-
-    def __init__(
-        self, playouts: int = OWNERSHIP_PLAYOUTS, threshold: float = DEAD_THRESHOLD, seed: int | None = None
-    ):
-        if playouts < 1:
-            raise ValueError(f"playouts must be at least 1, got {playouts}")
-        if not 0.0 <= threshold < 1.0:
-            raise ValueError(f"threshold is an ownership in [0, 1), got {threshold}")
-        self.playouts = playouts
-        self.threshold = threshold
-        self._rng = random_state(seed)
-
-    def ownership(self, game: Game) -> np.ndarray:
-        """``estimate_ownership`` of ``game`` with the check's playouts."""
-        return estimate_ownership(game, self.playouts, self._rng)
-
-    def owner(self, ownership: np.ndarray) -> np.ndarray:
-        """``firm_owner`` of ``ownership`` at the check's threshold: what a search settles
-        its finished games by (``TreeSearch.settle_finished_games``)."""
-        return firm_owner(ownership, self.threshold)
-
-    def settle(self, game: Game) -> Settlement:
-        """``game``'s board counted as it stands and without the stones the playouts judge dead."""
-        dead = dead_stones(game, self.ownership(game), self.threshold)
-        return Settlement(settled_score(game, []), settled_score(game, dead), tuple(dead))
-
-    def pass_is_safe(self, game: Game, ownership: np.ndarray | None = None) -> bool:
-        """Whether the side to move may pass: no dead stone of its own makes its result worse
-        (by ``ownership`` of ``game``, estimated afresh when None)."""
-        color = game.to_play
-        board = game.board.ravel()
-        ownership = self.ownership(game) if ownership is None else ownership
-        own = [point for point in dead_stones(game, ownership, self.threshold) if board[point] == color]
-        if not own:
-            return True  # no count to make: the raw one stands
-        return _result(settled_score(game, own), color) >= _result(settled_score(game, []), color)
-
-    def move(self, game: Game, search: TreeSearch, ownership: np.ndarray | None = None) -> int:
-        """Pass if that is safe, else the best move but pass of ``search`` (which has just
-        searched ``game``): the most visited, then the best valued, then the likeliest; never
-        one filling an eye of the player's own. Pass when there is no such move."""
-        if self.pass_is_safe(game, ownership):
-            return game.pass_move
-        return best_move_but_pass(game, search)
-
-
-def best_move_but_pass(game: Game, search: TreeSearch) -> int:
-    """The root's best move other than pass and filling an own eye (by visits, value, prior),
-    or pass where there is none."""
-    assert search.tree is not None, "search first"
-    legal = search.tree.children[ROOT] != ILLEGAL
-    state, geometry, color = game.state, game.geometry, game.to_play
-    moves = [
-        int(a)
-        for a in np.flatnonzero(legal)
-        if a != game.pass_move and not K.is_eye(state, geometry, int(a), color)
-    ]
-    if not moves:
-        return game.pass_move
-    visits, values, priors = search.visit_counts(), search.values(), search.priors()
-    return max(moves, key=lambda a: (visits[a], values[a], priors[a]))

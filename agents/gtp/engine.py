@@ -21,11 +21,12 @@ commands                        notes
 ``set_free_handicap``
 ``showboard``
 ``final_score``                 the rules' score of the board as it stands
-``final_status_list``           ``alive`` lists every stone; ``dead``, ``seki``: none
+``final_status_list``           ``seki``: the chains in seki; ``alive``: every other stone; ``dead``: none
 ``time_settings time_left``     the clock: each move's budget goes to the player (see Time)
 ``kgs-time_settings``           ``none``, ``absolute``, ``byoyomi``, ``canadian``; also
                                 spelt ``kgs-time-settings``
-``kgs-genmove_cleanup``         ``genmove``, but no pass while a move outside own eyes is legal
+``kgs-genmove_cleanup``         ``genmove``, but no pass while a move outside own eyes and seki's
+                                shared liberties is legal, and never a move into a seki
 ``loadsgf printsgf``            ``loadsgf FILE [N]``: the position before move N;
                                 regular files only, up to 1 MiB
 ``kgs-rules kata-get-rules``    rules by name (``chinese``, ``japanese``, ``aga``,
@@ -60,7 +61,9 @@ clocks whole again.
 
 Scoring. The engine does no dead-stone analysis: every stone on the board counts as alive,
 as under Tromp-Taylor rules, so ``final_score`` is right once a game is played out (which
-``kgs-genmove_cleanup`` is for) and ``final_status_list dead`` is always empty. The player
+``kgs-genmove_cleanup`` is for, by ``search.settle.cleanup_move``, which leaves seki alone) and
+``final_status_list dead`` is always empty; ``final_status_list seki`` names the chains in seki
+(``go_env.seki``), which live. The player
 learns whether the controller takes dead stones off (``GameContext.dead_stones_removed``: under
 rules other than Tromp-Taylor's, and once it asks for ``kgs-genmove_cleanup`` or
 ``final_status_list``), so that a search player does not pass while its dead stones count.
@@ -133,6 +136,7 @@ import numpy as np
 from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError
 from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
+from go_env.seki import seki_chains
 from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, write_sgf
 from goarena.agents.gtp.clock import DEFAULT_LAG, MIN_MOVE_TIME, Clock, TimeControl
 from goarena.agents.gtp.protocol import COLORS, KATA_FIXED, KATA_KO, LINE_LIMIT, kata_rules, shorten
@@ -148,6 +152,7 @@ from goarena.agents.protocols import (
     TimedAgent,
     Warmable,
 )
+from goarena.search.settle import cleanup_move, fills_seki
 
 try:
     _VERSION = version("goarena")
@@ -522,8 +527,10 @@ class GTPEngine:
         self._settled_by_controller()
         game = self._game_for(color)
         move = self._timed_player(color, started, game).select_move(game)
-        if move in (RESIGN, game.pass_move):
-            move = _cleanup_move(game, self._rng, default=move)
+        if move in (RESIGN, game.pass_move) or fills_seki(game, move):
+            # Play on while the board is not played out, but never into a seki: that gives a
+            # living chain away.
+            move = cleanup_move(game, self._rng, default=RESIGN if move == RESIGN else game.pass_move)
         return self._commit_on_clock(game, move, color, started)
 
     @_command("reg_genmove", 1)
@@ -561,10 +568,15 @@ class GTPEngine:
         if status not in ("alive", "dead", "seki"):
             raise GTPError(f"syntax error: status {args[0]!r} is not alive, dead or seki")
         self._settled_by_controller()
-        if status != "alive":  # no dead-stone analysis: every stone counts as alive
+        if status == "dead":  # no dead-stone analysis: every stone counts as alive
             return ""
-        stones = np.flatnonzero(self.game.board.ravel() != EMPTY)
-        return "\n".join(coords.to_gtp(int(point), self.size) for point in stones)
+        seki = {point for chain in seki_chains(self.game) for point in chain}
+        stones = [
+            int(p)
+            for p in np.flatnonzero(self.game.board.ravel() != EMPTY)
+            if (p in seki) == (status == "seki")
+        ]
+        return "\n".join(coords.to_gtp(point, self.size) for point in stones)
 
     @_command("loadsgf", (1, 2))
     def _loadsgf(self, args: list[str]) -> None:
@@ -1065,31 +1077,6 @@ def _with_kata_rules(spec: dict[str, Any], current: Rules) -> Rules:
         return dataclasses.replace(current, **fields)
     except ValueError as error:
         raise GTPError(f"unsupported rules: {error}") from None
-
-
-def _neighbors(point: int, size: int) -> list[int]:
-    row, col = divmod(point, size)
-    steps = ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
-    return [r * size + c for r, c in steps if 0 <= r < size and 0 <= c < size]
-
-
-def _cleanup_move(game: Game, rng: random.Random, default: int) -> int:
-    """A move instead of passing, while the board is not played out.
-
-    The candidates are the legal moves other than passing and filling one's own eye (an
-    empty point whose neighbours are all one's own stones); those next to an opponent's
-    stone come first, since capturing dead stones is what cleanup is for. ``default``
-    when there is none.
-    """
-    board, color, size = game.board.ravel(), game.to_play, game.size
-    candidates = [
-        int(point)
-        for point in game.legal_moves()
-        if point != game.pass_move and any(board[n] != color for n in _neighbors(int(point), size))
-    ]
-    attacking = [p for p in candidates if any(board[n] == 3 - color for n in _neighbors(p, size))]
-    pool = attacking or candidates
-    return rng.choice(pool) if pool else default
 
 
 def _permyriad(value: float) -> int:

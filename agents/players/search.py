@@ -31,7 +31,7 @@ Where a game ended by two passes has its dead stones taken off before the count 
 context's ``dead_stones_removed``: a league with an engine, GTP under Chinese or Japanese
 rules), a search that values two passes by the raw count would pass while its own dead stones
 stand in the other side's area. There, ownership playouts of each position
-(``search.ownership``) say which stones are dead: the search scores the games that finish
+(``search.settle``) say which stones are dead: the search scores the games that finish
 in its tree without them, and before passing the player judges the settled score and plays
 on while its count rests on dead stones of its own. Under Tromp-Taylor rules it passes as
 its search says.
@@ -78,8 +78,8 @@ from goarena.search import (
     TreeSearch,
     UniformEvaluator,
 )
-from goarena.search.ownership import PassCheck
 from goarena.search.rollout import PatternRolloutEvaluator
+from goarena.search.settle import PassCheck
 from goarena.search.warmup import warmup_game
 
 if TYPE_CHECKING:  # torch is imported only by players that load a network
@@ -397,7 +397,7 @@ class UCTAgent(_SearchAgent):
         pass_check: where the game's dead stones are taken off before the count
             (``GameContext.dead_stones_removed``), pass only if the count without the
             stones that ownership playouts judge dead does not make the result worse
-            (``search.ownership.PassCheck``); else play the search's best other move.
+            (``search.settle.PassCheck``); else play the search's best other move.
             The search scores the games that finish in its tree without those stones too.
         seed: seed of the search's random generator.
     """
@@ -505,7 +505,7 @@ class PUCTAgent(_SearchAgent):
         pass_check: where the game's dead stones are taken off before the count
             (``GameContext.dead_stones_removed``), pass only if the count without the
             stones that ownership playouts judge dead does not make the result worse
-            (``search.ownership.PassCheck``); else play the search's best other move.
+            (``search.settle.PassCheck``); else play the search's best other move.
             The search scores the games that finish in its tree without those stones too.
         seed: seed of the noise, the move choice and the rollouts.
     """

@@ -54,7 +54,7 @@ def player_specs() -> str:
 def parser() -> argparse.ArgumentParser:
     """The options of ``goarena league``."""
     from goarena.benchmarks.league.config import SCHEDULES
-    from goarena.benchmarks.match.settle import SETTLE_MODES
+    from goarena.search.settle import SETTLE_MODES
 
     default = (
         "Without CONFIG and --player options the default league is played: random, UCT at 30, 300 "

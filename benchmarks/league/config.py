@@ -10,7 +10,7 @@ from typing import Any
 
 from go_env import Rules, default_komi
 from go_env.game import MAX_SIZE, MIN_SIZE
-from goarena.benchmarks.match.settle import check_settle
+from goarena.search.settle import check_settle
 
 SCHEDULES = ("round-robin", "gauntlet")
 MAX_GAMES_PER_PAIR = 10_000
@@ -38,7 +38,7 @@ class LeagueConfig:
     seed: int = 0
     anchor: str | None = None
     anchor_elo: float | None = None
-    settle: str | None = None  # see benchmarks.match.settle: count, cleanup, status; None: by the players
+    settle: str | None = None  # see search.settle: count, cleanup, status; None: by the players
     arbiter: str | None = None  # with settle = "status": an engine spec that names disputed dead stones
     opening_moves: int = 0  # random moves opening each pair of games, one game with each colour
 

@@ -8,7 +8,7 @@ slower than the time limit. Results are written as SGF's ``RE`` writes them: ``B
 ``W+R`` (resignation), ``B+F`` (forfeit), ``W+T`` (time), ``0``. Players are handed copies
 of the game, so one that changes what it is handed changes nothing else.
 
-A game ended by two passes is scored as its settling mode says (``settle.py``): counted as it
+A game ended by two passes is scored as its settling mode says (``search.settle``): counted as it
 stands, after a clean-up phase (the default when an engine that passes with dead stones on the
 board, a ``CleanupPlayer``, takes part), or without the dead stones the engines name.
 
@@ -42,7 +42,7 @@ from goarena.agents.protocols import (
     StatusReporter,
     UnsupportedGame,
 )
-from goarena.benchmarks.match.settle import (
+from goarena.search.settle import (
     Settled,
     check_settle,
     default_settle,

@@ -35,9 +35,10 @@ cap. Under the other presets (``chinese``, ``japanese-like``) the dead stones co
 the count of a game that two passes ended, as players agree on them at a board: GNU Go names
 them (``final_status_list dead``, as the league's arbiter does); where it is not installed (or
 fails), the shipped ownership network, on 9x9 only (the stones whose points it gives to the
-other colour); otherwise none come off. The board without them is counted by area, as the
-league settles its games (``settle``'s ``score_without``): under ``japanese-like`` too, that is
-Chinese counting, which seldom differs from a territory count by more than a point. The state
+other colour); otherwise none come off. A chain in seki lives, whoever called it dead
+(``go_env.seki``). The board without them is counted by area, as the league settles its games
+(``search.settle``, the one place that decides): under ``japanese-like`` too, that is Chinese
+counting, which seldom differs from a territory count by more than a point. The state
 says who judged (``counted_by``). GNU Go may take seconds: it runs in a thread, and meanwhile
 the state says that the game is over, with no result yet.
 
@@ -55,7 +56,6 @@ import asyncio
 import inspect
 import json
 import math
-import sys
 import threading
 import time
 import traceback
@@ -85,17 +85,15 @@ from goarena.agents.protocols import (
 )
 from goarena.agents.specs import AgentSpecError, make_agent, player_factory
 from goarena.agents.weights import OWNERSHIP_9X9
-from goarena.benchmarks.match.settle import Settled, score_without
 from goarena.benchmarks.pictures import black_view, network_ownership
 from goarena.benchmarks.web.remote import RemotePlayer
-from goarena.search.ownership import dead_stones, settled_board
+from goarena.search.settle import AS_IT_STANDS, Judge, Settled, dead_stones, settle_by_judges, settled_board
 
 REPORTS_PER_SECOND = 5
 FLOOD_MESSAGES = 50  # a second, per connection
 MESSAGE_BYTES = 4096  # the longest message a browser sends
 CANDIDATES = 20  # moves sent per analysis report
 COUNTED_AS_IT_STANDS = ("goarena", "tromp-taylor")  # the presets whose count takes every stone alive
-AS_IT_STANDS = "the board as it stands"
 GNUGO = "gnugo"  # the judge of dead stones, where it is installed
 JUDGE_SECONDS = 30.0  # GNU Go's longest answer: past it, it is killed and the next judge asked
 _COLORS = {"black": BLACK, "white": WHITE}
@@ -270,7 +268,7 @@ def network_dead_stones(game: Game) -> list[int] | None:
 
 
 # Who names the dead stones, in order: the first that can judge the game does.
-JUDGES: dict[str, Callable[[Game], list[int] | None]] = {
+JUDGES: dict[str, Judge] = {
     "GNU Go": gnugo_dead_stones,
     "the ownership network": network_dead_stones,
 }
@@ -283,20 +281,11 @@ def judges_dead_stones(game: Game) -> bool:
 
 def settle_final(game: Game) -> Settled:
     """The count of a finished game (see the module documentation): Black's margin, who named
-    the dead stones (``how``: a ``JUDGES`` name, else ``AS_IT_STANDS``) and their points.
-    A judge that fails is said on stderr and the next one asked."""
+    the dead stones (``how``: a ``JUDGES`` name, else ``AS_IT_STANDS``) and their points, by
+    the settle module's row of judges (``search.settle.settle_by_judges``: chains in seki
+    live; a judge that fails is said on stderr and the next one asked)."""
     if judges_dead_stones(game):
-        for name, judge in JUDGES.items():
-            try:
-                dead = judge(game)
-            except Exception as error:
-                print(
-                    f"{name} could not judge the dead stones: {type(error).__name__}: {error}",
-                    file=sys.stderr,
-                )
-                continue
-            if dead is not None:
-                return Settled(score_without(game, dead), name, tuple(dead))
+        return settle_by_judges(game, JUDGES)
     return Settled(game.score(), AS_IT_STANDS)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import signal
 import sys
 import time
@@ -11,11 +12,14 @@ import pytest
 
 from go_env import BLACK, EMPTY, WHITE, Game, Rules
 from go_env.coords import from_gtp
+from go_env.seki import keep_seki_alive
 from go_env.sgf import read_sgf
 from goarena.agents.gtp import GTPAgent, find_engine
 from goarena.agents.players.random import RandomAgent
 from goarena.agents.protocols import RESIGN, GameContext, UnsupportedGame
 from goarena.benchmarks.match.referee import Turn, forfeit_record, play_game
+from goarena.search.settle import settled_score
+from tests.boards import SEKI, load_board
 
 RULES = Rules(komi=7.5)
 RANDOM_TO_THE_END = "random:seed=3,pass_only_when_forced=true"
@@ -260,7 +264,10 @@ def test_without_agreement_the_arbiter_names_the_dead_stones_or_the_board_counts
                 assert record.margin == final.score()
             else:
                 assert record.reason.startswith("two passes, dead stones named by the arbiter")
-                assert record.margin == arbiter.final_score(final)
+                named = arbiter.final_status_list(final, "dead")
+                assert record.margin == settled_score(final, keep_seki_alive(final, named))
+                if "in seki" not in record.reason:  # a chain in seki lives, whoever named it
+                    assert record.margin == arbiter.final_score(final)
         with pytest.raises(ValueError, match="area scoring"):
             play_game(gnugo, RandomAgent(), 9, Rules.preset("japanese-like"), settle="status")
 
@@ -403,3 +410,41 @@ def test_players_get_their_context_and_one_that_refuses_the_game_loses_it():
     assert black.context == GameContext(9, RULES, seed=4, color=BLACK)
     record = play_game(NineOnly("black"), Scripted("white"), 7, RULES)
     assert record.result == "W+F" and record.reason == "unsupported game: trained for 9x9, not 7x7"
+
+
+class _Passer:
+    """Passes every move."""
+
+    name = "passer"
+
+    def reset(self, context: GameContext) -> None:
+        pass
+
+    def select_move(self, game: Game) -> int:
+        return game.pass_move
+
+
+class _SekiBlindArbiter:
+    """Names White's chain in SEKI dead, as GNU Go once named a seki in held-out games."""
+
+    def final_status_list(self, game: Game, status: str) -> list[int]:
+        return [from_gtp(v, 9) for v in ("C9", "C8", "C7", "D7")] if status == "dead" else []
+
+
+def test_an_arbiter_that_names_a_seki_dead_is_overruled():
+    size, black, white = load_board(SEKI)
+    opening: list[int] = []
+    for b, w in itertools.zip_longest(black, white, fillvalue=size * size):
+        opening += [b, w]  # a side with no stones left to place passes
+    record = play_game(
+        _Passer(),
+        _Passer(),
+        size,
+        Rules(komi=0.5),
+        settle="status",
+        arbiter=_SekiBlindArbiter(),
+        opening=opening,
+    )
+    final = read_sgf(record.sgf).game
+    assert record.margin == final.score() == -3.5  # White's four stay: W+3.5, not B+6.5
+    assert record.reason.endswith("in seki, alive: C9 C8 C7 D7"), record.reason

@@ -40,9 +40,16 @@ def test_a_race_a_dead_stone_and_a_living_group_are_no_seki():
 
 def test_a_judges_dead_list_keeps_the_chains_in_seki():
     seki = points("C9", "C8", "C7", "D7")
-    assert keep_seki_alive(position(SEKI), [*seki, *points("B9")]) == points("B9")
+    assert keep_seki_alive(position(SEKI), [*seki, *points("J8")]) == points("J8")  # far away: it stays
     race = position(SEKI_RACE)
     assert keep_seki_alive(race, seki) == seki
+
+
+def test_a_seki_resting_on_stones_named_dead_is_none():
+    """Each named chain is judged without the other named stones: with Black's E9-E8-E7 off,
+    White's four have the corner to themselves, no seki; a judge that names both loses both."""
+    both = points("C9", "C8", "C7", "D7", "E9", "E8", "E7")
+    assert keep_seki_alive(position(SEKI), both) == both
 
 
 def test_an_empty_point_is_no_chain():

@@ -1,4 +1,5 @@
-"""Dead stones from ownership playouts, the settled score, and the pass check built on them."""
+"""Ownership playouts: who owns each point at the end, the dead stones read off them, and a
+search that scores its finished games by them (the count and the pass check: test_settle)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,9 @@ from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp
 from goarena.search import PUCT, UCT
 from goarena.search.evaluator import random_state
-from goarena.search.ownership import (
-    PassCheck,
-    best_move_but_pass,
-    dead_stones,
-    estimate_ownership,
-    firm_owner,
-    settled_score,
-)
-from tests.boards import DEAD_IN_AREA, DEAD_IN_BOTH_AREAS, LIVE_IN_AREA, SEKI, position
+from goarena.search.ownership import estimate_ownership
+from goarena.search.settle import dead_stones, firm_owner
+from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, position
 
 KOMI_7 = Rules(komi=7.5)
 HALF = Rules(komi=0.5)
@@ -65,58 +60,6 @@ def test_playouts_ignore_the_games_move_cap():
     """A game one move from its cap is still played out to find its dead stones."""
     game = after_black_passed(DEAD_IN_AREA, Rules(komi=7.5, max_moves=2))
     assert dead_stones(game, estimate_ownership(game, rng=random_state(0))) == points("B8")
-
-
-def test_settled_score_takes_the_dead_stones_off():
-    game = after_black_passed(DEAD_IN_AREA, KOMI_7)
-    assert game.score() == settled_score(game, []) == -8.5
-    assert settled_score(game, points("B8")) == 1.5
-
-
-def test_a_pass_is_unsafe_only_while_own_dead_stones_turn_the_result():
-    check = PassCheck(seed=0)
-    dead = after_black_passed(DEAD_IN_AREA, KOMI_7)
-    assert check.settle(dead) == (-8.5, 1.5, tuple(points("B8")))
-    assert not check.pass_is_safe(dead)
-    black_to_play = position(DEAD_IN_AREA, KOMI_7, to_play=BLACK)  # the dead stone is White's
-    assert check.pass_is_safe(black_to_play)
-    assert check.pass_is_safe(after_black_passed(SEKI))
-    assert check.pass_is_safe(after_black_passed(LIVE_IN_AREA))
-
-
-def test_the_other_sides_dead_stones_do_not_make_up_for_own():
-    """A clean-up phase takes off only what is captured in it: White must capture H2 itself."""
-    game = after_black_passed(DEAD_IN_BOTH_AREAS, Rules(komi=10.5))
-    check = PassCheck(seed=0)
-    assert check.settle(game) == (-1.5, -1.5, tuple(points("B8", "H2")))
-    assert not check.pass_is_safe(game)
-
-
-def test_own_dead_stones_that_do_not_turn_the_result_allow_a_pass():
-    """White's dead B8 costs it the game at komi 7.5, not at komi 20.5."""
-    assert PassCheck(seed=0).pass_is_safe(after_black_passed(DEAD_IN_AREA, Rules(komi=20.5)))
-
-
-def test_the_move_instead_of_a_pass_fills_no_own_eye():
-    game = after_black_passed(DEAD_IN_AREA, KOMI_7)
-    search = UCT(seed=0)
-    search.search(game, simulations=200)
-    corner = points("A9", "B9", "C9", "A8", "C8", "A7", "B7", "C7")
-    assert PassCheck(seed=0).move(game, search) in corner
-    assert best_move_but_pass(game, search) in corner
-
-
-def test_pass_when_no_other_move_fills_no_own_eye():
-    game = after_black_passed(LIVE_IN_AREA)  # White's every legal move fills an eye of its own
-    search = UCT(seed=0)
-    search.search(game, simulations=50)
-    assert best_move_but_pass(game, search) == game.pass_move
-
-
-@pytest.mark.parametrize("bad", [{"playouts": 0}, {"threshold": 1.0}, {"threshold": -0.1}])
-def test_pass_check_refuses_bad_settings(bad: dict):
-    with pytest.raises(ValueError):
-        PassCheck(**bad)
 
 
 def test_white_to_play_sees_the_same_dead_stones_as_black():

@@ -22,6 +22,7 @@ from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.players.random import RandomAgent
 from goarena.agents.players.search import UCTAgent
 from goarena.agents.protocols import RESIGN, GameContext, MoveInfo
+from tests.boards import SEKI, position
 
 REQUIRED = (
     "protocol_version name version known_command list_commands quit boardsize clear_board komi play genmove"
@@ -365,6 +366,21 @@ def test_cleanup_does_not_pass_while_useful_moves_remain():
     walls = ["play b B1", "play b A2", "play b B2", "play b C2", "play b B3"]
     answer_of(engine, "clear_board", *walls)
     assert engine.handle("kgs-genmove_cleanup b") == ok("pass")
+
+
+def test_cleanup_never_plays_into_a_seki_and_status_names_it(tmp_path):
+    """SEKI: every legal point is an own eye or a shared liberty of the seki (D9, D8)."""
+    path = tmp_path / "seki.sgf"
+    path.write_bytes(write_sgf(position(SEKI, Rules(komi=7.5))))
+    engine = GTPEngine(ScriptedAgent("D9", "D8"), size=9)  # a player that would fill the seki
+    assert engine.handle(f"loadsgf {path}") == ok()
+    assert engine.handle("kgs-genmove_cleanup b") == ok("pass")
+    assert engine.handle("kgs-genmove_cleanup w") == ok("pass")
+    seki = engine.handle("final_status_list seki")[2:].split()
+    assert sorted(seki) == sorted(["C9", "C8", "C7", "D7", "E9", "E8", "E7"])
+    alive = engine.handle("final_status_list alive")[2:].split()
+    assert not set(seki) & set(alive) and len(alive) + len(seki) == int((engine.game.board != 0).sum())
+    assert engine.handle("final_status_list dead") == ok()
 
 
 def test_timed_players_are_told_the_clock():

@@ -25,7 +25,7 @@ from goarena.benchmarks.web import leagues  # noqa: E402
 from goarena.benchmarks.web.app import create_app  # noqa: E402
 from goarena.benchmarks.web.guard import Address  # noqa: E402
 from goarena.benchmarks.web.sessions import settle_final  # noqa: E402
-from goarena.search.ownership import settled_board  # noqa: E402
+from goarena.search.settle import settled_board  # noqa: E402
 
 PLAYERS = {"random": "random", "uct": "uct:simulations=50"}
 TESTSERVER = Address("testserver", 80)  # the TestClient's address: the only Host the app answers

@@ -40,7 +40,7 @@ from goarena.benchmarks.league.config import LeagueConfig
 from goarena.benchmarks.league.play import run_league
 from goarena.benchmarks.league.store import LeagueStore
 from goarena.benchmarks.web.sessions import settle_final
-from goarena.search.ownership import settled_board
+from goarena.search.settle import settled_board
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright")
 uvicorn = pytest.importorskip("uvicorn", reason="the web board needs goarena[web]")

@@ -14,7 +14,6 @@ from go_env import Game, Rules, coords
 from go_env.game import BLACK, WHITE
 from goarena.agents.gtp import find_engine
 from goarena.agents.players.ownership import OwnershipGreedyAgent
-from goarena.benchmarks.match.settle import Settled
 from goarena.benchmarks.web import sessions
 from goarena.benchmarks.web.sessions import (
     MESSAGE_BYTES,
@@ -26,7 +25,8 @@ from goarena.benchmarks.web.sessions import (
     settle_final,
     winrates_along,
 )
-from goarena.search.ownership import settled_board
+from goarena.search.settle import Settled, settled_board
+from tests.boards import SEKI, position
 
 PLAYERS = {"random": "random", "uct": "uct:simulations=200", "sl-policy": "sl-policy"}
 
@@ -428,6 +428,17 @@ def test_with_no_judge_the_board_is_counted_as_it_stands(monkeypatch):
     game = Game(7, Rules.preset("chinese"))  # the network plays 9x9 only
     game.replay([coords.from_gtp("D4", 7), coords.from_gtp("A1", 7), game.pass_move, game.pass_move])
     assert settle_final(game) == Settled(game.score(), "the board as it stands")
+
+
+def test_a_judge_that_calls_a_seki_dead_is_overruled(monkeypatch):
+    """The count keeps a chain in seki on the board, whoever judged it dead."""
+    white_seki = [coords.from_gtp(v, 9) for v in ("C9", "C8", "C7", "D7")]
+    monkeypatch.setattr(sessions, "JUDGES", {"GNU Go": lambda game: white_seki})
+    game = position(SEKI, Rules.preset("chinese"))
+    game.replay([game.pass_move, game.pass_move])
+    settled = settle_final(game)
+    assert settled.margin == game.score() and settled.dead == ()
+    assert settled.how == "GNU Go; in seki, alive: C9 C8 C7 D7"
 
 
 @pytest.mark.parametrize("rules", ["tromp-taylor", "goarena"])

@@ -1,0 +1,301 @@
+"""How a finished game is counted: the one place that decides, and its judges.
+
+Under Tromp-Taylor rules every stone on the board counts. Where a game is settled by taking
+the dead stones off before the count (by agreement, an arbiter, or a clean-up phase, as on
+KGS and under Chinese or Japanese rules), someone has to say which stones are dead. The
+judges, all here, used by search (a player's pass), the referee (a league's games), the GTP
+engine (its clean-up moves and status lists) and the web board (its final count):
+
+- the raw count: the board as it stands (``Game.score``), what our own players play out;
+- an ownership estimate: playouts (``search.ownership.estimate_ownership``) or a network say
+  who ends up owning each point, and a stone on the other side's point is dead
+  (``dead_stones``); ``PassCheck`` judges a search player's pass by it;
+- a named dead list: GNU Go's (or any engine's) ``final_status_list dead``, agreed by both
+  players or named by an arbiter (``settle_by_dead_stones``), or the first of a list of judges
+  that can judge the game (``settle_by_judges``, the web board's);
+- a clean-up phase: play goes on until the dead stones are captured (``cleanup_move``).
+
+Every named dead list goes through ``go_env.seki`` first: a chain in seki lives, whoever called
+it dead (in two held-out games GNU Go called a seki dead and turned a raw W+7 into B+20), and
+a clean-up move never fills a seki's shared liberty.
+
+The referee's settling modes (``SETTLE_MODES``): ``count`` (the raw count), ``cleanup`` (a
+clean-up phase, the default when an engine that passes with dead stones on the board takes
+part) and ``status`` (the players' dead stones, else the arbiter's).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from go_env import Game, Rules, coords
+from go_env import core as K
+from go_env.seki import keep_seki_alive, seki_liberties
+from goarena.search.evaluator import random_state
+from goarena.search.ownership import OWNERSHIP_PLAYOUTS, estimate_ownership
+from goarena.search.tree import ILLEGAL, ROOT, TreeSearch
+
+DEAD_THRESHOLD = 0.5  # dead: the other side owns the point in 75% of the playouts or more
+SETTLE_MODES = ("count", "cleanup", "status")
+AS_IT_STANDS = "the board as it stands"
+
+
+# -- the count ---------------------------------------------------------------------------
+
+
+class Settlement(NamedTuple):
+    """A board's count as it stands and once its dead stones are taken off (Black's margin)."""
+
+    raw: float  # every stone counted, as Tromp-Taylor rules count them
+    settled: float  # without the dead stones
+    dead: tuple[int, ...]  # the points of the stones judged dead
+
+
+@dataclass(frozen=True)
+class Settled:
+    """Black's margin once the dead stones were taken off, how they were named, and their points."""
+
+    margin: float
+    how: str
+    dead: tuple[int, ...] = ()
+
+
+def settled_board(game: Game, dead: Iterable[int]) -> Game:
+    """``game``'s board with the ``dead`` stones taken off, as a game to count by area (its
+    komi, its side to move): ``score()`` is the settled margin, ``area_owner()`` the owners."""
+    board = game.board.ravel()
+    removed = set(dead)
+    black = [int(p) for p in np.flatnonzero(board == K.BLACK) if p not in removed]
+    white = [int(p) for p in np.flatnonzero(board == K.WHITE) if p not in removed]
+    counted = Game(game.size, Rules(komi=game.rules.komi, scoring="area"))
+    counted.setup(black, white, game.to_play)
+    return counted
+
+
+def settled_score(game: Game, dead: Iterable[int]) -> float:
+    """Black's margin by the area count of ``game``'s board with the ``dead`` stones taken off
+    (komi included)."""
+    return settled_board(game, dead).score()
+
+
+def count_without(game: Game, dead: Iterable[int], how: str) -> Settled:
+    """``game`` counted without the ``dead`` stones a judge named (``how``), but for the chains
+    in seki among them, which live (``how`` then says so)."""
+    named = [int(p) for p in dead]
+    kept = keep_seki_alive(game, named)
+    if len(kept) < len(named):
+        seki = " ".join(coords.to_gtp(p, game.size) for p in named if p not in kept)
+        how = f"{how}; in seki, alive: {seki}"
+    return Settled(settled_score(game, kept), how, tuple(kept))
+
+
+# -- the ownership estimate --------------------------------------------------------------
+
+
+def firm_owner(ownership: np.ndarray, threshold: float = DEAD_THRESHOLD) -> np.ndarray:
+    """int8[N*N]: ``BLACK`` where ``ownership`` is above ``threshold``, ``WHITE`` where it is
+    below ``-threshold``, 0 elsewhere (``TreeSearch.settle_finished_games`` takes it)."""
+    owner = np.zeros(ownership.shape, np.int8)
+    owner[ownership > threshold] = K.BLACK
+    owner[ownership < -threshold] = K.WHITE
+    return owner
+
+
+def dead_stones(game: Game, ownership: np.ndarray, threshold: float = DEAD_THRESHOLD) -> list[int]:
+    """The points of the stones on ``game``'s board whose point the other side owns: a Black
+    stone where ``ownership`` is below ``-threshold``, a White one where it is above it."""
+    board = game.board.ravel()
+    owner = firm_owner(ownership, threshold)
+    dead = (board != K.EMPTY) & (owner == 3 - board)
+    return [int(point) for point in np.flatnonzero(dead)]
+
+
+def _result(margin: float, color: int) -> int:
+    """1 a win for ``color``, 0 a draw, -1 a loss."""
+    return int(np.sign(margin)) * (1 if color == K.BLACK else -1)
+
+
+class PassCheck:
+    """Judges a pass by the settled score, for games whose dead stones are taken off.
+
+    A pass is unsafe when stones of the player's own are dead and the count without them is
+    worse for it (a loss or a draw where the raw count said a win, a loss where it said a
+    draw): the player then plays on. The other side's dead stones are left on the board for
+    that count: a clean-up phase takes off only the stones that are captured in it, and the
+    other side captures none of its own, so the player must (KataGo's conservative pass).
+    Both counts are area counts (under territory rules they differ from the rules' own by
+    the prisoners, alike for both). The playouts leave seki alone (``estimate_ownership``)::
+
+        check = PassCheck(seed=0)
+        check.settle(game)            # Settlement(raw=..., settled=..., dead=(...))
+        check.move(game, search)      # pass, or the search's best other move when passing is unsafe
+
+    A search settles the games that finish inside its tree the same way:
+    ``search.settle_finished_games(check.owner(check.ownership(game)))`` before searching ``game``.
+
+    Args:
+        playouts: playouts per ownership map.
+        threshold: how sure the playouts must be that a stone is dead (``dead_stones``).
+        seed: seed of the playouts.
+    """
+
+    def __init__(
+        self, playouts: int = OWNERSHIP_PLAYOUTS, threshold: float = DEAD_THRESHOLD, seed: int | None = None
+    ):
+        if playouts < 1:
+            raise ValueError(f"playouts must be at least 1, got {playouts}")
+        if not 0.0 <= threshold < 1.0:
+            raise ValueError(f"threshold is an ownership in [0, 1), got {threshold}")
+        self.playouts = playouts
+        self.threshold = threshold
+        self._rng = random_state(seed)
+
+    def ownership(self, game: Game) -> np.ndarray:
+        """``estimate_ownership`` of ``game`` with the check's playouts."""
+        return estimate_ownership(game, self.playouts, self._rng)
+
+    def owner(self, ownership: np.ndarray) -> np.ndarray:
+        """``firm_owner`` of ``ownership`` at the check's threshold: what a search settles
+        its finished games by (``TreeSearch.settle_finished_games``)."""
+        return firm_owner(ownership, self.threshold)
+
+    def settle(self, game: Game) -> Settlement:
+        """``game``'s board counted as it stands and without the stones the playouts judge dead."""
+        dead = dead_stones(game, self.ownership(game), self.threshold)
+        return Settlement(settled_score(game, []), settled_score(game, dead), tuple(dead))
+
+    def pass_is_safe(self, game: Game, ownership: np.ndarray | None = None) -> bool:
+        """Whether the side to move may pass: no dead stone of its own makes its result worse
+        (by ``ownership`` of ``game``, estimated afresh when None)."""
+        color = game.to_play
+        board = game.board.ravel()
+        ownership = self.ownership(game) if ownership is None else ownership
+        own = [point for point in dead_stones(game, ownership, self.threshold) if board[point] == color]
+        if not own:
+            return True  # no count to make: the raw one stands
+        return _result(settled_score(game, own), color) >= _result(settled_score(game, []), color)
+
+    def move(self, game: Game, search: TreeSearch, ownership: np.ndarray | None = None) -> int:
+        """Pass if that is safe, else the best move but pass of ``search`` (which has just
+        searched ``game``): the most visited, then the best valued, then the likeliest; never
+        one filling an eye of the player's own. Pass when there is no such move."""
+        if self.pass_is_safe(game, ownership):
+            return game.pass_move
+        return best_move_but_pass(game, search)
+
+
+def best_move_but_pass(game: Game, search: TreeSearch) -> int:
+    """The root's best move other than pass and filling an own eye (by visits, value, prior),
+    or pass where there is none."""
+    assert search.tree is not None, "search first"
+    legal = search.tree.children[ROOT] != ILLEGAL
+    state, geometry, color = game.state, game.geometry, game.to_play
+    moves = [
+        int(a)
+        for a in np.flatnonzero(legal)
+        if a != game.pass_move and not K.is_eye(state, geometry, int(a), color)
+    ]
+    if not moves:
+        return game.pass_move
+    visits, values, priors = search.visit_counts(), search.values(), search.priors()
+    return max(moves, key=lambda a: (visits[a], values[a], priors[a]))
+
+
+# -- named dead lists: players, an arbiter, a row of judges ------------------------------
+
+
+def check_settle(settle: str | None, rules: Rules) -> None:
+    """Raise ValueError unless ``settle`` is a settling mode (or None) that ``rules`` allow."""
+    if settle is not None and settle not in SETTLE_MODES:
+        raise ValueError(f"unknown settle mode {settle!r}; known: {', '.join(SETTLE_MODES)}")
+    if settle == "status" and rules.scoring != "area":
+        raise ValueError("settling by the engines' dead stones needs area scoring")
+
+
+def default_settle(cleanup_players: bool) -> str:
+    """The mode when none is asked for: a clean-up phase when an engine takes part that has one."""
+    return "cleanup" if cleanup_players else "count"
+
+
+def settle_by_dead_stones(
+    game: Game, answers: list[list[int]], ask_arbiter: Callable[[], list[int]] | None
+) -> Settled:
+    """Black's margin without the dead stones: those both players named (``answers``, one list
+    of points per player that could answer), or else those the arbiter names; chains in seki
+    among them live (``count_without``)."""
+    if len(answers) == 2 and answers[0] == answers[1]:
+        dead, how = answers[0], "dead stones agreed by both"
+    elif ask_arbiter is not None:
+        try:
+            dead = ask_arbiter()
+        except Exception as error:
+            return Settled(
+                game.score(), f"the arbiter failed ({type(error).__name__}: {error}); counted as it stands"
+            )
+        how = "dead stones named by the arbiter"
+    else:
+        return Settled(game.score(), "dead stones not agreed and no arbiter; counted as it stands")
+    kept = keep_seki_alive(game, dead)
+    names = " ".join(coords.to_gtp(p, game.size) for p in kept) or "none"
+    return count_without(game, dead, f"{how} ({names})")
+
+
+Judge = Callable[[Game], list[int] | None]  # a game's dead stones, None when it cannot judge it
+
+
+def settle_by_judges(game: Game, judges: Mapping[str, Judge]) -> Settled:
+    """``game`` counted without the dead stones the first of ``judges`` (in order) that can
+    judge it names (``how``: its name; chains in seki live), else as it stands
+    (``AS_IT_STANDS``). A judge that fails is said on stderr and the next one asked."""
+    for name, judge in judges.items():
+        try:
+            dead = judge(game)
+        except Exception as error:
+            print(f"{name} could not judge the dead stones: {type(error).__name__}: {error}", file=sys.stderr)
+            continue
+        if dead is not None:
+            return count_without(game, dead, name)
+    return Settled(game.score(), AS_IT_STANDS)
+
+
+# -- the clean-up phase ------------------------------------------------------------------
+
+
+def _neighbors(point: int, size: int) -> list[int]:
+    row, col = divmod(point, size)
+    steps = ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
+    return [r * size + c for r, c in steps if 0 <= r < size and 0 <= c < size]
+
+
+def cleanup_move(game: Game, rng: random.Random, default: int) -> int:
+    """A move instead of passing, while the board is not played out.
+
+    The candidates are the legal moves other than passing, filling one's own eye (an empty
+    point whose neighbours are all one's own stones) and filling a seki's shared liberty
+    (``go_env.seki``: it would give a living chain away); those next to an opponent's stone
+    come first, since capturing dead stones is what cleanup is for. ``default`` when there is
+    none.
+    """
+    board, color, size = game.board.ravel(), game.to_play, game.size
+    seki = set(seki_liberties(game))
+    candidates = [
+        int(point)
+        for point in game.legal_moves()
+        if point != game.pass_move
+        and int(point) not in seki
+        and any(board[n] != color for n in _neighbors(int(point), size))
+    ]
+    attacking = [p for p in candidates if any(board[n] == 3 - color for n in _neighbors(p, size))]
+    pool = attacking or candidates
+    return rng.choice(pool) if pool else default
+
+
+def fills_seki(game: Game, move: int) -> bool:
+    """Whether ``move`` fills a shared liberty of a seki on ``game``'s board."""
+    return move in seki_liberties(game)
