@@ -7,8 +7,11 @@ names the shared liberties that a clean-up phase must not fill.
 
 A chain is in seki when the other side cannot attack it and it cannot attack the other side:
 
-- it has two liberties or more, and on every one of them the other side's stone would capture
-  nothing and be left with at most one liberty (a self-atari or a suicide, eyes included);
+- it has two liberties or more, each of them shared (next to a stone of the other side) or an
+  eye of its own (every neighbour a stone of the chain), so that it can neither connect out
+  nor be approached from outside;
+- on every one of them the other side's stone would capture nothing and be left with at most
+  one liberty (a self-atari or a suicide);
 - it shares a liberty with an enemy chain of which the same holds the other way round.
 
 That is the classic seki (two chains sharing their two liberties) and the one with an eye on
@@ -61,10 +64,19 @@ class _Board:
             self.board[point] = EMPTY
 
     def safe(self, stones: set[int]) -> bool:
-        """Whether the other side has no move on ``stones``' liberties that attacks them."""
+        """Whether ``stones`` (a chain) are locked in: two liberties or more, each shared with
+        the other side or an eye of the chain's own, and no move of the other side on one of
+        them attacks them. A liberty of neither kind lets a side connect out or approach."""
         color = int(self.board[next(iter(stones))])
         liberties = self.liberties(stones)
-        return len(liberties) >= 2 and all(self.harmless(p, 3 - color) for p in liberties)
+        if len(liberties) < 2:
+            return False
+        for point in liberties:
+            around = self.around(point)
+            shared = any(self.board[n] == 3 - color for n in around)
+            if not shared and not all(n in stones for n in around):
+                return False
+        return all(self.harmless(p, 3 - color) for p in liberties)
 
     def in_seki(self, point: int) -> bool:
         stones = self.chain(point)

@@ -38,6 +38,41 @@ def test_a_race_a_dead_stone_and_a_living_group_are_no_seki():
     assert seki_chains(position(LIVE_IN_AREA)) == []  # two eyes: alive, not seki
 
 
+# Two final boards of GNU Go against random play (GNU Go called the chains named below dead,
+# rightly). White's H8-J8-H7 and Black's H9 share J9, and either side filling J9 or J7 now would
+# be a self-atari; but Black's H9 connects out at G9, and then White is dead: no seki.
+CONNECTS_OUT = """
+O O O . X X . X .
+O X X O X . X O O
+O . O X . X X O .
+O O X . X X . X .
+O X O X X . X O X
+X X . X . X O . O
+. O X . X X X X X
+O X X X . O X X .
+O . O X O X X X .
+"""
+# Black's H4-H3-H2-J2-H1 has the eye J1 and shares J3 with White's J4, which connects out at J5
+# (the top row left empty).
+APPROACHED = """
+. . . . . . . . .
+. X . O . O O O .
+. X O O . O . O O
+X O O X O X O O .
+X . . X O . . O .
+O O . O . O O X O
+X O X O O . O X .
+. O O . . . O X X
+O . . . . . O X .
+"""
+
+
+def test_a_chain_next_to_one_that_can_connect_out_is_no_seki():
+    assert not in_seki(position(CONNECTS_OUT), points("H8")[0])
+    assert not in_seki(position(APPROACHED), points("H4")[0])
+    assert seki_chains(position(CONNECTS_OUT)) == seki_chains(position(APPROACHED)) == []
+
+
 def test_a_judges_dead_list_keeps_the_chains_in_seki():
     seki = points("C9", "C8", "C7", "D7")
     assert keep_seki_alive(position(SEKI), [*seki, *points("J8")]) == points("J8")  # far away: it stays
