@@ -186,8 +186,10 @@ class WeightedAgent(Protocol):
         ...
 
 
-def weights_digest(paths: Iterable[Path | str]) -> str:
-    """The sha256 (hex) of the files at ``paths``, in order: a player's weights digest."""
+def files_digest(paths: Iterable[Path | str]) -> str:
+    """The sha256 (hex) of the bytes of the files at ``paths``, in order: the weights digest of a
+    player whose files are not checkpoints (a checkpoint's is the sha256 of its weights that it
+    records: ``nets.checkpoint.weights_digest``)."""
     digest = hashlib.sha256()
     for path in paths:
         with open(path, "rb") as file:

@@ -122,12 +122,6 @@ def new_rollout_scratch(like: GoState) -> RolloutScratch:
 
 
 @inline_kernel
-def _uniform(rng):
-    """A float in [0, 1) from the core's generator (53 random bits)."""
-    return np.float64(K.next_random(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@inline_kernel
 def local_weight(state, geometry, policy, scratch, point, color):
     """exp of the logit of ``color``'s local features on the empty ``point`` (see
     ``local_features``); 0 for an own eye or a move left without liberty (no suicide in
@@ -188,7 +182,7 @@ def pattern_move(state, geometry, policy, scratch, rng):
     # Draw; a move the superko or ko rule forbids is struck off and the draw made again.
     left = count
     while left > 0:
-        threshold = _uniform(rng) * total
+        threshold = K.next_uniform(rng) * total
         pick = -1
         for j in range(count):
             if scratch.candidate_weights[j] > 0.0:

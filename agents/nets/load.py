@@ -37,7 +37,7 @@ from typing import Any
 
 from goarena.agents.nets.errors import NetworkFileError as NetworkFileError  # raised here
 from goarena.agents.nets.errors import refuse, zip_size_problem
-from goarena.agents.protocols import UnsupportedGame, weights_digest
+from goarena.agents.protocols import UnsupportedGame, files_digest
 
 # What a player asks for, and the architecture (``arch``) of a checkpoint that is one.
 KINDS = {"policy": "policy", "value": "value", "zero": "zero", "ownership": "ownership", "rollout": None}
@@ -89,10 +89,10 @@ def file_digest(path: Path | str) -> str:
     """The digest a player of the weights file at ``path`` reports: a checkpoint's sha256 of its
     weights (verified), a rollout ``.npz``'s sha256 of its bytes."""
     if Path(path).suffix == ".npz":
-        return weights_digest([path])
-    from goarena.agents.nets.checkpoint import weights_digest as checkpoint_digest
+        return files_digest([path])
+    from goarena.agents.nets.checkpoint import weights_digest
 
-    return checkpoint_digest(path)
+    return weights_digest(path)
 
 
 def check_sizes(networks: Sequence[Network], size: int | None = None) -> None:
@@ -151,7 +151,7 @@ def _load_rollout(path: Path) -> Network:
         raise refuse(path, problem) from None
     except Exception as error:  # zipfile, zlib and numpy raise many kinds for a cut or corrupt archive
         raise refuse(path, f"not a readable .npz (cut short or corrupt?): {error}") from None
-    return Network(path, "rollout", size, weights_digest([path]), policy)
+    return Network(path, "rollout", size, files_digest([path]), policy)
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,7 @@ def load_torch_program(path: Path | str, *, run_code: bool = False) -> TorchProg
         raise refuse(path, f"not a readable {_KIND_NAMES[kind]} (cut short or corrupt?): {error}") from None
     if inputs not in (1, 2):
         raise refuse(path, f"its forward takes {inputs} inputs, not (planes) or (planes, mask)")
-    return TorchProgram(path, module, inputs, batch, weights_digest([path]))
+    return TorchProgram(path, module, inputs, batch, files_digest([path]))
 
 
 _KIND_NAMES = {"script": "TorchScript module", "export": "exported program"}

@@ -45,8 +45,8 @@ from goarena.agents.protocols import (
     Action,
     GameContext,
     check_board_size,
+    files_digest,
     game_context,
-    weights_digest,
 )
 from goarena.agents.specs import Renamed, renamed_options
 from goarena.search import Leaves
@@ -452,7 +452,7 @@ class SB3Agent(SearchedNetwork):
                 seed=seed,
                 **search_options,
             )
-        self._digest = weights_digest([self.path]) if self.path is not None else None
+        self._digest = files_digest([self.path]) if self.path is not None else None
 
     @staticmethod
     def check_options(

@@ -24,7 +24,14 @@ from go_env.core.batch import (
     state_item,
 )
 from go_env.core.parallel import BatchKernel, batch_kernel
-from go_env.core.playout import is_eye, next_random, random_move, random_playout, random_playouts
+from go_env.core.playout import (
+    is_eye,
+    next_random,
+    next_uniform,
+    random_move,
+    random_playout,
+    random_playouts,
+)
 from go_env.core.rules import (
     apply_legal,
     empty_point_status,
@@ -146,6 +153,7 @@ __all__ = [
     "score",
     "is_eye",
     "next_random",
+    "next_uniform",
     "random_move",
     "random_playout",
     "random_playouts",

@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from go_env.core.parallel import batch_kernel
-from go_env.core.playout import next_random, random_playout
+from go_env.core.playout import next_uniform, random_playout
 from go_env.core.rules import apply_legal, empty_point_status, legal_mask, play, reset
 from go_env.core.scoring import score
 from go_env.core.state import (
@@ -143,12 +143,6 @@ def batch_score(batch, geometry, out):
 
 
 @inline_kernel
-def _uniform(rng):
-    """A float drawn uniformly from [0, 1) with ``next_random``."""
-    return np.float64(next_random(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@inline_kernel
 def _candidate(state, weights, a, num_points):
     """The weight of move ``a`` if it may be legal at a glance (pass, or an empty point), else 0."""
     weight = weights[a]
@@ -176,7 +170,7 @@ def sample_and_play(state, geometry, weights, rng):
     for a in range(num_points + 1):
         total += _candidate(state, weights, a, num_points)
     for _ in range(4 if total > 0.0 else 0):
-        target = _uniform(rng) * total
+        target = next_uniform(rng) * total
         chosen = num_points
         for a in range(num_points + 1):
             weight = _candidate(state, weights, a, num_points)
@@ -194,7 +188,7 @@ def sample_and_play(state, geometry, weights, rng):
         weight = _candidate(state, weights, a, num_points)
         if weight > 0.0 and (a == num_points or empty_point_status(state, geometry, a, color) == LEGAL):
             total += weight
-            if _uniform(rng) * total < weight:
+            if next_uniform(rng) * total < weight:
                 chosen = a
     if chosen >= 0:
         apply_legal(state, geometry, chosen)

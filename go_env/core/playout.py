@@ -50,6 +50,12 @@ def next_random(rng):
 
 
 @inline_kernel
+def next_uniform(rng):
+    """A float drawn uniformly from [0, 1) with ``next_random`` (its top 53 bits)."""
+    return np.float64(next_random(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@inline_kernel
 def random_move(state, geometry, rng):
     """A uniformly random legal move that fills no own eye; pass when there is none."""
     color = state.info[INFO_TO_PLAY]

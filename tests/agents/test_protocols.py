@@ -6,7 +6,7 @@ import pytest
 
 from go_env import BLACK, Game, Rules
 from goarena.agents.players.random import RandomAgent
-from goarena.agents.protocols import GameContext, weights_digest
+from goarena.agents.protocols import GameContext, files_digest
 from goarena.agents.specs import make_agent
 
 
@@ -50,7 +50,7 @@ def test_a_built_in_player_refuses_bare_rules_with_the_fix(spec):
         player.reset(Rules())
 
 
-def test_weights_digest_is_the_sha256_of_the_files_in_order(tmp_path):
+def test_files_digest_is_the_sha256_of_the_files_in_order(tmp_path):
     (tmp_path / "a").write_bytes(b"first")
     (tmp_path / "b").write_bytes(b"second")
-    assert weights_digest([tmp_path / "a", tmp_path / "b"]) == hashlib.sha256(b"firstsecond").hexdigest()
+    assert files_digest([tmp_path / "a", tmp_path / "b"]) == hashlib.sha256(b"firstsecond").hexdigest()

@@ -452,7 +452,7 @@ def test_crashing_engines_and_illegal_moves_lose_the_game_and_the_league_goes_on
 
 
 NET_PLAYER = """
-from goarena.agents.protocols import UnsupportedGame, weights_digest
+from goarena.agents.protocols import UnsupportedGame, files_digest
 
 
 class NinePlayer:  # stands for a network trained on 9x9: building it loads its weights
@@ -474,7 +474,7 @@ class NinePlayer:  # stands for a network trained on 9x9: building it loads its 
         return game.pass_move
 
     def weights_digest(self):
-        return weights_digest([self.path])
+        return files_digest([self.path])
 """
 
 
