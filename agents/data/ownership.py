@@ -43,6 +43,7 @@ from sgfmill import sgf
 from go_env import coords
 from go_env.game import BLACK, EMPTY, WHITE, Game
 from go_env.rules import Rules
+from go_env.seki import keep_seki_alive
 from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, territory_marks
 from goarena.agents.atomic import write_atomically
 from goarena.agents.data.pool import WorkerLost, stoppable, stopped, worker_pool
@@ -103,7 +104,8 @@ def area_score(owner: np.ndarray) -> int:
 
 
 def engine_owner(engine: GTPAgent, game: Game) -> np.ndarray:
-    """``final_owner`` of ``game``'s final position as ``engine`` judges its dead and seki stones.
+    """``final_owner`` of ``game``'s final position as ``engine`` judges its dead and seki stones,
+    but for the chains in seki it calls dead (``go_env.seki.keep_seki_alive``), which stay.
 
     Raises:
         GTPEngineError: the engine lacks ``final_status_list``, fails it, or dies.
@@ -116,7 +118,8 @@ def engine_owner(engine: GTPAgent, game: Game) -> np.ndarray:
     stoneless = [point for point in dead if board[point] == EMPTY]
     if stoneless:
         raise GTPEngineError(f"{engine.name} named empty points {stoneless} as dead stones")
-    return final_owner(board, game.size, dead, seki)
+    # A chain in seki lives, whoever called it dead (GNU Go has called seki dead).
+    return final_owner(board, game.size, keep_seki_alive(game, dead), seki)
 
 
 # -- marking a folder ------------------------------------------------------------------------

@@ -109,6 +109,13 @@ def test_gnu_go_names_the_dead_stone_and_the_seki_and_scores_what_we_count() -> 
         assert gnugo.final_score(game) == area_score(owner) - game.rules.komi == 24
 
 
+def test_a_seki_the_engine_calls_dead_stays_on_the_board(tmp_path: Path) -> None:
+    game = seki_game()
+    with GTPAgent(fake_engine(tmp_path, "D9,D8,D7,G4")) as engine:  # the seki and G4 "dead"
+        owner = engine_owner(engine, game)
+    assert owner.tolist() == final_owner(game.board, 9, DEAD, SEKI_POINTS).tolist()
+
+
 def margin(result: str) -> float:
     """Black's margin that an RE value like B+3 or W+4.5 names (0 for a draw)."""
     return 0.0 if result == "0" else float(result[2:]) * (1 if result[0] == "B" else -1)
