@@ -138,6 +138,21 @@ X X X X X O O O O
 X X X X X O O O O
 . X . X X O . O .
 """
+# A final board of random play (neither side filling its eyes or putting more than a stone in
+# atari) where GNU Go 3.8's ``final_status_list dead`` names White's 22 stones from C7 to F2
+# dead: they have two liberties, E6 and F5, both shared with Black's lone F6, and whoever fills
+# one is captured: a seki. Raw count (komi 7.5) W+0.5; without the 22, B+45.5.
+GNUGO_MISSES_SEKI = """
+X X X . X X X . X
+. X X X X O X X X
+X X O O O O O X .
+O X X O . X O X X
+O O X O O . O O O
+O O X X X O O O O
+O O O X O O O O X
+O . O X X O X X X
+. O O X X X X X X
+"""
 # White's group in Black's corner has two eyes, A9 and C9: alive. White wins by 7.5; were it
 # dead, Black by 8.5.
 LIVE_IN_AREA = """

@@ -19,7 +19,7 @@ from goarena.agents.players.random import RandomAgent
 from goarena.agents.protocols import RESIGN, GameContext, UnsupportedGame
 from goarena.benchmarks.match.referee import Turn, forfeit_record, play_game
 from goarena.search.settle import settled_score
-from tests.boards import SEKI, load_board
+from tests.boards import GNUGO_MISSES_SEKI, SEKI, load_board
 
 RULES = Rules(komi=7.5)
 RANDOM_TO_THE_END = "random:seed=3,pass_only_when_forced=true"
@@ -431,19 +431,35 @@ class _SekiBlindArbiter:
         return [from_gtp(v, 9) for v in ("C9", "C8", "C7", "D7")] if status == "dead" else []
 
 
-def test_an_arbiter_that_names_a_seki_dead_is_overruled():
-    size, black, white = load_board(SEKI)
+def opening_of(diagram: str) -> list[int]:
+    """Moves that set up ``diagram``'s stones, Black and White in turn (a side with no stones
+    left passes); none captures, since every chain of the diagram has a liberty."""
+    size, black, white = load_board(diagram)
     opening: list[int] = []
     for b, w in itertools.zip_longest(black, white, fillvalue=size * size):
-        opening += [b, w]  # a side with no stones left to place passes
+        opening += [b, w]
+    return opening
+
+
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
+def test_gnu_go_as_arbiter_calls_a_seki_dead_and_is_overruled():
+    """The held-out failure: GNU Go's dead list holds a seki and turns W+0.5 into B+45.5."""
+    with GTPAgent(f"{GNUGO} --mode gtp {GNUGO_RULES}") as gnugo:
+        record = play_game(
+            _Passer(), _Passer(), 9, Rules(komi=7.5), settle="status", arbiter=gnugo,
+            opening=opening_of(GNUGO_MISSES_SEKI),
+        )  # fmt: skip
+        final = read_sgf(record.sgf).game
+        named = gnugo.final_status_list(final, "dead")
+        assert len(named) == 22 and gnugo.final_score(final) == 45.5  # GNU Go's own count
+    assert record.margin == final.score() == -0.5 and record.result == "W+0.5"
+    assert "in seki, alive: F8 C7 D7" in record.reason
+
+
+def test_an_arbiter_that_names_a_seki_dead_is_overruled():
+    arbiter = _SekiBlindArbiter()
     record = play_game(
-        _Passer(),
-        _Passer(),
-        size,
-        Rules(komi=0.5),
-        settle="status",
-        arbiter=_SekiBlindArbiter(),
-        opening=opening,
+        _Passer(), _Passer(), 9, Rules(komi=0.5), settle="status", arbiter=arbiter, opening=opening_of(SEKI)
     )
     final = read_sgf(record.sgf).game
     assert record.margin == final.score() == -3.5  # White's four stay: W+3.5, not B+6.5

@@ -6,7 +6,15 @@ import pytest
 
 from go_env import coords
 from go_env.seki import in_seki, keep_seki_alive, seki_chains, seki_liberties
-from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, SEKI_RACE, SEKI_WITH_EYES, position
+from tests.boards import (
+    DEAD_IN_AREA,
+    GNUGO_MISSES_SEKI,
+    LIVE_IN_AREA,
+    SEKI,
+    SEKI_RACE,
+    SEKI_WITH_EYES,
+    position,
+)
 
 
 def points(*vertices: str) -> list[int]:
@@ -28,6 +36,13 @@ def test_an_eye_on_each_side_and_one_shared_liberty_is_a_seki():
         tuple(sorted(points("D9", "D8", "E8", "F8", "F9"))),
     ]
     assert seki_liberties(game) == points("C9")  # the eyes A9 and E9 are no shared liberties
+
+
+def test_a_big_group_can_live_in_seki_with_a_lone_stone():
+    game = position(GNUGO_MISSES_SEKI)
+    white = next(chain for chain in seki_chains(game) if len(chain) > 1)
+    assert len(white) == 22 and seki_chains(game) == [white, tuple(points("F6"))]
+    assert seki_liberties(game) == sorted(points("E6", "F5"))
 
 
 def test_a_race_a_dead_stone_and_a_living_group_are_no_seki():
