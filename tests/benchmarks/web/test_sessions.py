@@ -26,7 +26,7 @@ from goarena.benchmarks.web.sessions import (
     winrates_along,
 )
 from goarena.search.settle import Settled, settled_board
-from tests.boards import SEKI, position
+from tests.boards import GNUGO_MISSES_SEKI, SEKI, position
 
 PLAYERS = {"random": "random", "uct": "uct:simulations=200", "sl-policy": "sl-policy"}
 
@@ -439,6 +439,15 @@ def test_a_judge_that_calls_a_seki_dead_is_overruled(monkeypatch):
     settled = settle_final(game)
     assert settled.margin == game.score() and settled.dead == ()
     assert settled.how == "GNU Go; in seki, alive: C9 C8 C7 D7"
+
+
+@pytest.mark.skipif(find_engine("gnugo") is None, reason="GNU Go is not installed")
+def test_gnu_go_calls_a_seki_dead_and_the_count_keeps_it():
+    game = position(GNUGO_MISSES_SEKI, Rules.preset("chinese"))
+    game.replay([game.pass_move, game.pass_move])
+    settled = settle_final(game)
+    assert settled.margin == game.score() == -0.5 and settled.dead == ()
+    assert settled.how.startswith("GNU Go; in seki, alive: F8 C7 D7")
 
 
 @pytest.mark.parametrize("rules", ["tromp-taylor", "goarena"])
