@@ -19,6 +19,17 @@ policy as target). Every caller uses one result surface::
 
 and ``visit_counts()``, ``values()``, ``root_values()``, ``simulations``, ``steps``,
 ``evaluations`` alike.
+
+The single-game ``PUCT`` (``search.puct``, over ``TreeSearch``) stays the driver players use,
+not a batch of one: a player searches on a clock (``seconds``, ``stop``) and reports as it goes
+(``report``, principal variations, ``lz-analyze``), grows its tree as the game's moves come
+(``sync``), lets callers evaluate leaves themselves (``ask``/``tell``, AlphaGo's mixed
+evaluator and expansion threshold) and shares all that with UCT and RAVE; a batch driver plans a
+fixed number of simulations for many games at once and has none of it. The two PUCT drivers
+cannot drift apart: they run the same ``collect`` and ``expand_backup`` kernels, and a batch of
+one grows PUCT's golden trees (``tests/search/test_batched_puct.py``). Gumbel search has no
+clock to keep (sequential halving plans its whole budget), so a player runs it as a batch of
+one (``agents.players.zero``).
 """
 
 from __future__ import annotations

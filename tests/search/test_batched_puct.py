@@ -89,7 +89,8 @@ def test_self_play_to_the_end_skips_finished_games():
         assert (search.simulations[over] == 0).all() and (search.simulations[~over] == 16).all()
         distributions = search.visit_distributions(1.0)
         assert np.allclose(distributions.sum(axis=1), np.where(over, 0.0, 1.0))
-        batch.play(search.choose_moves(temperature=1.0))
+        np.testing.assert_array_equal(search.policy_targets(), distributions)  # the training target
+        search.play(batch, search.choose_moves(temperature=1.0))
     assert (batch.state.info[:, 3] <= 30).all()
 
 
