@@ -31,7 +31,6 @@ from go_env.features.patterns import (
     NUM_DISTANCES,
     PatternPolicy,
     PatternScratch,
-    chain_liberties,
     distance_feature,
     load_weights,
     local_features,
@@ -41,6 +40,7 @@ from go_env.features.patterns import (
     pattern_tables,
     previous_move_place,
     response_feature,
+    update_liberties,
 )
 from goarena.search.evaluator import Leaves, random_state, shapes
 
@@ -125,7 +125,7 @@ def new_rollout_scratch(like: GoState) -> RolloutScratch:
 def local_weight(state, geometry, policy, scratch, point, color):
     """exp of the logit of ``color``'s local features on the empty ``point`` (see
     ``local_features``); 0 for an own eye or a move left without liberty (no suicide in
-    playouts). ``chain_liberties`` must be current in ``scratch.patterns``."""
+    playouts). ``update_liberties`` must be current in ``scratch.patterns``."""
     if K.is_eye(state, geometry, point, color):
         return 0.0
     active = scratch.patterns.active
@@ -153,7 +153,7 @@ def pattern_move(state, geometry, policy, scratch, rng):
     color = state.info[K.INFO_TO_PLAY]
     last = state.info[K.INFO_LAST_MOVE]
     after_move = 0 <= last < num_points
-    chain_liberties(state, geometry, scratch.patterns)
+    update_liberties(state, geometry, scratch.patterns)
     if after_move:
         for b in range(NUM_DISTANCES):
             scratch.distance_factors[b] = np.exp(policy.weights[DISTANCE + b])

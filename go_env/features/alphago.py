@@ -51,7 +51,7 @@ from go_env.features.ladders import (
     load_board,
     new_ladder_work,
 )
-from go_env.features.liberties import chain_liberties, move_liberties
+from go_env.features.liberties import move_liberties, point_liberties
 
 NUM_ALPHAGO_PLANES = 48
 NUM_VALUE_PLANES = 49  # with the player-colour plane
@@ -93,7 +93,7 @@ def _fill_planes(state, geometry, out, mark, liberties, libs_after, captures, si
     color = state.info[INFO_TO_PLAY]
     enemy = 3 - color
     move_number = state.info[INFO_MOVE_NUMBER]
-    chain_liberties(state, geometry, mark, liberties)
+    point_liberties(state, geometry, mark, liberties)
     move_liberties(state, geometry, liberties, mark, libs_after, captures, sizes)
     load_board(ladder_work, state)
     for p in range(num_points):

@@ -3,38 +3,57 @@
 The core keeps pseudo-liberties (an empty point counted once per adjacent stone of the
 chain), enough to tell atari but not how many liberties a chain has. These kernels count
 distinct liberties by stamping the points already counted in ``mark`` (int64[P+1] scratch that
-the caller allocates once; the kernels allocate nothing).
+the caller allocates once; the kernels allocate nothing). ``chain_liberties`` is the one chain
+walk: the AlphaGo planes count exactly, the rollout patterns up to 3 (``patterns``).
 """
 
 from __future__ import annotations
 
-from go_env.core import EMPTY, INFO_TO_PLAY, kernel
+from go_env.core import EMPTY, INFO_TO_PLAY, inline_kernel, kernel
 
 
-@kernel
-def chain_liberties(state, geometry, mark, out):
-    """Write into ``out`` (int[P]) the exact liberty count of the chain on every point, 0 where
-    the point is empty."""
+@inline_kernel
+def chain_liberties(state, geometry, mark, stamp, cap, libs, first_libs):
+    """Count every chain's distinct liberties, up to ``cap``, into ``libs`` at its head, and
+    its first ``first_libs.shape[1]`` liberties into ``first_libs[head]``.
+
+    ``mark`` holds stamps; the chains take the stamps after ``stamp``, and the last one is
+    returned (a caller that keeps ``mark`` between positions need not clear it). A chain's walk
+    stops once ``cap`` liberties are counted.
+    """
     num_points = geometry.size * geometry.size
-    board, head, link = state.board, state.chain_head, state.chain_next
-    mark[:] = 0
-    stamp = 0
-    for p in range(num_points):
-        if board[p] == EMPTY or head[p] != p:
+    board, link = state.board, state.chain_next
+    kept = first_libs.shape[1]
+    for head in range(num_points):
+        if board[head] == EMPTY or state.chain_head[head] != head:
             continue
         stamp += 1
         count = 0
-        x = p
-        while True:
+        x = head
+        while count < cap:
             for k in range(4):
                 n = geometry.neighbors[x, k]
                 if board[n] == EMPTY and mark[n] != stamp:
                     mark[n] = stamp
+                    if count < kept:
+                        first_libs[head, count] = n
                     count += 1
             x = link[x]
-            if x == p:
+            if x == head:
                 break
-        out[p] = count
+        libs[head] = min(count, cap)
+    return stamp
+
+
+@kernel
+def point_liberties(state, geometry, mark, out):
+    """Write into ``out`` (int[P]) the exact liberty count of the chain on every point, 0 where
+    the point is empty."""
+    num_points = geometry.size * geometry.size
+    board, head = state.board, state.chain_head
+    mark[:] = 0
+    no_first = out.reshape((num_points, 1))[:, :0]  # no liberty kept: a view, nothing allocated
+    chain_liberties(state, geometry, mark, 0, num_points, out, no_first)
     for p in range(num_points):
         if board[p] == EMPTY:
             out[p] = 0
@@ -47,7 +66,7 @@ def move_liberties(state, geometry, liberties, mark, libs_out, captures_out, siz
     """What a stone of the side to move would do on every empty point, whether legal or not.
 
     Args:
-        liberties: int[P], exact chain liberties from ``chain_liberties``.
+        liberties: int[P], exact chain liberties from ``point_liberties``.
         mark: int64[P+1] scratch.
         libs_out: int[P]: exact liberties of the chain holding the new stone once its captures
             are off the board (the captured points next to it count).

@@ -25,7 +25,7 @@ maps onto each other share one feature (about 2**17 of them); so do response pat
 previous move's place and the colours turn together). Lookup tables map every code to its
 feature index (``pattern_tables``): exact, no hashing.
 
-Liberties here are exact (the rules core keeps pseudo-liberties): ``chain_liberties`` counts
+Liberties here are exact (the rules core keeps pseudo-liberties): ``update_liberties`` counts
 them, capped at 3, for every chain once per position. Kernels follow the core's discipline:
 work arrays come in a ``PatternScratch``, nothing is allocated per move. The features come from
 a state (``candidate_features``, ``move_logits``) or from position records for training
@@ -67,6 +67,7 @@ from go_env.core import (
     new_state,
     setup_stones,
 )
+from go_env.features.liberties import chain_liberties
 from go_env.rules import Rules
 
 LAYOUT_VERSION = 1
@@ -195,29 +196,12 @@ def pattern_tables() -> PatternTables:
 
 
 @inline_kernel
-def chain_liberties(state, geometry, scratch):
+def update_liberties(state, geometry, scratch):
     """Count every chain's exact liberties (capped at 3) into ``scratch.libs`` at its head,
-    and its first two liberties into ``scratch.first_libs``."""
-    num_points = geometry.size * geometry.size
-    for head in range(num_points):
-        if state.board[head] == EMPTY or state.chain_head[head] != head:
-            continue
-        stamp = scratch.stamp[0] + 1
-        scratch.stamp[0] = stamp
-        count = 0
-        x = head
-        while count < 3:
-            for k in range(4):
-                n = geometry.neighbors[x, k]
-                if state.board[n] == EMPTY and scratch.marks[n] != stamp:
-                    scratch.marks[n] = stamp
-                    if count < 2:
-                        scratch.first_libs[head, count] = n
-                    count += 1
-            x = state.chain_next[x]
-            if x == head:
-                break
-        scratch.libs[head] = min(count, 3)
+    and its first two liberties into ``scratch.first_libs`` (``liberties.chain_liberties``)."""
+    scratch.stamp[0] = chain_liberties(
+        state, geometry, scratch.marks, scratch.stamp[0], 3, scratch.libs, scratch.first_libs
+    )
 
 
 @inline_kernel
@@ -261,7 +245,7 @@ def _add_liberty(count, first, point):
 @inline_kernel
 def liberties_after(state, geometry, scratch, move, color):
     """Liberties (exact, capped at 2) of the chain ``color`` forms by playing on the empty
-    ``move``, captures included. ``chain_liberties`` must be current."""
+    ``move``, captures included. ``update_liberties`` must be current."""
     count = 0
     first = -1
     for k in range(4):
@@ -345,7 +329,7 @@ def _neighbour_place(dr, dc):
 def local_features(state, geometry, tables, scratch, move, color, out):
     """Write the features of ``color`` playing on the empty ``move`` that do not depend on the
     previous move (the 3x3 pattern and the tactical ones) into ``out``; return (how many, the
-    liberties of the new chain capped at 2). ``chain_liberties`` must be current."""
+    liberties of the new chain capped at 2). ``update_liberties`` must be current."""
     code, _ = _pattern_codes(state, geometry, scratch, move, color)
     out[0] = tables.pattern_ids[code]
     count = 1
@@ -405,7 +389,7 @@ def previous_move_place(geometry, move, last):
 @inline_kernel
 def response_feature(state, geometry, tables, scratch, move, color, place):
     """The response pattern of ``color`` playing on the empty ``move`` with the previous move
-    at ``place`` among its neighbours (``previous_move_place``). ``chain_liberties`` must be
+    at ``place`` among its neighbours (``previous_move_place``). ``update_liberties`` must be
     current."""
     _, colors = _pattern_codes(state, geometry, scratch, move, color)
     return tables.response_ids[place * NUM_COLOR_CODES + colors]
@@ -414,7 +398,7 @@ def response_feature(state, geometry, tables, scratch, move, color, place):
 @inline_kernel
 def move_features(state, geometry, tables, scratch, move, out):
     """Write the features of ``move`` (an empty point, or pass) for the side to move into
-    ``out`` (int32[MAX_ACTIVE]); return how many. ``chain_liberties`` must be current."""
+    ``out`` (int32[MAX_ACTIVE]); return how many. ``update_liberties`` must be current."""
     num_points = geometry.size * geometry.size
     if move == num_points:
         out[0] = PASS
@@ -457,7 +441,7 @@ def candidate_features(state, geometry, tables, scratch, features, legal):
     if state.info[INFO_OVER] != RUNNING:
         return
     color = state.info[INFO_TO_PLAY]
-    chain_liberties(state, geometry, scratch)
+    update_liberties(state, geometry, scratch)
     for i in range(state.info[INFO_NUM_EMPTY]):
         p = state.empties[i]
         if empty_point_status(state, geometry, p, color) == LEGAL:
@@ -475,7 +459,7 @@ def move_logits(state, geometry, policy, scratch, out):
     if state.info[INFO_OVER] != RUNNING:
         return
     color = state.info[INFO_TO_PLAY]
-    chain_liberties(state, geometry, scratch)
+    update_liberties(state, geometry, scratch)
     for i in range(state.info[INFO_NUM_EMPTY]):
         p = state.empties[i]
         if empty_point_status(state, geometry, p, color) == LEGAL:

@@ -7,7 +7,7 @@ import pytest
 
 from go_env import BLACK, EMPTY, Game, Rules
 from go_env.coords import from_gtp
-from go_env.features.liberties import chain_liberties, move_liberties
+from go_env.features.liberties import move_liberties, point_liberties
 from tests.boards import CAPTURE, SELF_ATARI, SNAPBACK, position
 
 
@@ -67,7 +67,7 @@ def kernel_liberties(game: Game) -> tuple[np.ndarray, ...]:
     num_points = game.num_points
     mark = np.zeros(num_points + 1, np.int64)
     libs, after, captures, sizes = (np.full(num_points, -1, np.int32) for _ in range(4))
-    chain_liberties(game.state, game.geometry, mark, libs)
+    point_liberties(game.state, game.geometry, mark, libs)
     move_liberties(game.state, game.geometry, libs, mark, after, captures, sizes)
     return libs, after, captures, sizes
 

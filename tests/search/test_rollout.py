@@ -8,7 +8,7 @@ import pytest
 from go_env import BLACK, WHITE, Game, coords
 from go_env import core as K
 from go_env.features import patterns as pt
-from go_env.features.patterns import chain_liberties
+from go_env.features.patterns import update_liberties
 from go_env.invariants import check_state
 from goarena.search import PUCT
 from goarena.search.evaluator import random_state
@@ -75,7 +75,7 @@ def test_moves_are_legal_and_the_kept_weights_stay_exact(seed: int) -> None:
         play_move(state, geometry, scratch, move)
         assert (state.board == game.state.board).all()
         # Every weight not marked stale is what computing it afresh gives.
-        chain_liberties(state, geometry, scratch.patterns)
+        update_liberties(state, geometry, scratch.patterns)
         for color in (BLACK, WHITE):
             for point in np.flatnonzero(state.board[:-1] == K.EMPTY):
                 if not scratch.dirty[color, point]:
