@@ -267,12 +267,6 @@ def settle_by_judges(game: Game, judges: Mapping[str, Judge]) -> Settled:
 # -- the clean-up phase ------------------------------------------------------------------
 
 
-def _neighbors(point: int, size: int) -> list[int]:
-    row, col = divmod(point, size)
-    steps = ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
-    return [r * size + c for r, c in steps if 0 <= r < size and 0 <= c < size]
-
-
 def cleanup_move(game: Game, rng: random.Random, default: int) -> int:
     """A move instead of passing, while the board is not played out.
 
@@ -282,16 +276,15 @@ def cleanup_move(game: Game, rng: random.Random, default: int) -> int:
     come first, since capturing dead stones is what cleanup is for. ``default`` when there is
     none.
     """
-    board, color, size = game.board.ravel(), game.to_play, game.size
-    seki = set(seki_liberties(game))
+    color, seki = game.to_play, set(seki_liberties(game))
+    board = np.append(game.board.ravel(), color)  # off the board (index N*N) counts as own
+    neighbors = game.geometry.neighbors
     candidates = [
         int(point)
         for point in game.legal_moves()
-        if point != game.pass_move
-        and int(point) not in seki
-        and any(board[n] != color for n in _neighbors(int(point), size))
+        if point != game.pass_move and int(point) not in seki and (board[neighbors[point]] != color).any()
     ]
-    attacking = [p for p in candidates if any(board[n] == 3 - color for n in _neighbors(p, size))]
+    attacking = [p for p in candidates if (board[neighbors[p]] == 3 - color).any()]
     pool = attacking or candidates
     return rng.choice(pool) if pool else default
 
