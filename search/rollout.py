@@ -11,8 +11,8 @@ response) are looked at afresh for every point.
 
 ``PatternRolloutEvaluator`` plugs it into search like ``RolloutEvaluator``: priors are the
 policy's softmax over each leaf's legal moves, values the mean outcome of pattern playouts
-under the leaf's own komi and scoring rule. ``print_playout_speed`` compares pattern and random
-playouts in one run.
+under the leaf's own komi and scoring rule. ``playout_speed`` times pattern and random
+playouts in one run (``goarena bench networks`` prints it).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from go_env.features.patterns import (
     move_logit,
     move_logits,
     new_pattern_scratch,
-    pattern_tables,
     previous_move_place,
     response_feature,
     update_liberties,
@@ -408,17 +407,3 @@ def playout_speed(
         moves = play(games)
         speeds.append(moves / (time.perf_counter() - start))
     return speeds[0], speeds[1]
-
-
-def print_playout_speed(weights: str | PathLike[str] | None = None, size: int = 9, games: int = 200) -> None:
-    """Print pattern and random playout speeds (``weights``: a ``rollout.npz``, else zeros:
-    the cost per move does not depend on the weights)."""
-    if weights is None:
-        policy = PatternPolicy(pattern_tables(), np.zeros(pattern_tables().num_features, np.float32))
-    else:
-        policy = load_weights(weights)[0]
-    pattern, uniform = playout_speed(policy, size, games)
-    print(f"{size}x{size}, {games} games each from the empty board:")
-    print(f"  pattern playouts {pattern:12,.0f} moves/s  ({1e6 / pattern:.2f} us/move)")
-    print(f"  random playouts  {uniform:12,.0f} moves/s  ({1e6 / uniform:.3f} us/move)")
-    print(f"  pattern playouts are {uniform / pattern:.1f}x slower")

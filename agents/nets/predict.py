@@ -111,11 +111,3 @@ def masked_softmax(logits: np.ndarray, legal: np.ndarray, temperature: float = 1
     scaled = masked / temperature
     weights = np.exp(scaled - scaled.max(axis=-1, keepdims=True))
     return weights / weights.sum(axis=-1, keepdims=True)
-
-
-def policy_probabilities(
-    model: nn.Module, planes: np.ndarray, legal: np.ndarray, temperature: float = 1.0
-) -> np.ndarray:
-    """float64[B, N*N+1]: the network's move distribution over the legal moves (pass included)
-    of positions ``planes`` [B, C, N, N] with legal masks ``legal`` [B, N*N+1]."""
-    return masked_softmax(policy_logits(model, planes), legal, temperature)

@@ -326,12 +326,6 @@ def _rebuild_games(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return games, moves
 
 
-def bucket_labels(move_numbers: np.ndarray) -> list[str]:
-    """The move-number bucket of each position: ``"0-10"`` for moves 0 to 9, and so on."""
-    low = (np.asarray(move_numbers) // MOVE_BUCKET) * MOVE_BUCKET
-    return [f"{value}-{value + MOVE_BUCKET}" for value in low.tolist()]
-
-
 # -- the positions after moves, from history planes alone ------------------------------
 
 
