@@ -7,7 +7,9 @@ Searches keep their tree in preallocated numba arrays (``Tree``), run their simu
 loops in numba, reuse the tree between moves, and stop on a simulation budget, a time
 budget or a callback. Evaluators are plain objects or callables (``Evaluator``); this
 package imports nothing of ``agents`` and never imports torch. ``ownership`` estimates who
-owns each point at the end, by playouts, for players that judge a pass by the settled score.
+owns each point at the end, by playouts; ``settle`` decides how a finished game is counted
+(the raw count, an ownership estimate, a judge's dead stones with every seki kept alive, the
+clean-up move), for the players, the referee, GTP and the web board alike.
 """
 
 from goarena.search.batched import BatchedSearch
