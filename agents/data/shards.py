@@ -232,7 +232,7 @@ def build_shards(
         for i, start in enumerate(range(0, len(files), chunk_size))
     ]
     settings = {"format": FORMAT, "size": size, "planes": NUM_PLANES, "chunk_size": chunk_size}
-    manifest = _open_manifest(out_dir, settings)
+    manifest = open_manifest(out_dir, settings)
     done = manifest["chunks"]
     digests = [chunk.digest for chunk in chunks]
     for key in [key for key in done if int(key) >= len(chunks) or done[key]["digest"] != digests[int(key)]]:
@@ -267,18 +267,27 @@ def _stamp(path: Path) -> str:
     return f"{status.st_size}:{status.st_mtime_ns}"
 
 
-def _open_manifest(out_dir: Path, settings: dict[str, int]) -> dict[str, Any]:
-    path = out_dir / MANIFEST
+def open_manifest(out: Path, settings: dict[str, Any], what: str = "shards") -> dict[str, Any]:
+    """The manifest of the shard folder ``out`` made with ``settings`` (``format`` among them):
+    the one there, or a fresh one (no chunk done) when there is none (the folder made) or it was
+    written in an older format (its chunks made again, with digests).
+
+    Raises:
+        ValueError: ``out`` holds ``what`` made with other settings (naming them) or in a format
+            this version does not read.
+    """
+    path = out / MANIFEST
     if not path.exists():
-        out_dir.mkdir(parents=True, exist_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
         return {**settings, "chunks": {}}
     manifest = read_json(path)
-    built = {key: manifest.get(key) for key in settings}
-    if built == {**settings, "format": built["format"]} and built["format"] in FORMATS:
-        return {**settings, "chunks": {}} if built["format"] != FORMAT else manifest  # older: rebuilt
-    if built != settings:
-        raise ValueError(f"{out_dir} holds shards built with {built}, not {settings}: use another folder")
-    return manifest
+    differing = [key for key in settings if key != "format" and manifest.get(key) != settings[key]]
+    if manifest.get("format") not in FORMATS:
+        differing.insert(0, "format")
+    if differing:
+        changes = ", ".join(f"{key}: {manifest.get(key)!r} -> {settings[key]!r}" for key in differing)
+        raise ValueError(f"{out} holds {what} made otherwise ({changes}): use another folder")
+    return manifest if manifest["format"] == FORMAT else {**settings, "chunks": {}}
 
 
 @dataclass

@@ -66,9 +66,9 @@ from go_env.batch import owners_for_mover
 from go_env.core import BLACK
 from go_env.features.alphago import NUM_VALUE_PLANES, SENSIBLENESS, batch_alphago_planes, new_alphago_planes
 from goarena.agents.data.dataset import ShardDataset
-from goarena.agents.data.integrity import DataStorageError, read_json, write_json
+from goarena.agents.data.integrity import DataStorageError, write_json
 from goarena.agents.data.pool import WorkerLost, stoppable, stopped, worker_pool
-from goarena.agents.data.shards import FORMAT, FORMATS, MANIFEST, REPORT, _write_shard
+from goarena.agents.data.shards import FORMAT, MANIFEST, REPORT, _write_shard, open_manifest
 from goarena.agents.inference.evaluator import load_policy_net
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax, policy_logits, set_torch_threads
@@ -253,7 +253,7 @@ def generate(
         "seed": config.seed,
         **policies.digests,
     }
-    manifest = _open_manifest(config.out, settings)
+    manifest = open_manifest(config.out, settings, "positions")
     chunks = [
         _Chunk(index, start, min(config.chunk_size, config.games - start))
         for index, start in enumerate(range(0, config.games, config.chunk_size))
@@ -289,21 +289,6 @@ class _Chunk:
     index: int
     first_game: int
     games: int
-
-
-def _open_manifest(out: Path, settings: dict[str, Any]) -> dict[str, Any]:
-    path = out / MANIFEST
-    if not path.exists():
-        out.mkdir(parents=True, exist_ok=True)
-        return {**settings, "chunks": {}}
-    manifest = read_json(path)
-    if manifest.get("format") in FORMATS and manifest["format"] < FORMAT:
-        return {**settings, "chunks": {}}  # written before digests: played again, with them
-    differing = [key for key in settings if manifest.get(key) != settings[key]]
-    if differing:
-        changes = ", ".join(f"{key}: {manifest.get(key)!r} -> {settings[key]!r}" for key in differing)
-        raise ValueError(f"{out} holds positions generated otherwise ({changes}): use another folder")
-    return manifest
 
 
 def _play_chunks(
