@@ -5,10 +5,13 @@ configs, JSON manifests, SGF records, a league's games, crash notes and live fil
 sees the old file or the new one; a writer killed mid-write leaves only a hidden temporary file
 (``.NAME.XXXXXXXX.tmp``), which ``leftovers`` finds. ``go_env`` does not need it (its SGF writer
 writes where it is told), so it lives here, below every part of ``agents`` and ``benchmarks``.
+``exclusive_lock`` is the other guard of a folder's files: one process at a time (a training
+run's directory, a league's).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
 from collections.abc import Iterator
@@ -59,6 +62,22 @@ def leftovers(path: Path) -> list[Path]:
     """The temporary files that writers of ``path`` killed mid-write left beside it (``path``'s
     name may be a glob pattern: ``games/*.sgf``)."""
     return sorted(path.parent.glob(f".{path.name}.*{SUFFIX}"))
+
+
+def exclusive_lock(path: Path) -> int | None:
+    """Lock the file ``path`` (made if need be) exclusively, without waiting: the descriptor
+    that holds the lock until it is closed, or None when another process holds it.
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        return None
+    return descriptor
 
 
 def _fsync(path: Path) -> None:

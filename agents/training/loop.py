@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import hashlib
 import json
 import math
@@ -37,7 +36,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
-from goarena.agents.atomic import write_atomically
+from goarena.agents.atomic import exclusive_lock, write_atomically
 from goarena.agents.data.integrity import DataStorageError, storage_cause
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
@@ -181,15 +180,12 @@ class Run:
 
 def _lock(directory: Path) -> int:
     """Hold ``directory/LOCK`` locked (exclusively) until the descriptor returned is closed."""
-    descriptor = os.open(directory / LOCK, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(descriptor)
+    descriptor = exclusive_lock(directory / LOCK)
+    if descriptor is None:
         raise RunLockedError(
             f"{directory} is in use: another goarena train is training there now; wait for it to "
             "end, or use another run directory"
-        ) from None
+        )
     return descriptor
 
 

@@ -17,7 +17,6 @@ than mixed with it or started over.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import sqlite3
@@ -26,7 +25,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from goarena.agents.atomic import leftovers, write_atomically
+from goarena.agents.atomic import exclusive_lock, leftovers, write_atomically
 
 TABLES = ("meta", "players", "games")
 SCHEMA = """
@@ -288,15 +287,12 @@ def _add_weights_column(connection: sqlite3.Connection) -> None:
 def _lock(directory: Path, path: Path) -> int:
     """Hold ``path`` locked (exclusively) until the file descriptor returned is closed."""
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        descriptor = exclusive_lock(path)
     except OSError as error:
         raise LeagueStoreError(f"cannot open the league in {directory}: {error}") from None
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(descriptor)
+    if descriptor is None:
         raise LeagueStoreError(
             f"{directory} is in use: another league is playing there now; wait for it to end, "
             "or use another directory"
-        ) from None
+        )
     return descriptor

@@ -1,10 +1,11 @@
 """Files written whole or not at all: one helper for every writer of ours."""
 
+import os
 import stat
 
 import pytest
 
-from goarena.agents.atomic import leftovers, replacing, write_atomically
+from goarena.agents.atomic import exclusive_lock, leftovers, replacing, write_atomically
 
 
 def test_a_file_is_replaced_whole_and_readable_by_all(tmp_path):
@@ -38,3 +39,13 @@ def test_each_write_has_a_temporary_name_of_its_own_and_leftovers_finds_them(tmp
     cut.write_text("(;")
     assert leftovers(tmp_path / "0001-a-vs-b.sgf") == [cut] == leftovers(tmp_path / "*.sgf")
     assert leftovers(tmp_path / "0002-a-vs-b.sgf") == []
+
+
+def test_an_exclusive_lock_is_held_by_one_descriptor_until_it_closes(tmp_path):
+    path = tmp_path / "league.lock"
+    held = exclusive_lock(path)
+    assert held is not None and exclusive_lock(path) is None  # flock: even in this process
+    os.close(held)
+    again = exclusive_lock(path)
+    assert again is not None
+    os.close(again)
