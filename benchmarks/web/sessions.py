@@ -373,6 +373,8 @@ class PlaySession:
         self._drop_work()
         seat, self.seat = self.seat, None
         if seat is not None:
+            if seat.kill is not None:
+                seat.kill()  # at once, on the loop: a signal sent waits for no thread
             await asyncio.to_thread(seat.close)
 
     async def _new(self, message: Message) -> None:
