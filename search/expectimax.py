@@ -1,4 +1,4 @@
-"""Expectimax: the EM recurrence of the seeds, against a model of the opponent.
+"""Expectimax: the expectimax recurrence, against a model of the opponent.
 
 The side to move at the root (the maximiser, "us") takes its best move; at the opponent's
 turn the value is the expectation over its moves under a model ``p(a | s)``:
@@ -7,7 +7,7 @@ turn the value is the expectation over its moves under a model ``p(a | s)``:
           = max_a Ev(a(s))                           we are to move
           = sum_a p(a | s) Ev(a(s))                  the opponent is to move
 
-with every value in points from our side (the seeds' negamax form negates at each ply
+with every value in points from our side (the textbook negamax form negates at each ply
 instead; it is the same recurrence). Depth-limited lines end with the heuristic of
 ``search.minimax``, so against a model that always plays minimax's choice the value is the
 minimax value, and against any other model it is at least that.

@@ -2,7 +2,7 @@
 
 Values are points for the side to move, komi included: at a finished game, the final score
 under the game's rules (Black's points minus White's minus komi, negated for White); before
-that, under optimal play by both sides (the NM recurrence of the seeds). A depth-limited
+that, under optimal play by both sides (the negamax recurrence). A depth-limited
 search ends its lines early with a heuristic ``h(state, geometry)``; ``solve`` searches every
 line to the end of the game, which the move cap guarantees comes.
 

@@ -1,4 +1,4 @@
-"""The ownership network of seed 002 as an evaluator of search leaves, and its estimates of a
+"""The ownership value network as an evaluator of search leaves, and its estimates of a
 game's position.
 
 ``OwnershipEvaluator`` builds the history planes of all leaves in one kernel call, runs the

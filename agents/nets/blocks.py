@@ -1,10 +1,10 @@
 """Building blocks the convolutional trunks share: the residual block with KataGo's optional
 global pooling, the board-wide mean and max it pools with, and the value head over them.
 
-``ZeroNet`` (AlphaZero's network) and ``OwnershipNet`` (seed 002's ownership value network)
+``ZeroNet`` (AlphaZero's network) and ``OwnershipNet`` (Bo Peng's ownership value network)
 build their towers of these blocks; their state-dict keys are the blocks' own
 (``conv1``, ``norm1``, ``conv2``, ``norm2``, ``pool``). ``ValueHead`` is ZeroNet's value head
-and the win head of ``OwnershipNet(head="win")``, the win-probability baseline seed 002's V is
+and the win head of ``OwnershipNet(head="win")``, the win-probability baseline the ownership value V is
 measured against.
 """
 

@@ -1,4 +1,4 @@
-"""The ownership value network of seed 002 (Bo Peng, "Training a value function in the game of
+"""The ownership value network (Bo Peng, "Training a value function in the game of
 Go"): v(s, i), the final owner of each point, and V(s) = Σ_i v(s, i), an area score.
 
 ``OwnershipHead`` is the per-point tanh head any trunk can carry: a 1x1 convolution to one
@@ -78,7 +78,7 @@ class OwnershipNet(nn.Module):
         blocks: residual blocks.
         filters: channels of the tower.
         global_pool: global pooling in every third block.
-        head: "ownership" (seed 002's v(s, i)) or "win" (the win-probability baseline).
+        head: "ownership" (the per-point v(s, i)) or "win" (the win-probability baseline).
     """
 
     arch = "ownership"

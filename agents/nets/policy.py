@@ -3,7 +3,7 @@
 A 5x5 convolution, ``layers - 2`` 3x3 convolutions (all ``filters`` wide, ReLU, 'same'
 padding), then a 1x1 convolution to one channel plus a bias per point: one logit per point.
 Go as we play it also needs pass, which no point stands for: its logit is a linear function
-of the last hidden layer averaged over the board. The seeds' network for 19x19 is
+of the last hidden layer averaged over the board. The AlphaGo paper's network for 19x19 is
 ``PolicyNet(19, layers=13, filters=192)``; the 9x9 default (6 x 64, about 225k weights,
 0.9 MB) trains on a small CPU in half an hour.
 """

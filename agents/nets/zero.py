@@ -12,12 +12,12 @@ Heads, every one fully convolutional or pooled, so the weights have no board siz
 
 - policy: a 1x1 convolution to one logit per point; the pass logit from the pooled trunk;
 - value: the pooled trunk through a hidden layer to one tanh output, the expected outcome
-  for the side to move (``blocks.ValueHead``, the win head of seed 002's baseline too);
+  for the side to move (``blocks.ValueHead``, the win head of the ownership study's baseline too);
 - ownership (auxiliary, KataGo): a 1x1 convolution and a tanh per point, the final owner of
   each point from the side to move's view (+1 its own, -1 the opponent's): the
-  ``OwnershipHead`` that seed 002's ownership network (``nets.ownership``) carries too.
+  ``OwnershipHead`` that the ownership value network (``nets.ownership``) carries too.
 
-The seeds' network is ``ZeroNet(19, blocks=20, filters=256)``. The class's default, 6 x 64,
+AlphaZero's own network is ``ZeroNet(19, blocks=20, filters=256)``. The class's default, 6 x 64,
 has 478,916 weights; ``goarena train zero`` trains 4 x 32 by default (85,636 weights, a
 0.36 MB file), which learns fastest on two CPU cores.
 """

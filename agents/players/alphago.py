@@ -1,4 +1,4 @@
-"""``alphago``: AlphaGo's search, PUCT with the seeds' choices as its defaults.
+"""``alphago``: AlphaGo's search, PUCT with the AlphaGo paper's choices as its defaults.
 
 Each simulation selects ``a = argmax Q + u`` with ``u = c·P(s, a) / (1 + N(s, a))``
 (``selection="alphazero"`` takes the paper's ``c·P·sqrt(ΣN) / (1 + N)`` instead), with the SL

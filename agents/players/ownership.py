@@ -1,4 +1,4 @@
-"""``ownership-greedy``: seed 002's pure-value player, one move of lookahead with the
+"""``ownership-greedy``: the ownership value function's pure-value player, one move of lookahead with the
 ownership network and no search.
 
 For every legal move (pass included) it plays the move on a copy of the position, and asks the

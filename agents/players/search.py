@@ -14,7 +14,7 @@ Their options are plain keywords, so spec strings reach them all::
     uct:pass_check=false                                      # passes by the raw count
     puct:simulations=800,evaluator=rollout,batch=16
     puct:prior=policy.pt,evaluator=pattern,rollout_weights=rollout.npz   # networks' priors
-    puct:prior=uniform,value=ownership.pt                     # seed 002's V as the leaf value
+    puct:prior=uniform,value=ownership.pt                     # the ownership value V as the leaf value
     puct:noise=0.25,temperature=1.0,temperature_moves=30,seed=7     # self-play
 
 A player searches each position once: ``policy`` and then ``select_move`` on the same
@@ -139,7 +139,7 @@ def _with_networks(
 
 
 def _value_kind(path: str) -> str:
-    """What value=PATH holds: "ownership" for an ownership network (seed 002's V), else
+    """What value=PATH holds: "ownership" for an ownership network (its value V), else
     "value" (AlphaGo's value network; a bad file is refused by that load, with its message)."""
     from goarena.agents.nets.checkpoint import describe
 
@@ -471,7 +471,7 @@ class PUCTAgent(_SearchAgent):
             ``"uniform"``: uniform priors over the legal moves, likewise.
         rollout_weights: the rollout policy's weights (``rollout.npz``) for ``"pattern"``.
         value: a value network's weights (``value.pt``): its value ``v`` of each leaf (needs
-            ``prior``); or an ownership network's (``ownership.pt``, seed 002): ``v = 2p - 1``,
+            ``prior``); or an ownership network's (``ownership.pt``): ``v = 2p - 1``,
             ``p`` its calibrated win probability of V = Σ ownership + the komi term (the
             win-probability baseline's, ``--method win``: its own w), each leaf
             read through its own planes (``OwnershipEvaluator``). With playouts too
@@ -485,7 +485,7 @@ class PUCTAgent(_SearchAgent):
         c_puct: exploration constant.
         batch: leaves per evaluator call.
         selection: the selection rule: ``"alphazero"`` (Q + c·P·sqrt(ΣN)/(1+N)), ``"alphago"``
-            (Q + c·P/(1+N), as the AlphaGo seeds give it) or ``"ucb1"`` (see ``search.selection``).
+            (Q + c·P/(1+N), as the AlphaGo paper gives it) or ``"ucb1"`` (see ``search.selection``).
         fpu: the value of a move not tried yet (first-play urgency).
         fpu_reduction: if given, a move not tried yet is valued at its position's mean value
             less this, in place of ``fpu`` (Leela Zero's first-play reduction).

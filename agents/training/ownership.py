@@ -1,4 +1,4 @@
-"""``goarena train ownership``: the ownership value network of seed 002 by its three methods.
+"""``goarena train ownership``: Bo Peng's ownership value network by its three methods.
 
 The network (``agents.nets.ownership.OwnershipNet``) gives v(s, i) in (-1, 1), the final owner
 of point i from the side to move's view, and V(s) = Σ_i v(s, i) (+ the komi term), an area

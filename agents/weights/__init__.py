@@ -1,4 +1,4 @@
-"""The network weights goarena ships, small and reproducible (see the README's "Shipped
+"""The network weights goarena ships, small and reproducible (see docs/alphago.md's "Shipped
 weights" for the commands that made them and what they score).
 
 ``sl-policy-9x9.pt``: AlphaGo's SL policy network for 9x9, trained on GNU Go's games.
@@ -6,7 +6,7 @@ weights" for the commands that made them and what they score).
 ``rl-policy-9x9.pt``: the RL policy network for 9x9, the SL one improved by self-play.
 ``value-9x9.pt``: the value network for 9x9, regressed on the RL policy's self-play games.
 ``zero-9x9.pt``: AlphaZero's network for 9x9, taught by self-play from zero knowledge.
-``ownership-9x9.pt``: seed 002's ownership value network for 9x9 (Methods 1 and 2 on GNU Go's games).
+``ownership-9x9.pt``: the ownership value network for 9x9 (Methods 1 and 2 on GNU Go's games).
 """
 
 from __future__ import annotations

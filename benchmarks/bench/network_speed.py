@@ -4,7 +4,7 @@
 - the SL policy network: evaluations per second at batch 1 and batch 64 (forward pass only,
   and with the planes made too), on one torch thread by default;
 - the rollout policy: moves per second of whole pattern playouts in numba, against uniformly
-  random playouts in the same run (the seeds: 2 µs per rollout move, 3 ms per network call).
+  random playouts in the same run (the AlphaGo paper: 2 µs per rollout move, 3 ms per network call).
 
 Positions are mid-game positions of random games on the board of the networks' size.
 """
