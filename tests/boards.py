@@ -7,6 +7,7 @@ left to right: ``X`` Black, ``O`` White, ``.`` empty. Moves are GTP vertices.
 from __future__ import annotations
 
 from go_env import BLACK, Game, Rules
+from go_env.coords import from_gtp
 
 # White's two stones have one liberty left, C2: capture them before they run.
 CAPTURE = """
@@ -190,3 +191,15 @@ def position(diagram: str, rules: Rules = HALF_POINT_KOMI, to_play: int = BLACK)
     game = Game(size, rules)
     game.setup(black, white, to_play)
     return game
+
+
+def after_black_passed(diagram: str, rules: Rules = HALF_POINT_KOMI) -> Game:
+    """The diagram with White to play, Black having just passed."""
+    game = position(diagram, rules, to_play=BLACK)
+    game.play(game.pass_move)
+    return game
+
+
+def points(*vertices: str, size: int = 9) -> list[int]:
+    """The points of GTP vertices ("C9", ...)."""
+    return [from_gtp(vertex, size) for vertex in vertices]

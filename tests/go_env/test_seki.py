@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from go_env import coords
 from go_env.seki import in_seki, keep_seki_alive, seki_chains, seki_liberties
 from tests.boards import (
     DEAD_IN_AREA,
@@ -13,12 +12,9 @@ from tests.boards import (
     SEKI,
     SEKI_RACE,
     SEKI_WITH_EYES,
+    points,
     position,
 )
-
-
-def points(*vertices: str) -> list[int]:
-    return [coords.from_gtp(v, 9) for v in vertices]
 
 
 def test_two_chains_sharing_their_two_liberties_are_in_seki():

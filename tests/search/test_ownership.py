@@ -12,21 +12,9 @@ from goarena.search import PUCT, UCT
 from goarena.search.evaluator import random_state
 from goarena.search.ownership import estimate_ownership
 from goarena.search.settle import dead_stones, firm_owner
-from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, position
+from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, after_black_passed, points, position
 
 KOMI_7 = Rules(komi=7.5)
-HALF = Rules(komi=0.5)
-
-
-def after_black_passed(diagram: str, rules: Rules = HALF) -> Game:
-    """The diagram with White to play, Black having just passed."""
-    game = position(diagram, rules, to_play=BLACK)
-    game.play(game.pass_move)
-    return game
-
-
-def points(*vertices: str) -> list[int]:
-    return [from_gtp(vertex, 9) for vertex in vertices]
 
 
 def test_a_stone_walled_in_the_other_sides_area_is_dead():

@@ -9,7 +9,6 @@ import random
 import pytest
 
 from go_env import BLACK, Game, Rules
-from go_env.coords import from_gtp
 from goarena.search import UCT
 from goarena.search.settle import (
     AS_IT_STANDS,
@@ -30,23 +29,14 @@ from tests.boards import (
     SEKI,
     SEKI_RACE,
     SEKI_WITH_EYES,
+    after_black_passed,
+    points,
     position,
 )
 
 KOMI_7 = Rules(komi=7.5)
 HALF = Rules(komi=0.5)
 WHITE_SEKI = ("C9", "C8", "C7", "D7")
-
-
-def after_black_passed(diagram: str, rules: Rules = HALF) -> Game:
-    """The diagram with White to play, Black having just passed."""
-    game = position(diagram, rules, to_play=BLACK)
-    game.play(game.pass_move)
-    return game
-
-
-def points(*vertices: str) -> list[int]:
-    return [from_gtp(vertex, 9) for vertex in vertices]
 
 
 def test_settled_score_takes_the_dead_stones_off():

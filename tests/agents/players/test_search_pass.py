@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from go_env import BLACK, WHITE, Game, Rules
+from go_env import WHITE, Game, Rules
 from go_env.coords import from_gtp
 from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.players.search import PUCTAgent, UCTAgent
 from goarena.agents.protocols import GameContext
 from goarena.benchmarks.match.referee import play_game
-from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, position
+from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, after_black_passed
 
 KOMI_7 = Rules(komi=7.5)
 HALF = Rules(komi=0.5)
@@ -25,12 +25,6 @@ PLAYERS = {
 }
 
 
-def white_after_black_passed(diagram: str, rules: Rules) -> Game:
-    game = position(diagram, rules, to_play=BLACK)
-    game.play(game.pass_move)
-    return game
-
-
 def white_move(player, game: Game, settled: bool) -> int:
     player.reset(GameContext(game.size, game.rules, seed=0, color=WHITE, dead_stones_removed=settled))
     return player.select_move(game)
@@ -38,7 +32,7 @@ def white_move(player, game: Game, settled: bool) -> int:
 
 @pytest.mark.parametrize("name", PLAYERS)
 def test_no_pass_while_own_dead_stones_make_the_raw_count_a_win(name: str):
-    game = white_after_black_passed(DEAD_IN_AREA, KOMI_7)
+    game = after_black_passed(DEAD_IN_AREA, KOMI_7)
     corner = [from_gtp(v, 9) for v in ("A9", "B9", "C9", "A8", "C8", "A7", "B7", "C7")]
     assert white_move(PLAYERS[name](), game, settled=True) in corner
 
@@ -47,7 +41,7 @@ def test_no_pass_while_own_dead_stones_make_the_raw_count_a_win(name: str):
 @pytest.mark.parametrize("settled", [True, False])
 def test_the_search_values_two_passes_by_the_games_count(name: str, settled: bool):
     """Settled, the search itself sees that passing loses; counted raw, that it wins."""
-    game = white_after_black_passed(DEAD_IN_AREA, KOMI_7)
+    game = after_black_passed(DEAD_IN_AREA, KOMI_7)
     player = PLAYERS[name]()
     white_move(player, game, settled)
     assert player.searcher.values()[game.pass_move] == (-1.0 if settled else 1.0)
@@ -55,21 +49,21 @@ def test_the_search_values_two_passes_by_the_games_count(name: str, settled: boo
 
 @pytest.mark.parametrize("name", PLAYERS)
 def test_under_tromp_taylor_the_raw_count_decides(name: str):
-    game = white_after_black_passed(DEAD_IN_AREA, KOMI_7)
+    game = after_black_passed(DEAD_IN_AREA, KOMI_7)
     assert game.score() < 0  # the raw count: White wins
     assert white_move(PLAYERS[name](), game, settled=False) == game.pass_move
 
 
 @pytest.mark.parametrize("name", PLAYERS)
 def test_pass_check_false_passes_as_before(name: str):
-    game = white_after_black_passed(DEAD_IN_AREA, KOMI_7)
+    game = after_black_passed(DEAD_IN_AREA, KOMI_7)
     assert white_move(PLAYERS[name](pass_check=False), game, settled=True) == game.pass_move
 
 
 @pytest.mark.parametrize("name", PLAYERS)
 @pytest.mark.parametrize("diagram", [SEKI, LIVE_IN_AREA], ids=["seki", "live group"])
 def test_seki_and_live_groups_allow_a_pass(name: str, diagram: str):
-    game = white_after_black_passed(diagram, HALF)
+    game = after_black_passed(diagram, HALF)
     assert white_move(PLAYERS[name](), game, settled=True) == game.pass_move
 
 
