@@ -40,6 +40,7 @@ from goarena.agents.atomic import exclusive_lock, write_atomically
 from goarena.agents.data.integrity import DataStorageError, storage_cause
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
+from goarena.agents.protocols import files_digest
 from goarena.agents.training.config import config_from_args, config_parser
 
 
@@ -586,5 +587,10 @@ def main(command: Command, argv: Sequence[str]) -> None:
     for line in command.summary(metrics, args.run):
         print(line)
     if "sha256" in metrics:
-        print(f"weights {args.run / metrics['weights']} (sha256 {metrics['sha256'][:16]}...)")
+        weights = args.run / metrics["weights"]
+        # The file's own sha256 (as sha256sum prints it), and the digest a league records for it.
+        print(
+            f"weights {weights} (file sha256 {files_digest([weights])}; "
+            f"weights digest {metrics['sha256'][:16]}..., as leagues record it)"
+        )
     print(f"metrics {args.run / 'metrics.json'}")

@@ -23,7 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--size", type=int, default=None, help="initial board size (default 19, else one the player plays)"
     )
-    parser.add_argument("--rules", choices=sorted(RULES_PRESETS), default="goarena", help="rules preset")
+    parser.add_argument(
+        "--rules",
+        choices=sorted(RULES_PRESETS),
+        default="goarena",
+        help="rules preset (default goarena: area scoring, positional superko, no suicide, komi 7.5)",
+    )
     parser.add_argument("--komi", type=float, default=None, help="komi (default: the preset's)")
     parser.add_argument(
         "--device", type=device_name, default="cpu", help="where a network player runs: cpu (default), cuda"

@@ -126,3 +126,14 @@ def test_the_default_leagues_komi_follows_its_board_size(size, komi):
     assert league_config(league_parser().parse_args(["--size", str(size)])).komi == komi
     given = league_parser().parse_args(["--size", str(size), "--komi", "0.5"])
     assert league_config(given).komi == 0.5
+
+
+def test_the_gtp_help_says_the_default_rules_as_the_preset_has_them(capsys):
+    from go_env.rules import RULES_PRESETS
+
+    with pytest.raises(SystemExit):
+        cli.main(["gtp", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    rules = RULES_PRESETS["goarena"]
+    assert rules.scoring == "area" and rules.ko == "positional" and not rules.suicide
+    assert f"(default goarena: area scoring, positional superko, no suicide, komi {rules.komi})" in said

@@ -1,3 +1,4 @@
+import hashlib
 import json
 import os
 import shutil
@@ -164,6 +165,9 @@ def test_the_command_prints_the_held_out_metrics(shards, tmp_path, capsys):
     main(command(shards, tmp_path / "run", "--steps", "20", "--checkpoint-every", "10"))
     out = capsys.readouterr().out
     assert "held-out" in out and "top-1" in out and "top-5" in out and "policy.pt" in out
+    weights = tmp_path / "run" / "policy.pt"
+    assert f"file sha256 {hashlib.sha256(weights.read_bytes()).hexdigest()};" in out  # as sha256sum says
+    assert f"weights digest {weights_digest(weights)[:16]}..." in out
 
 
 def test_cuda_is_refused_clearly_when_absent():
