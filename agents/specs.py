@@ -138,14 +138,17 @@ def parse_options(text: str) -> dict[str, Any]:
     """``"simulations=2000,c=1.4,rave=true"`` -> ``{"simulations": 2000, "c": 1.4, "rave": True}``.
 
     Values are Python literals where they parse as one (numbers, ``True``/``true``,
-    ``None``, quoted strings) and plain strings otherwise.
+    ``None``, quoted strings) and plain strings otherwise; a quoted value may hold commas
+    (``weights='runs/a,b/ownership.pt'``).
     """
     options: dict[str, Any] = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
+    for item in filter(None, (part.strip() for part in _split_options(text))):
         key, sep, raw = item.partition("=")
         key = key.strip()
         if not sep or not key.isidentifier():
-            raise AgentSpecError(f"malformed option {item!r}: expected key=value")
+            raise AgentSpecError(
+                f"malformed option {item!r}: expected key=value (quote a value that holds a comma: key='a,b')"
+            )
         raw = raw.strip()
         lowered = raw.lower()
         if lowered in ("true", "false"):
@@ -156,6 +159,24 @@ def parse_options(text: str) -> dict[str, Any]:
         except (ValueError, SyntaxError):
             options[key] = raw
     return options
+
+
+def _split_options(text: str) -> list[str]:
+    """``text`` split at its commas, except those inside quotes."""
+    parts: list[str] = []
+    current, quote = "", ""
+    for char in text:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == ",":
+            parts, current = [*parts, current], ""
+            continue
+        current += char
+    if quote:
+        raise AgentSpecError(f"unclosed quote in options {text!r}")
+    return [*parts, current]
 
 
 def _load(target: str) -> Callable[..., Agent]:

@@ -227,3 +227,12 @@ def test_a_players_factory_is_found_without_building_it(tmp_path):
     assert player_factory("minimax:depth=2") is MinimaxAgent
     with pytest.raises(AgentSpecError, match="unknown player"):
         player_factory("nonesuch")
+
+
+def test_a_quoted_option_value_may_hold_commas():
+    options = parse_options("weights='runs/own/end,moves/ownership.pt',device=cpu")
+    assert options == {"weights": "runs/own/end,moves/ownership.pt", "device": "cpu"}
+    with pytest.raises(AgentSpecError, match=r"malformed option 'moves/ownership.pt'.*quote a value"):
+        parse_options("weights=runs/own/end,moves/ownership.pt")
+    with pytest.raises(AgentSpecError, match="unclosed quote"):
+        parse_options("weights='runs/own/end,moves")
