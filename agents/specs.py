@@ -171,7 +171,8 @@ def _split_options(text: str) -> list[str]:
         elif char in "'\"":
             quote = char
         elif char == ",":
-            parts, current = [*parts, current], ""
+            parts.append(current)
+            current = ""
             continue
         current += char
     if quote:

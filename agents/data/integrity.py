@@ -24,7 +24,6 @@ memory map's. The JSON beside the arrays (manifests, reports) is written atomica
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import shutil
 import sys
@@ -35,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from goarena.agents.atomic import write_atomically
+from goarena.agents.protocols import files_digest
 
 DIGESTS = "digest.json"
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -67,15 +67,6 @@ def note(line: str) -> None:
     print(f"goarena: {line}", file=sys.stderr, flush=True)
 
 
-def file_digest(path: Path) -> str:
-    """The sha256 of the file at ``path``, as hex."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as file:
-        while block := file.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def write_arrays(folder: Path, arrays: Mapping[str, np.ndarray]) -> None:
     """Write ``arrays`` as ``folder/NAME.npy`` with their ``digest.json``, replacing ``folder``
     only once all is written.
@@ -95,7 +86,7 @@ def write_arrays(folder: Path, arrays: Mapping[str, np.ndarray]) -> None:
         for name, array in arrays.items():
             path = temporary / f"{name}.npy"
             np.save(path, array, allow_pickle=False)
-            digests[name] = file_digest(path)  # of the bytes on disk, read back
+            digests[name] = files_digest([path])  # of the bytes on disk, read back
         (temporary / DIGESTS).write_text(json.dumps(digests, indent=1) + "\n")
         shutil.rmtree(folder, ignore_errors=True)
         temporary.rename(folder)
@@ -177,7 +168,7 @@ def _checked_array(path: Path, digest: str | None) -> np.ndarray:
         raise DataFileError(f"{path}: cut: {size} bytes where its header needs {expected}")
     if size > expected:
         raise DataFileError(f"{path}: garbled: {size - expected} bytes after its array")
-    if digest is not None and file_digest(path) != digest:
+    if digest is not None and files_digest([path]) != digest:
         why = "not listed in digest.json" if not digest else "its sha256 is not the one in digest.json"
         raise DataFileError(f"{path}: garbled: {why}")
     array = np.load(path, mmap_mode="r", allow_pickle=False)

@@ -16,12 +16,12 @@ from goarena.agents.data import integrity
 from goarena.agents.data.integrity import (
     DataFileError,
     DataStorageError,
-    file_digest,
     read_arrays,
     read_json,
     write_arrays,
     write_json,
 )
+from goarena.agents.protocols import files_digest
 
 
 def arrays() -> dict[str, np.ndarray]:
@@ -36,7 +36,7 @@ def rewrite(folder: Path, name: str, array: np.ndarray) -> None:
     """Replace an array and its digest, as a writer with a bug would (the digest matches)."""
     np.save(folder / f"{name}.npy", array)
     digests = json.loads((folder / "digest.json").read_text())
-    digests[name] = file_digest(folder / f"{name}.npy")
+    digests[name] = files_digest([folder / f"{name}.npy"])
     (folder / "digest.json").write_text(json.dumps(digests))
 
 
