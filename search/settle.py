@@ -84,11 +84,14 @@ def settled_score(game: Game, dead: Iterable[int]) -> float:
     return settled_board(game, dead).score()
 
 
-def count_without(game: Game, dead: Iterable[int], how: str) -> Settled:
+def count_without(game: Game, dead: Iterable[int], how: str, *, naming: bool = False) -> Settled:
     """``game`` counted without the ``dead`` stones a judge named (``how``), but for the chains
-    in seki among them, which live (``how`` then says so)."""
+    in seki among them, which live (``how`` then says so; with ``naming``, it lists the stones
+    taken off too)."""
     named = [int(p) for p in dead]
     kept = keep_seki_alive(game, named)
+    if naming:
+        how = f"{how} ({' '.join(coords.to_gtp(p, game.size) for p in kept) or 'none'})"
     if len(kept) < len(named):
         seki = " ".join(coords.to_gtp(p, game.size) for p in named if p not in kept)
         how = f"{how}; in seki, alive: {seki}"
@@ -241,9 +244,7 @@ def settle_by_dead_stones(
         how = "dead stones named by the arbiter"
     else:
         return Settled(game.score(), "dead stones not agreed and no arbiter; counted as it stands")
-    kept = keep_seki_alive(game, dead)
-    names = " ".join(coords.to_gtp(p, game.size) for p in kept) or "none"
-    return count_without(game, dead, f"{how} ({names})")
+    return count_without(game, dead, how, naming=True)
 
 
 Judge = Callable[[Game], list[int] | None]  # a game's dead stones, None when it cannot judge it
