@@ -25,8 +25,10 @@ from stable_baselines3.common.env_checker import check_env
 
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.gym_env import ENV_ID
+from goarena.agents.inference.sb3 import SB3Evaluator, observation_for_model
+from goarena.agents.nets.sb3 import SB3ModelError
 from goarena.agents.nets.sb3_extractor import GoResNetExtractor, channels_first_of
-from goarena.agents.players.sb3 import SB3Agent, SB3Evaluator, SB3ModelError, observation_for_model
+from goarena.agents.players.sb3 import SB3Agent
 from goarena.agents.protocols import GameContext, UnsupportedGame
 from goarena.agents.specs import AgentSpecError, check_spec, make_agent
 from goarena.agents.training import sb3 as training
