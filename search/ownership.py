@@ -92,13 +92,7 @@ def _ownership_move(state, geometry, rng, marks, stamp):
             and not _joins_into_atari(state, geometry, p, color, marks, stamp)
         ):
             return p
-        # Move the rejected point past the live window; the list stays a permutation.
-        n -= 1
-        last = state.empties[n]
-        state.empties[i] = last
-        state.empty_index[last] = i
-        state.empties[n] = p
-        state.empty_index[p] = n
+        n = K.set_aside(state, i, n)
     return geometry.size * geometry.size
 
 

@@ -381,26 +381,27 @@ class TreeSearch:
         assert self.tree is not None, "search first"
         return self.tree.children[ROOT]
 
-    def visit_counts(self) -> np.ndarray:
-        """int64[A]: visits of each root move (0 for unvisited and illegal moves)."""
+    def _per_root_move(self, of_nodes: Callable[[np.ndarray], np.ndarray], dtype: type) -> np.ndarray:
+        """``of_nodes(children)`` at each root move with a child node, 0 at the others."""
         children = self._root_children()
         assert self.tree is not None
-        counts = np.zeros(children.shape[0], np.int64)
+        out: np.ndarray = np.zeros(children.shape[0], dtype)
         if self.tree.expanded[ROOT]:
             created = children >= 0
-            counts[created] = self.tree.visits[children[created]]
-        return counts
+            out[created] = of_nodes(children[created])
+        return out
+
+    def visit_counts(self) -> np.ndarray:
+        """int64[A]: visits of each root move (0 for unvisited and illegal moves)."""
+        assert self.tree is not None, "search first"
+        return self._per_root_move(self.tree.visits.__getitem__, np.int64)
 
     def values(self) -> np.ndarray:
         """float64[A]: mean value of each root move for the side to move (0 where unvisited)."""
-        children = self._root_children()
-        assert self.tree is not None
-        values = np.zeros(children.shape[0], np.float64)
-        if self.tree.expanded[ROOT]:
-            created = children >= 0
-            nodes = children[created]
-            values[created] = self.tree.value_sum[nodes] / np.maximum(self.tree.visits[nodes], 1)
-        return values
+        tree = self.tree
+        assert tree is not None, "search first"
+        mean = lambda nodes: tree.value_sum[nodes] / np.maximum(tree.visits[nodes], 1)  # noqa: E731
+        return self._per_root_move(mean, np.float64)
 
     def priors(self) -> np.ndarray:
         """float64[A]: the root's move priors (uniform over the legal moves without a prior)."""

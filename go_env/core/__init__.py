@@ -31,6 +31,7 @@ from go_env.core.playout import (
     random_move,
     random_playout,
     random_playouts,
+    set_aside,
 )
 from go_env.core.rules import (
     apply_legal,
@@ -155,6 +156,7 @@ __all__ = [
     "next_random",
     "next_uniform",
     "random_move",
+    "set_aside",
     "random_playout",
     "random_playouts",
     "new_state",

@@ -56,6 +56,19 @@ def next_uniform(rng):
 
 
 @inline_kernel
+def set_aside(state, i, n):
+    """Move ``empties[i]``, a rejected candidate, past the live window ``empties[:n]``, and
+    return the window's new length: it is drawn no more, and the list stays a permutation."""
+    n -= 1
+    p, last = state.empties[i], state.empties[n]
+    state.empties[i] = last
+    state.empty_index[last] = i
+    state.empties[n] = p
+    state.empty_index[p] = n
+    return n
+
+
+@inline_kernel
 def random_move(state, geometry, rng):
     """A uniformly random legal move that fills no own eye; pass when there is none."""
     color = state.info[INFO_TO_PLAY]
@@ -65,13 +78,7 @@ def random_move(state, geometry, rng):
         p = state.empties[i]
         if not is_eye(state, geometry, p, color) and empty_point_status(state, geometry, p, color) == LEGAL:
             return p
-        # Move the rejected point past the live window; the list stays a permutation.
-        n -= 1
-        last = state.empties[n]
-        state.empties[i] = last
-        state.empty_index[last] = i
-        state.empties[n] = p
-        state.empty_index[p] = n
+        n = set_aside(state, i, n)
     return geometry.size * geometry.size
 
 

@@ -51,25 +51,23 @@ def position_key(state, geometry, board_key, to_play):
 
 
 @inline_kernel
-def seen_contains(seen, key):
+def _seen_slot(seen, key):
+    """The slot of ``key`` in the open-addressed set ``seen``, else the empty slot it would take."""
     mask = np.uint64(seen.shape[0] - 1)
     slot = key & mask
-    while seen[slot] != 0:
-        if seen[slot] == key:
-            return True
+    while seen[slot] != 0 and seen[slot] != key:
         slot = (slot + np.uint64(1)) & mask
-    return False
+    return slot
+
+
+@inline_kernel
+def seen_contains(seen, key):
+    return seen[_seen_slot(seen, key)] == key
 
 
 @inline_kernel
 def _seen_add(seen, key):
-    mask = np.uint64(seen.shape[0] - 1)
-    slot = key & mask
-    while seen[slot] != 0:
-        if seen[slot] == key:
-            return
-        slot = (slot + np.uint64(1)) & mask
-    seen[slot] = key
+    seen[_seen_slot(seen, key)] = key
 
 
 @inline_kernel
