@@ -20,42 +20,28 @@ The shipped 9x9 SL policy, value network and rollout policy are the defaults.
 
 from __future__ import annotations
 
-from typing import Any
-
+from goarena.agents.players.options import configured
 from goarena.agents.players.search import PUCTAgent
-from goarena.agents.protocols import GameContext
 from goarena.agents.weights import ROLLOUT_9X9, SL_POLICY_9X9, VALUE_9X9
 
 # The AlphaGo paper's exploration constant, with Q in [-1, 1] and u = c·P/(1 + N).
 ALPHAGO_C = 5.0
 
-
-def _alphago_options(options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` over AlphaGo's defaults, refusing the choices that are not the player's."""
-    fixed = {"evaluator"} & options.keys()
-    if fixed:
-        raise TypeError("alphago's leaves are its networks' and rollout policy's: it takes no evaluator")
-    defaults: dict[str, Any] = {
-        "prior": str(SL_POLICY_9X9),
-        "value": str(VALUE_9X9),
-        "rollout_weights": str(ROLLOUT_9X9),
-        "mixing": 0.5,
-        "selection": "alphago",
-        "c_puct": ALPHAGO_C,
-    }
-    return {**defaults, **options, "evaluator": "pattern"}
-
-
-class AlphaGoAgent(PUCTAgent):
-    """AlphaGo's mixed search (see the module documentation); options as ``PUCTAgent``'s, with
-    AlphaGo's defaults: ``prior`` the shipped SL policy, ``value`` the shipped value network,
-    ``rollout_weights`` the shipped rollout policy, ``mixing`` (λ) 0.5, ``selection="alphago"``,
-    ``c_puct`` 5."""
-
-    def __init__(self, **options: Any):
-        super().__init__(**_alphago_options(options))
-        self.name = "alphago"
-
-    @classmethod
-    def check_options(cls, context: GameContext | None, **options: object) -> None:
-        PUCTAgent.check_options(context, **_alphago_options(dict(options)))
+# AlphaGo's search (see the module documentation): ``PUCTAgent`` with AlphaGo's defaults,
+# ``prior`` the shipped SL policy, ``value`` the shipped value network, ``rollout_weights`` the
+# shipped rollout policy, ``mixing`` (λ) 0.5, ``selection="alphago"``, ``c_puct`` 5.
+ALPHAGO_DEFAULTS = {
+    "evaluator": "pattern",
+    "prior": str(SL_POLICY_9X9),
+    "value": str(VALUE_9X9),
+    "rollout_weights": str(ROLLOUT_9X9),
+    "mixing": 0.5,
+    "selection": "alphago",
+    "c_puct": ALPHAGO_C,
+}
+AlphaGoAgent = configured(
+    PUCTAgent,
+    "alphago",
+    ALPHAGO_DEFAULTS,
+    fixed={"evaluator": "alphago's leaves are its networks' and rollout policy's"},
+)

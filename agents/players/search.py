@@ -39,12 +39,13 @@ its search says.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
-import numbers
 import time
 import typing
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
@@ -54,6 +55,15 @@ from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from go_env.features.patterns import PatternPolicy
 from goarena.agents.nets.load import Network, check_sizes, load_network
+from goarena.agents.players.options import (
+    OptionsPlayer,
+    PlayerOptions,
+    at_least,
+    check_types,
+    option,
+    positive,
+    temperature,
+)
 from goarena.agents.protocols import (
     RESIGN,
     Action,
@@ -162,22 +172,9 @@ Init = TypeVar("Init", bound=Callable[..., None])
 
 def check_option_types(init: Callable[..., None], options: Mapping[str, object]) -> None:
     """Refuse (TypeError) an option whose value is not what ``init``'s annotation says it
-    takes: an integer, a number, or true or false (None where the annotation allows it), so
-    that ``uct:simulations=abc`` says ``simulations must be an integer, got 'abc'`` rather than
-    failing in a comparison. Options of other types are the player's to check."""
-    hints = typing.get_type_hints(init)
-    for name, value in options.items():
-        hint = hints.get(name)
-        kinds = set(typing.get_args(hint)) or {hint}  # int | None: {int, NoneType}
-        if not kinds <= {int, float, bool, type(None)} or (value is None and type(None) in kinds):
-            continue
-        number = isinstance(value, numbers.Real) and not isinstance(value, bool)  # numpy's too
-        if bool in kinds and not isinstance(value, bool):
-            raise TypeError(f"{name} must be true or false, got {value!r}")
-        if float in kinds and not number:
-            raise TypeError(f"{name} must be a number, got {value!r}")
-        if int in kinds and float not in kinds and not (number and isinstance(value, numbers.Integral)):
-            raise TypeError(f"{name} must be an integer, got {value!r}")
+    takes (``options.check_types``: ``uct:simulations=abc`` says ``simulations must be an
+    integer, got 'abc'``)."""
+    check_types(typing.get_type_hints(init), options)
 
 
 def typed_options(init: Init) -> Init:
@@ -455,97 +452,131 @@ class UCTAgent(_SearchAgent):
         PassCheck(playouts=1, seed=0).settle(game)  # the ownership playouts of a pass check
 
 
-class PUCTAgent(_SearchAgent):
-    """PUCT over an evaluator (see ``search.puct``).
+def precision(name: str, value: str) -> str | None:
+    """float32 or bfloat16: a network's arithmetic."""
+    return None if value in ("float32", "bfloat16") else f"unknown {name} {value!r}: float32 or bfloat16"
 
-    Args:
-        simulations: simulations per move (default 800 when ``seconds`` is not given).
-        seconds: time per move; with ``simulations`` too, the first limit reached ends the search.
-        evaluator: ``"uniform"`` (uniform priors, value 0), ``"rollout"`` (uniform priors,
-            value from ``rollouts`` random playouts), ``"pattern"`` (the rollout policy's
-            priors, value from ``rollouts`` playouts of it; needs ``rollout_weights``), an
-            ``Evaluator``, or a callable ``f(leaves) -> (priors, values)``.
-        rollouts: playouts per leaf for ``evaluator="rollout"`` or ``"pattern"``.
-        prior: a policy network's weights (``policy.pt``): its priors replace the evaluator's,
-            which then gives the values only (one batched forward pass per evaluator call);
-            ``"uniform"``: uniform priors over the legal moves, likewise.
-        rollout_weights: the rollout policy's weights (``rollout.npz``) for ``"pattern"``.
-        value: a value network's weights (``value.pt``): its value ``v`` of each leaf (needs
-            ``prior``); or an ownership network's (``ownership.pt``): ``v = 2p - 1``,
-            ``p`` its calibrated win probability of V = Σ ownership + the komi term (the
-            win-probability baseline's, ``--method win``: its own w), each leaf
-            read through its own planes (``OwnershipEvaluator``). With playouts too
-            (``evaluator="rollout"`` or ``"pattern"``), the leaf value is AlphaGo's
-            ``(1 - mixing)·v + mixing·z``, ``z`` the playouts' outcome.
-        mixing: λ of that blend, in [0, 1] (0: the value network alone; 1: the playouts alone).
-        device: where the networks run (cpu, cuda, cuda:N); None: where the game's context
-            says (``GameContext.device``). Resolved, and the networks moved there, at ``reset``.
-        precision: the networks' arithmetic, ``"float32"`` or ``"bfloat16"`` (about 1.5 times
-            faster on CPUs with AVX512-BF16, slower on CPUs without).
-        c_puct: exploration constant.
-        batch: leaves per evaluator call.
-        selection: the selection rule: ``"alphazero"`` (Q + c·P·sqrt(ΣN)/(1+N)), ``"alphago"``
-            (Q + c·P/(1+N), as the AlphaGo paper gives it) or ``"ucb1"`` (see ``search.selection``).
-        fpu: the value of a move not tried yet (first-play urgency).
-        fpu_reduction: if given, a move not tried yet is valued at its position's mean value
-            less this, in place of ``fpu`` (Leela Zero's first-play reduction).
-        virtual_loss: the visits, valued as losses, that a pending leaf puts on its path.
-        expansion_threshold: AlphaGo's ``n_thr``: a new leaf is valued alone, without the
-            policy network, until it has been evaluated this many times; then its priors are
-            asked for and it is expanded (0: at once).
-        noise: weight ε of Dirichlet noise in the root's priors (0: none; 0.25 for self-play).
-        dirichlet_alpha: the noise's α (None: 10 / number of legal moves).
-        temperature: moves are drawn in proportion to ``visits^(1/temperature)``; 0 plays
-            the most visited move.
-        temperature_moves: play with ``temperature`` for this many moves of the game, then
-            the most visited move (None: the whole game).
-        reuse: keep the search tree of the moves played between searches.
-        resign_threshold: resign when the best move's win rate stays below it (None: never).
-        resign_moves: ... for this many of the player's moves in a row.
-        pass_check: where the game's dead stones are taken off before the count
-            (``GameContext.dead_stones_removed``), pass only if the count without the
-            stones that ownership playouts judge dead does not make the result worse
-            (``search.settle.PassCheck``); else play the search's best other move.
-            The search scores the games that finish in its tree without those stones too.
-        seed: seed of the noise, the move choice and the rollouts.
+
+@dataclass(frozen=True, kw_only=True)
+class SearchOptions(PlayerOptions):
+    """PUCT's search options, which every player that searches with it takes (``puct``,
+    ``alphago``, the network players)."""
+
+    simulations: int | None = option(
+        None, "simulations per move (default 800 when seconds is not given)", check=positive
+    )
+    seconds: float | None = option(
+        None, "time per move; with simulations too, the first limit reached ends the search", check=positive
+    )
+    c_puct: float = option(1.5, "exploration constant")
+    batch: int = option(8, "leaves per evaluator call", check=positive)
+    selection: str = option(
+        "alphazero",
+        "alphazero (Q + c·P·sqrt(ΣN)/(1+N)), alphago (Q + c·P/(1+N)) or ucb1 (see search.selection)",
+    )
+    fpu: float = option(0.0, "the value of a move not tried yet (first-play urgency)")
+    fpu_reduction: float | None = option(
+        None, "a move not tried yet is valued at its position's mean value less this, in place of fpu"
+    )
+    virtual_loss: float = option(1.0, "the visits, valued as losses, that a pending leaf puts on its path")
+    expansion_threshold: int = option(
+        0,
+        "AlphaGo's n_thr: evaluations of a leaf before its priors are asked for (0: at once)",
+        check=at_least(0),
+    )
+    noise: float = option(0.0, "weight of Dirichlet noise in the root's priors (0.25 for self-play)")
+    dirichlet_alpha: float | None = option(None, "the noise's alpha (default 10 / number of legal moves)")
+    temperature: float = option(
+        0.0,
+        "moves drawn in proportion to visits^(1/temperature); 0 plays the most visited",
+        check=temperature,
+    )
+    temperature_moves: int | None = option(
+        None, "play with temperature for this many moves of the game, then the most visited (default: all)"
+    )
+    reuse: bool = option(True, "keep the search tree of the moves played between searches")
+    resign_threshold: float | None = option(
+        0.05, "resign when the best move's win rate stays below it (None: never)"
+    )
+    resign_moves: int = option(3, "... for this many of the player's moves in a row", check=positive)
+    pass_check: bool = option(
+        True,
+        "where dead stones are taken off before the count, pass only if the count without the stones "
+        "ownership playouts judge dead does not make the result worse (search.settle.PassCheck)",
+    )
+    seed: int | None = option(None, "seed of the noise, the move choice and the rollouts")
+
+    def search_options(self) -> dict[str, Any]:
+        """These options, by name, as ``PUCTAgent`` takes them."""
+        return {each.name: getattr(self, each.name) for each in dataclasses.fields(SearchOptions)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class PUCTOptions(SearchOptions):
+    """``puct``'s options: PUCT's search options, and where the leaves' priors and values come from."""
+
+    evaluator: Any = option(
+        "uniform",
+        "uniform (uniform priors, value 0), rollout (value from random playouts), pattern (the rollout "
+        "policy's priors and playouts; needs rollout_weights), an Evaluator or f(leaves) -> (priors, values)",
+    )
+    rollouts: int = option(1, "playouts per leaf for evaluator=rollout or pattern", check=positive)
+    prior: str | None = option(
+        None, "a policy network's weights (policy.pt): its priors; uniform: uniform priors"
+    )
+    rollout_weights: str | None = option(None, "the rollout policy's weights (rollout.npz) for pattern")
+    value: str | None = option(
+        None,
+        "a value network's weights (value.pt), or an ownership network's (its value V): the leaf value; "
+        "needs prior; with playouts too, AlphaGo's (1 - mixing)·v + mixing·z",
+    )
+    mixing: float = option(0.5, "AlphaGo's λ, in [0, 1] (0: the value network alone; 1: the playouts alone)")
+    device: str | None = option(None, "where the networks run (cpu, cuda, cuda:N; default: the game's)")
+    precision: str = option(
+        "float32",
+        "the networks' arithmetic, float32 or bfloat16 (faster on CPUs with AVX512-BF16)",
+        check=precision,
+    )
+
+    def check(self) -> None:
+        _check_evaluator(self.evaluator, self.rollout_weights)
+        _check_value(self.prior, self.value, self.mixing)
+
+
+class PUCTAgent(_SearchAgent, OptionsPlayer):
+    """PUCT over an evaluator (see ``search.puct``); its options are ``PUCTOptions``' (one
+    field each, with its help: ``PUCTOptions.help()``)::
+
+        PUCTAgent(simulations=800, evaluator="rollout", batch=16)
+        PUCTAgent(prior="policy.pt", evaluator="pattern", rollout_weights="rollout.npz")
+        PUCTAgent(evaluator=my_evaluator, noise=0.25, temperature=1.0, seed=7)
+
+    Raises:
+        TypeError: an option it does not take, or of the wrong type.
+        ValueError: a value it refuses.
+        NetworkFileError: a network's file it cannot read.
     """
 
-    @typed_options
-    def __init__(
-        self,
-        simulations: int | None = None,
-        seconds: float | None = None,
-        evaluator: EvaluatorSpec = "uniform",
-        rollouts: int = 1,
-        prior: str | None = None,
-        rollout_weights: str | None = None,
-        value: str | None = None,
-        mixing: float = 0.5,
-        device: str | None = None,
-        precision: str = "float32",
-        c_puct: float = 1.5,
-        batch: int = 8,
-        selection: str = "alphazero",
-        fpu: float = 0.0,
-        fpu_reduction: float | None = None,
-        virtual_loss: float = 1.0,
-        expansion_threshold: int = 0,
-        noise: float = 0.0,
-        dirichlet_alpha: float | None = None,
-        temperature: float = 0.0,
-        temperature_moves: int | None = None,
-        reuse: bool = True,
-        resign_threshold: float | None = 0.05,
-        resign_moves: int = 3,
-        pass_check: bool = True,
-        seed: int | None = None,
-    ):
+    Options = PUCTOptions
+    name = "puct"
+
+    def __init__(self, **options: Any):
+        OptionsPlayer.__init__(self, **options)
+        o = cast(PUCTOptions, self.options)
+        simulations, seconds, evaluator, rollouts = o.simulations, o.seconds, o.evaluator, o.rollouts
+        prior, rollout_weights, value, mixing = o.prior, o.rollout_weights, o.value, o.mixing
+        device, precision, c_puct, batch, selection = o.device, o.precision, o.c_puct, o.batch, o.selection
+        fpu, fpu_reduction, virtual_loss = o.fpu, o.fpu_reduction, o.virtual_loss
+        expansion_threshold, noise, dirichlet_alpha = o.expansion_threshold, o.noise, o.dirichlet_alpha
+        temperature, temperature_moves, reuse = o.temperature, o.temperature_moves, o.reuse
+        resign_threshold, resign_moves, pass_check, seed = (
+            o.resign_threshold,
+            o.resign_moves,
+            o.pass_check,
+            o.seed,
+        )
         if simulations is None and seconds is None:
             simulations = 800
-        if temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {temperature}")
-        _check_evaluator(evaluator, rollout_weights)
-        _check_value(prior, value, mixing)
         networks: list[Network] = []
         network = value_network = None
         if prior not in (None, UNIFORM) or value is not None:
@@ -653,32 +684,24 @@ class PUCTAgent(_SearchAgent):
         PUCT(PatternRolloutEvaluator(pattern_policy, 1, seed=0), batch=2, seed=0).search(game, simulations=8)
 
     @classmethod
-    def check_options(cls, context: GameContext | None, **options: object) -> None:
-        """Check the options, and the networks' files as the player reads them (and their
-        board size, given a context)."""
-        check_option_types(PUCTAgent.__init__, options)
-        prior, rollout_weights = options.pop("prior", None), options.pop("rollout_weights", None)
-        value = options.pop("value", None)
-        evaluator = options.get("evaluator", "uniform")
-        _check_evaluator(evaluator, rollout_weights)  # type: ignore[arg-type]
-        _check_value(prior, value, options.get("mixing", 0.5))  # type: ignore[arg-type]
+    def check_files(cls, context: GameContext | None, options: Any) -> None:
+        """Check the networks' files as the player reads them (and their board size and the
+        device, given a context)."""
+        prior, value, rollout_weights = options.prior, options.value, options.rollout_weights
         networks = []
         if prior not in (None, UNIFORM) or value is not None:
-            from goarena.agents.nets.predict import resolve_device, resolve_precision
+            from goarena.agents.nets.predict import player_device
 
-            resolve_device(str(options.get("device") or (context.device if context is not None else "cpu")))
-            precision = str(options.get("precision", "float32"))
-            resolve_precision(precision)
+            player_device(options.device, context)
             if prior not in (None, UNIFORM):
-                networks.append(load_network(str(prior), "policy", precision=precision))
+                networks.append(load_network(str(prior), "policy", precision=options.precision))
             if value is not None:
-                networks.append(load_network(str(value), _value_kind(str(value)), precision=precision))
+                networks.append(
+                    load_network(str(value), _value_kind(str(value)), precision=options.precision)
+                )
         if rollout_weights is not None:
             networks.append(load_network(str(rollout_weights), "rollout"))
         check_sizes(networks, context.size if context is not None else None)
-        if evaluator == "pattern":
-            options["evaluator"] = "uniform"
-        PUCTAgent(**options)  # type: ignore[arg-type]  # the other options, checked without networks
 
     def _temperature(self, game: Game) -> float:
         if self.temperature_moves is None or len(game.moves) < self.temperature_moves:

@@ -1,0 +1,246 @@
+"""Each player's options as one declaration: a frozen dataclass whose fields are the options.
+
+A player's options class derives from ``PlayerOptions`` and declares each option once, with
+``option``: its default, its help text and the check its value must pass (as the training
+configs of ``agents.training.config`` do); its old spellings are its ``RENAMES`` (old name ->
+new name and conversion, ``agents.specs.Renamed``). From that one declaration come:
+
+- the player's keywords: ``Options.read(player, options)`` refuses an unknown option, takes an
+  old spelling with a DeprecationWarning (``agents.specs.renamed_options``), checks each
+  value's type against the field's annotation (``simulations must be an integer, got 'abc'``)
+  and then the field's own check, and gives the frozen options;
+- its signature (``declared``), which the spec machinery reads for a plug-in's hint and for
+  whether it takes a ``seed``;
+- its ``check_options`` (``OptionsPlayer``), which reads the options as ``__init__`` does and
+  then checks what only files say (``check_files``: a network's kind and board size) without
+  building the player;
+- its help (``Options.help()``: one line per option, for ``goarena players`` and the spec
+  help; ``agents.specs.option_help(name)``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import numbers
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, ClassVar, TypeVar, cast
+
+from goarena.agents.protocols import GameContext
+from goarena.agents.specs import Renamed, renamed_options
+
+# A field's check: given the option's name and value, the error message, or None when it is good.
+Check = Callable[[str, Any], "str | None"]
+
+Options = TypeVar("Options", bound="PlayerOptions")
+
+
+def option(default: Any = MISSING, help: str = "", *, check: Check | None = None) -> Any:
+    """An option of a player: its ``default`` (none: a required one), its ``help`` (a line for
+    the player's help) and the ``check`` its value must pass (a ValueError when it does not)."""
+    return field(default=default, metadata={"help": help, "check": check})
+
+
+def redefault(options: type[PlayerOptions], name: str, default: Any) -> Any:
+    """The option ``name`` of ``options`` with another default, its help and check kept."""
+    inherited = next(each for each in fields(options) if each.name == name)
+    return field(default=default, metadata=inherited.metadata)
+
+
+def check_types(hints: Mapping[str, Any], options: Mapping[str, object]) -> None:
+    """Refuse (TypeError) an option whose value is not what its annotation in ``hints`` says:
+    an integer, a number, or true or false (None where the annotation allows it), so that
+    ``uct:simulations=abc`` says ``simulations must be an integer, got 'abc'`` rather than
+    failing in a comparison. Options of other types are the player's to check."""
+    for name, value in options.items():
+        hint = hints.get(name)
+        kinds = set(typing.get_args(hint)) or {hint}  # int | None: {int, NoneType}
+        if not kinds <= {int, float, bool, type(None)} or (value is None and type(None) in kinds):
+            continue
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)  # numpy's too
+        if bool in kinds and not isinstance(value, bool):
+            raise TypeError(f"{name} must be true or false, got {value!r}")
+        if float in kinds and not number:
+            raise TypeError(f"{name} must be a number, got {value!r}")
+        if int in kinds and float not in kinds and not (number and isinstance(value, numbers.Integral)):
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+
+
+# -- common checks -------------------------------------------------------------------------
+
+
+def one_of(*choices: str | None) -> Check:
+    def check(name: str, value: Any) -> str | None:
+        shown = ", ".join(str(choice) for choice in choices)
+        return None if value in choices else f"{name} is one of {shown}, got {value!r}"
+
+    return check
+
+
+def at_least(least: float) -> Check:
+    """A number >= ``least`` (None passes: not given)."""
+
+    def check(name: str, value: Any) -> str | None:
+        return None if value is None or value >= least else f"{name} must be at least {least}, got {value}"
+
+    return check
+
+
+def positive(name: str, value: Any) -> str | None:
+    """Above 0 (None passes: not given)."""
+    return None if value is None or value > 0 else f"{name} must be positive, got {value}"
+
+
+def temperature(name: str, value: Any) -> str | None:
+    """Finite and >= 0: 0 plays the most likely (most visited) move."""
+    return None if 0 <= value < float("inf") else f"{name} must be finite and >= 0, got {value!r}"
+
+
+# -- the declaration -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayerOptions:
+    """The base of a player's options: a frozen dataclass of ``option`` fields, checked when
+    made (types from the annotations, then each field's check, then ``check``)."""
+
+    RENAMES: ClassVar[dict[str, Renamed]] = {}  # deprecated spellings: old name -> (new name, conversion)
+    FIXED: ClassVar[dict[str, str]] = {}  # options a configured player does not take -> why
+
+    def __post_init__(self) -> None:
+        hints = typing.get_type_hints(type(self))
+        check_types(hints, {each.name: getattr(self, each.name) for each in fields(self)})
+        for each in fields(self):
+            check = each.metadata.get("check")
+            message = check(each.name, getattr(self, each.name)) if check else None
+            if message:
+                raise ValueError(message)
+        self.check()
+
+    def check(self) -> None:
+        """What the options check together, beyond each field's own check (ValueError)."""
+
+    @classmethod
+    def read(cls: type[Options], player: str, options: Mapping[str, Any]) -> Options:
+        """The options a player was given (by keyword or spec), old spellings taken with a
+        DeprecationWarning.
+
+        Raises:
+            TypeError: an option the player does not take, one given by both spellings, or a
+                value of the wrong type.
+            ValueError: a value the option's check refuses.
+        """
+        fixed = sorted(cls.FIXED.keys() & options.keys())
+        if fixed:
+            raise TypeError(f"{player} takes no {', '.join(fixed)}: {cls.FIXED[fixed[0]]}")
+        names = {each.name for each in fields(cls) if each.init}
+        given = {name: value for name, value in options.items() if name in names}
+        old = {name: value for name, value in options.items() if name not in names}
+        given = renamed_options(player, old, cls.RENAMES, **given)
+        return cls(**given)
+
+    def replace(self: Options, **changes: Any) -> Options:
+        return dataclasses.replace(self, **changes)
+
+    def given(self) -> dict[str, Any]:
+        """The options whose values differ from their defaults."""
+        return {
+            each.name: getattr(self, each.name)
+            for each in fields(self)
+            if each.default is MISSING or getattr(self, each.name) != each.default
+        }
+
+    @classmethod
+    def help(cls) -> list[str]:
+        """One line per option: ``name=default  help``."""
+        rows = []
+        for each in fields(cls):
+            default = "" if each.default is MISSING else f"={each.default}"
+            rows.append((f"{each.name}{default}", each.metadata.get("help", "")))
+        width = max((len(name) for name, _ in rows), default=0) + 2
+        return [f"{name:<{width}}{text}".rstrip() for name, text in rows]
+
+    @classmethod
+    def parameters(cls) -> list[inspect.Parameter]:
+        """The options as keyword-only parameters with their defaults (a required one: none)."""
+        hints = typing.get_type_hints(cls)
+        return [
+            inspect.Parameter(
+                each.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if each.default is MISSING else each.default,
+                annotation=hints.get(each.name, inspect.Parameter.empty),
+            )
+            for each in fields(cls)
+            if each.init
+        ]
+
+
+def declared(options: type[PlayerOptions], *positional: inspect.Parameter) -> inspect.Signature:
+    """The signature of a player whose keywords are ``options``' (after ``positional``)."""
+    return inspect.Signature([*positional, *options.parameters()])
+
+
+Player = TypeVar("Player", bound="type[OptionsPlayer]")
+
+
+def configured(
+    player: Player, name: str, defaults: Mapping[str, Any], fixed: Mapping[str, str] | None = None
+) -> Player:
+    """``player`` under another ``name``, with other ``defaults`` for its options (a registry
+    entry, such as ``alphago``, PUCT with AlphaGo's defaults); the options named in ``fixed``
+    (-> why) it does not take. Its options class is ``player.Options`` redefaulted, so its
+    signature, ``check_options`` and help follow. The same arguments give the same class."""
+    return cast(
+        Player, _configured(cast(Any, player), name, tuple(defaults.items()), tuple((fixed or {}).items()))
+    )
+
+
+@functools.cache
+def _configured(player: Any, name: str, defaults: tuple, fixed: tuple) -> Any:
+    base = player.Options
+    hints = typing.get_type_hints(base)
+    title = "".join(part.capitalize() for part in name.replace("-", " ").split()) or "Configured"
+    options = dataclasses.make_dataclass(
+        f"{title}Options",
+        [(key, hints[key], redefault(base, key, value)) for key, value in defaults],
+        bases=(base,),
+        frozen=True,
+        kw_only=True,
+        namespace={"FIXED": {**base.FIXED, **dict(fixed)}, "__module__": player.__module__},
+    )
+    return type(
+        title,
+        (player,),
+        {"Options": options, "name": name, "__module__": player.__module__, "__doc__": player.__doc__},
+    )
+
+
+class OptionsPlayer:
+    """A player whose options are its ``Options`` declaration: ``__init__(**options)`` reads
+    them (``self.options``), ``check_options`` reads them the same way and then calls
+    ``check_files``. A subclass sets ``Options`` and ``name``; its signature follows."""
+
+    Options: ClassVar[type[PlayerOptions]] = PlayerOptions
+    name: str = "player"
+    options: PlayerOptions
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__signature__ = declared(cls.Options)  # type: ignore[attr-defined]
+
+    def __init__(self, **options: Any):
+        self.options = self.Options.read(self.name, options)
+
+    @classmethod
+    def check_options(cls, context: GameContext | None, **options: Any) -> None:
+        """Check the options as the player reads them, and what its files say (given a
+        context, the board size and device), without building it."""
+        cls.check_files(context, cls.Options.read(cls.name, options))
+
+    @classmethod
+    def check_files(cls, context: GameContext | None, options: Any) -> None:
+        """What ``check_options`` checks beyond the options themselves (nothing by default)."""
