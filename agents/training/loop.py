@@ -32,7 +32,18 @@ from typing import Any, Protocol, cast
 import numba
 import numpy as np
 import torch
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Column
+from rich.text import Text
 from torch import nn
 from torch.utils.tensorboard import SummaryWriter
 
@@ -328,6 +339,7 @@ class Schedule:
     checkpoint_every: int
     log_every: int = 50
     best_metric: str = "top1"
+    unit: str = "step"  # what the progress bar counts: a step, or a round of self-play
 
     def __post_init__(self) -> None:
         for name in ("steps", "checkpoint_every", "log_every"):
@@ -353,14 +365,9 @@ def train(run: Run, job: TrainingJob, schedule: Schedule, *, progress: bool = Tr
     writer = SummaryWriter(str(run.log_dir), purge_step=start)  # drops what followed the checkpoint
     sums: dict[str, float] = {}  # the training metrics since the last log, summed over steps
     summed = 0
-    bar = Progress(
-        TextColumn("[bold]step"),
-        MofNCompleteColumn(),
-        BarColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[status]}"),
-        disable=not progress,
-    )
+    bar = progress_bar(schedule.unit, disable=not progress)
+    if progress:
+        bar.console.print(f"every metric: tensorboard --logdir {run.log_dir}", highlight=False)
     with bar, writer:
         task = bar.add_task("train", total=schedule.steps, completed=start, status="")
         for step in range(start, schedule.steps):
@@ -375,7 +382,7 @@ def train(run: Run, job: TrainingJob, schedule: Schedule, *, progress: bool = Tr
                     writer.add_scalar(f"train/{name}", value, done)
                 sums.clear()
                 summed = 0
-                bar.update(task, status=" ".join(f"{name} {value:.3f}" for name, value in means.items()))
+                bar.update(task, status=key_figures(means))
             if done % schedule.checkpoint_every == 0 or done == schedule.steps:
                 job.model.eval()
                 held_out = job.evaluate()
@@ -389,6 +396,42 @@ def train(run: Run, job: TrainingJob, schedule: Schedule, *, progress: bool = Tr
                 writer.flush()
             bar.update(task, completed=done)
     return held_out
+
+
+# The training metrics the progress bar shows (the first ones a job returns: its loss first);
+# every metric goes to TensorBoard.
+KEY_FIGURES = 3
+
+
+def key_figures(means: Mapping[str, float]) -> str:
+    """The few figures beside the bar: ``loss 3.624 policy_loss 1.961 value_loss 0.981``."""
+    return " ".join(f"{name} {value:.3f}" for name, value in list(means.items())[:KEY_FIGURES])
+
+
+class _Figures(ProgressColumn):
+    """The key figures: one line, cut with an ellipsis (the column alone shrinks at a narrow width)."""
+
+    def render(self, task: Task) -> Text:
+        return Text(task.fields.get("status", ""), no_wrap=True, overflow="ellipsis")
+
+
+def progress_bar(
+    unit: str = "step", *, disable: bool = False, console: Console | None = None, **kwargs: Any
+) -> Progress:
+    """The bar of a training run: ``step 120/200``, the time left and the bar first, at any
+    width, then the key figures (a ``status`` field), cut short with an ellipsis when the
+    terminal is narrow rather than pushing the others out. ``kwargs`` go to ``Progress``."""
+    return Progress(
+        TextColumn(f"[bold]{unit}", table_column=Column(no_wrap=True)),
+        MofNCompleteColumn(table_column=Column(no_wrap=True)),
+        TextColumn("left", table_column=Column(no_wrap=True)),
+        TimeRemainingColumn(table_column=Column(no_wrap=True)),
+        BarColumn(bar_width=20, table_column=Column(no_wrap=True)),
+        _Figures(table_column=Column(ratio=1, overflow="ellipsis")),
+        disable=disable,
+        console=console,
+        **kwargs,
+    )
 
 
 def _save(path: Path, job: TrainingJob, run: Run, step: int, best: float, held_out: dict[str, float]) -> None:
@@ -492,7 +535,8 @@ def run_training(
     """
     from goarena.agents.nets.load import file_digest
 
-    schedule = Schedule(config.steps, config.checkpoint_every, config.log_every, best_metric)
+    unit = "round" if hasattr(config, "rounds") else "step"  # self-play counts rounds (zero)
+    schedule = Schedule(config.steps, config.checkpoint_every, config.log_every, best_metric, unit)
     torch_device = resolve_device(device)
     with process_threads(threads):
         seed_everything(config.seed, torch_device)

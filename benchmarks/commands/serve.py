@@ -128,7 +128,7 @@ def _warm_up(players: dict[str, str]) -> None:
     from goarena.search.warmup import warmup
 
     try:
-        warmups = [warm for spec in players.values() if (warm := player_warmup(spec)) is not None]
+        warmups = {name: warm for name, spec in players.items() if (warm := player_warmup(spec)) is not None}
         seconds = warmup(9, log=log, warmups=warmups)
         for spec in players.values():
             capabilities(spec)

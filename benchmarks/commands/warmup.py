@@ -4,6 +4,7 @@ keeps them in its cache), so that no player waits for it later."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from goarena.benchmarks.commands import log
 
@@ -23,7 +24,7 @@ def command(args: argparse.Namespace) -> None:
     from goarena.agents.specs import BUILTIN_AGENTS, AgentSpecError, player_warmup
     from goarena.search.warmup import warmup as warm_up
 
-    warmups = []
+    warmups: dict[str, Callable[[int], None]] = {}
     for spec in args.player or BUILTIN_AGENTS:
         try:
             warm = player_warmup(spec)
@@ -33,6 +34,6 @@ def command(args: argparse.Namespace) -> None:
             log(f"skipping {spec}: {error}")
             continue
         if warm is not None:
-            warmups.append(warm)
+            warmups[spec] = warm
     seconds = warm_up(args.size, log=log, warmups=warmups)
     print(f"kernels ready in {seconds:.1f} s")

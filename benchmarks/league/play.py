@@ -428,15 +428,16 @@ def run_league(
 def warm_up(config: LeagueConfig) -> None:
     """Compile the kernels of the rules and of every player here, once (the ``warmup`` each
     player's factory declares, see ``agents.protocols.Warmable``), so that the workers load them
-    from numba's cache rather than compile them inside a timed move; a compile (about a
-    minute, on the first run only) is announced on stderr."""
-    warmups: dict[str, Callable[[int], None]] = {}
-    for spec in config.players.values():
+    from numba's cache rather than compile them inside a timed move; a compile (minutes on two
+    cores, on the first run only) is announced on stderr with its progress (``search.warmup``)."""
+    warmups: dict[str, tuple[list[str], Callable[[int], None]]] = {}
+    for name, spec in config.players.items():
         warm = player_warmup(spec)
-        if warm is not None:
-            warmups.setdefault(getattr(warm, "__qualname__", repr(warm)), warm)  # a class once
+        if warm is not None:  # a class once, named by the players it serves
+            key = getattr(warm, "__qualname__", repr(warm))
+            warmups.setdefault(key, ([], warm))[0].append(name)
     warmup(
         config.size,
         log=lambda message: print(f"goarena league: {message}", file=sys.stderr, flush=True),
-        warmups=list(warmups.values()),
+        warmups={", ".join(names): warm for names, warm in warmups.values()},
     )

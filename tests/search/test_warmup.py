@@ -9,6 +9,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 
 import numba
 import pytest
@@ -68,14 +69,50 @@ def test_warmup_runs_every_players_kernels_and_is_silent_once_warm():
     assert lines == []  # nothing left to compile
 
 
-def test_warmup_announces_a_compile_once():
+def test_warmup_shows_the_progress_of_a_compile_and_how_long_it_took():
     @numba.njit  # never cached: compiled by this very test
     def fresh(x, y):
         return x * y + 1
 
     lines: list[str] = []
-    warmup(3, log=lines.append, warmups=[lambda size: fresh(2, size), lambda size: fresh(2.0, 3.0)])
-    assert len(lines) == 1 and "compiling" in lines[0]
+    parts = {"ints": lambda size: fresh(2, size), "floats": lambda size: fresh(2.0, 3.0)}
+    warmup(3, log=lines.append, warmups=parts)
+    assert "compiling the kernels" in lines[0] and "3 parts" in lines[0]
+    assert "compiling 2/3 (ints)..." in lines and "compiling 3/3 (floats)..." in lines
+    assert any(line.startswith("compiled 3/3 (floats): 1 kernel in ") for line in lines)
+    assert lines[-1].startswith("compiled ") and " kernels in " in lines[-1]  # all of them, and the time
+
+
+def test_a_long_compile_says_it_is_still_going(monkeypatch):
+    import goarena.search.warmup as warmup_module
+
+    @numba.njit
+    def fresh(x):
+        return x - 1
+
+    def slow(size):
+        fresh(size)
+        time.sleep(1.0)  # as a long compile: the ticker speaks meanwhile
+
+    monkeypatch.setattr(warmup_module, "HEARTBEAT", 0.2)
+    lines: list[str] = []
+    warmup(3, log=lines.append, warmups={"slow": slow})
+    assert any(line.startswith("compiling 2/2 (slow): ") and "so far" in line for line in lines)
+
+
+def test_warmup_names_a_players_warmup_by_its_class():
+    @numba.njit
+    def fresh(x):
+        return x + 1
+
+    class Player:
+        @staticmethod
+        def warmup(size):
+            fresh(size)
+
+    lines: list[str] = []
+    warmup(3, log=lines.append, warmups=[Player.warmup])
+    assert any(line.startswith("compiling 2/2 (") and "Player)..." in line for line in lines)
 
 
 def test_goarena_warmup_warms_the_players_it_is_given(capsys, warmed):

@@ -178,3 +178,33 @@ def test_sl_refuses_value_shards_before_writing_anything_and_the_corrected_comma
     assert not run.exists()
     sl_main(["--data", str(policy_shards), *options])
     assert (run / "policy.pt").is_file()
+
+
+@pytest.mark.parametrize("columns", [80, 120, 200])
+def test_the_progress_bar_shows_the_step_and_the_time_left_first_at_any_width(columns, monkeypatch):
+    """The counter and the time left come first and stay whole however long the figures are
+    (they once pushed both out at 80, 120 and 200 columns); the figures are cut short instead."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    from goarena.agents.training.loop import key_figures, progress_bar
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    console = Console(file=io.StringIO(), force_terminal=False, color_system=None)
+    assert console.width == columns
+    clock = [0.0]
+    bar = progress_bar("round", console=console, get_time=lambda: clock[0], auto_refresh=False)
+    task = bar.add_task("train", total=200, completed=0, status="")
+    metrics = {f"metric_number_{i}": 1.0 + i for i in range(12)}
+    for done in range(1, 121):
+        clock[0] += 3.0  # 3 s a round: 80 rounds left are 4 minutes
+        bar.update(
+            task, completed=done, status="loss 3.624 " + " ".join(f"{k} {v}" for k, v in metrics.items())
+        )
+    console.print(bar.get_renderable())
+    line = console.file.getvalue().rstrip("\n")
+    assert "\n" not in line and len(line) <= columns
+    assert re.match(r"round 120/200 left 0:04:00 \S+\s+loss 3\.624", line), line
+    assert key_figures({"loss": 1.0, "a": 2.0, "b": 3.0, "c": 4.0}) == "loss 1.000 a 2.000 b 3.000"
