@@ -230,9 +230,20 @@ def _league(args: argparse.Namespace, out: TextIO) -> None:
             png = standings.plot_ladder(report, directory / "ladder.png")
         except OSError as error:
             sys.exit(f"goarena league: cannot write the ladder plot: {error}")
-        print(f"\nGames (SGF) and results in {directory}; ladder plot {png}")
+        print(f"\n{next_steps(directory, png)}")
     if unplayed:  # after the standings of the games that were played
         sys.exit(f"goarena league: {LeagueSetupError(unplayed, directory)}")
+
+
+def next_steps(directory: Path, png: Path) -> str:
+    """The league's last lines: where its games are and how to look at them."""
+    return "\n".join(
+        [
+            f"Games (SGF) and results in {directory}; ladder plot {png}.",
+            f"Watch and replay the games in a browser: goarena serve --dir {directory}",
+            f"The tables again: goarena league table {directory}  (--json for machines)",
+        ]
+    )
 
 
 def league_table(argv: list[str]) -> None:

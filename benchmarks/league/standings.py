@@ -9,6 +9,7 @@ finite rating and a ladder in the order of the scores. The tables fit the termin
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -252,7 +253,7 @@ def print_report(report: Report, console: Any = None) -> None:
     endings = ", ".join(f"{reason} {count}" for reason, count in sorted(report.endings.items()))
     advantage, margin = round(report.black_advantage), round(1.96 * report.black_advantage_stderr)
     for line in (
-        f"Anchor: {report.anchor} = {report.anchor_elo:g} Elo.",
+        anchor_line(report),
         f"Black's advantage: {advantage:+d} ± {margin} Elo.",
         f"Prior: {PRIOR_GAMES:g} virtual game per player (a draw against the field) and per colour.",
         f"Endings: {endings or 'none yet'}.",
@@ -262,9 +263,31 @@ def print_report(report: Report, console: Any = None) -> None:
         console.print(crash_summary(report), highlight=False)
 
 
+def anchor_line(report: Report) -> str:
+    """The anchor, and why a rating such as random's -519 is what it is: Elo only measures
+    differences, so one player's rating is fixed and the others are read from it."""
+    line = f"Anchor: {report.anchor} = {report.anchor_elo:g} Elo, fixed (Elo measures differences only)"
+    others = [row for row in report.standings if row.name != report.anchor]
+    if not others:
+        return f"{line}."
+    example = others[-1] if others[-1].elo < report.anchor_elo else others[0]
+    if round(example.elo) == round(report.anchor_elo):
+        return f"{line}: {example.name}'s games put it level with {report.anchor}."
+    side = "below" if example.elo < report.anchor_elo else "above"
+    return f"{line}: {example.name}'s {example.elo:.0f} is how far {side} {report.anchor} its games put it."
+
+
 def crash_summary(report: Report) -> str:
     """How many games crashed, and where their tracebacks are."""
     return f"Crashed: {report.crashes} of {report.games} games; tracebacks in {report.crash_folder}/."
+
+
+def _duration(seconds: float) -> str:
+    """``45 s``, ``3 min``, ``1 h 05 min``."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def plot_ladder(report: Report, path: Path) -> Path:
@@ -291,34 +314,51 @@ def plot_ladder(report: Report, path: Path) -> Path:
 
 
 class LiveProgress:
-    """A progress bar with the current points table (rich), or one line per game when the
-    output is not a terminal."""
+    """A progress bar (games done of all, time elapsed and left) with the current points
+    table (rich), or one line per game with the games done and the time left when the output
+    is not a terminal."""
 
     def __init__(self, config: Any, total: int, enabled: bool = True, finished: Sequence[StoredGame] = ()):
         """``finished``: the games already in the database (a resumed league), counted from
         the start in the bar and in the points."""
         self.config, self.total, self.enabled = config, total, enabled
+        self.clock: Callable[[], float] = time.monotonic
+        self.started = self.clock()
         self.points: dict[str, float] = dict.fromkeys(config.players, 0.0)
         self.games: Counter[str] = Counter()
         self.completed = 0
         self._live: Any = None
         for game in finished:
             self._count(game)
+        self.completed_before = self.completed  # the games of an earlier run: not timed here
 
     def __enter__(self) -> LiveProgress:
         if not self.enabled:
             return self
         from rich.live import Live
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         self.console = _console()
         self.progress = Progress(
             TextColumn("[bold]league {task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
+            TextColumn("games,"),
             TimeElapsedColumn(),
+            TextColumn("elapsed,"),
+            TimeRemainingColumn(),
+            TextColumn("left"),
+            get_time=self.clock,
         )
         self.task = self.progress.add_task(self.config.name, total=self.total, completed=self.completed)
+        self.started, self.completed_before = self.clock(), self.completed
         if self.console.is_terminal:
             self._live = Live(self._view(), console=self.console, refresh_per_second=4)
             self._live.__enter__()
@@ -344,10 +384,21 @@ class LiveProgress:
             self._live.update(self._view())
         else:
             self.console.print(
-                f"[{finished}/{total}] {game.black} (B) vs {game.white} (W): {game.result} ({game.reason}), "
-                f"{game.move_count} moves",
+                f"[{finished}/{total}, {self.time_left(finished, total)}] {game.black} (B) vs "
+                f"{game.white} (W): {game.result} ({game.reason}), {game.move_count} moves",
                 highlight=False,
             )
+
+    def time_left(self, finished: int, total: int) -> str:
+        """``about 3 min left``: the games left at the pace of those played since the start
+        (a resumed league's stored games not counted)."""
+        played = finished - self.completed_before
+        if finished >= total:
+            return "done"
+        if played < 1:
+            return "time left unknown"
+        seconds = (self.clock() - self.started) / played * (total - finished)
+        return f"about {_duration(seconds)} left"
 
     def _view(self) -> Any:
         from rich.console import Group

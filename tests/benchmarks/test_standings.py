@@ -126,3 +126,37 @@ def test_a_resumed_league_counts_the_stored_games_in_the_bar_and_the_points():
     lines = console.export_text().splitlines()
     assert max(len(line) for line in lines) <= 80
     assert {line.split()[0] for line in lines[2:]} == set(DEFAULT_LEAGUE)
+
+
+def test_the_summary_says_why_the_weakest_rates_as_it_does_the_anchor(tmp_path):
+    report = league_report(tmp_path, DEFAULT_LEAGUE)  # gnugo-10 is the anchor, random the weakest
+    assert report.anchor == "gnugo-10" and report.standings[-1].name == "random"
+    console = Console(width=200, record=True, color_system=None)
+    print_report(report, console)
+    line = next(line for line in console.export_text().splitlines() if line.startswith("Anchor:"))
+    elo = round(report.standings[-1].elo)
+    assert line == (
+        "Anchor: gnugo-10 = 1000 Elo, fixed (Elo measures differences only): "
+        f"random's {elo} is how far below gnugo-10 its games put it."
+    )
+
+
+def test_the_progress_lines_give_the_games_done_and_the_time_left():
+    """Off a terminal each game is a line that starts with the games done of all and the time
+    left at the pace so far; a resumed league's stored games are not timed."""
+    config = LeagueConfig(players=DEFAULT_LEAGUE, games_per_pair=2)
+    games = schedule(config)
+    finished = [stored_game(g.id, g.black, g.white, "black") for g in games[:10]]
+    clock = [100.0]
+    progress = LiveProgress(config, len(games), finished=finished)
+    progress.clock = lambda: clock[0]
+    console = Console(width=200, record=True, color_system=None, force_terminal=False)
+    with progress:
+        progress.console = console
+        for done, game in enumerate(games[10:14], 11):
+            clock[0] += 30.0  # a game every 30 s: the 4 played take 2 minutes
+            progress.update(stored_game(game.id, game.black, game.white, "white"), done, len(games))
+    lines = console.export_text().splitlines()
+    assert len(games) == 30
+    assert lines[0].startswith("[11/30, about 10 min left] ")  # 19 games at 30 s
+    assert lines[-1].startswith("[14/30, about 8 min left] ")  # 16 games at 30 s
