@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import importlib
 import math
+from dataclasses import dataclass
+from typing import Any
 
 from go_env import Game
-from goarena.agents.players.search import typed_options
+from goarena.agents.players.options import OptionsPlayer, PlayerOptions, at_least, option
 from goarena.agents.protocols import GameContext, PolicyAgent, game_context, move_time
 from goarena.agents.specs import AgentSpecError, make_agent
 from goarena.search.expectimax import OpponentModel, expectimax
@@ -42,36 +44,44 @@ def _opponent(opponent: OpponentModel | PolicyAgent | str | None) -> OpponentMod
     raise AgentSpecError(f"an opponent model must be a callable or a player with a policy, got {model!r}")
 
 
-class MinimaxAgent:
-    """Plays the best move of an alpha-beta search with iterative deepening.
+@dataclass(frozen=True, kw_only=True)
+class MinimaxOptions(PlayerOptions):
+    depth: int | None = option(
+        4, "the deepest iteration in plies; None deepens until seconds run out or the game is solved"
+    )
+    seconds: float | None = option(None, "time per move; None searches to depth")
+    heuristic: Any = option(
+        None, "the leaf estimate: a numba function or module:function (default: the area count)"
+    )
+    tt_size: int = option(1 << 20, "transposition-table entries")
+
+    def check(self) -> None:
+        if self.depth is None and self.seconds is None:
+            raise ValueError("give a depth, a time budget in seconds, or both")
+
+
+class MinimaxAgent(OptionsPlayer):
+    """Plays the best move of an alpha-beta search with iterative deepening; its options are
+    ``MinimaxOptions``'.
 
     The search's transposition table is kept from move to move (its keys include the game's
     history, so entries stay valid) and cleared by ``reset``.
-
-    Args:
-        depth: the deepest iteration in plies; ``None`` deepens until ``seconds`` run out or
-            the game is solved.
-        seconds: time per move; ``None`` searches to ``depth``.
-        heuristic: the leaf estimate: a numba function or ``"module:function"``
-            (default: the area count).
-        tt_size: transposition-table entries.
     """
 
-    @typed_options
-    def __init__(
-        self,
-        depth: int | None = 4,
-        seconds: float | None = None,
-        heuristic: Heuristic | str | None = None,
-        tt_size: int = 1 << 20,
-    ):
-        if depth is None and seconds is None:
-            raise ValueError("give a depth, a time budget in seconds, or both")
-        self.name = "minimax"
-        self.depth = depth
-        self.seconds = seconds
-        self.searcher = Minimax(_heuristic(heuristic), tt_size=tt_size)
+    Options = MinimaxOptions
+    name = "minimax"
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.depth = self.options.depth
+        self.seconds = self.options.seconds
+        self.searcher = Minimax(_heuristic(self.options.heuristic), tt_size=self.options.tt_size)
         self._move_time: float | None = None
+
+    @classmethod
+    def check_files(cls, context: GameContext | None, options: Any) -> None:
+        """The heuristic, loaded."""
+        _heuristic(options.heuristic)
 
     def set_move_time(self, seconds: float | None) -> None:
         """Stop deepening once ``seconds`` have run (``MoveTimeAgent``: the GTP engine's budget
@@ -93,29 +103,35 @@ class MinimaxAgent:
         return self.searcher.search(game, depth=self.depth, seconds=seconds).move
 
 
-class ExpectimaxAgent:
-    """Plays the move of best expected value against a model of its opponent (EM recurrence).
+@dataclass(frozen=True, kw_only=True)
+class ExpectimaxOptions(PlayerOptions):
+    depth: int = option(2, "plies searched", check=at_least(1))
+    opponent: Any = option(
+        None,
+        "the opponent's model: a callable game -> float[N*N+1], a player with a policy, or such a "
+        "player's spec (random); None is uniform over the legal moves",
+    )
+    heuristic: Any = option(None, "the leaf estimate, as minimax's")
 
-    Args:
-        depth: plies searched.
-        opponent: the model: a callable ``game -> float[N*N+1]``, a player with a ``policy``,
-            or such a player's spec string (``"random"``); ``None`` is uniform over legal moves.
-        heuristic: the leaf estimate, as for ``MinimaxAgent``.
-    """
 
-    @typed_options
-    def __init__(
-        self,
-        depth: int = 2,
-        opponent: OpponentModel | PolicyAgent | str | None = None,
-        heuristic: Heuristic | str | None = None,
-    ):
-        if depth < 1:
-            raise ValueError(f"depth must be at least 1, got {depth}")
-        self.name = "expectimax"
-        self.depth = depth
-        self.opponent = _opponent(opponent)
-        self.heuristic = _heuristic(heuristic)
+class ExpectimaxAgent(OptionsPlayer):
+    """Plays the move of best expected value against a model of its opponent (EM recurrence);
+    its options are ``ExpectimaxOptions``'."""
+
+    Options = ExpectimaxOptions
+    name = "expectimax"
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.depth = self.options.depth
+        self.opponent = _opponent(self.options.opponent)
+        self.heuristic = _heuristic(self.options.heuristic)
+
+    @classmethod
+    def check_files(cls, context: GameContext | None, options: Any) -> None:
+        """The heuristic, loaded, and the opponent's model, built."""
+        _heuristic(options.heuristic)
+        _opponent(options.opponent)
 
     def reset(self, context: GameContext) -> None:
         game_context(context)

@@ -179,28 +179,41 @@ class PlayerOptions:
         ]
 
 
-def declared(options: type[PlayerOptions], *positional: inspect.Parameter) -> inspect.Signature:
-    """The signature of a player whose keywords are ``options``' (after ``positional``)."""
-    return inspect.Signature([*positional, *options.parameters()])
+def declared(options: type[PlayerOptions], positional: tuple[str, ...] = ()) -> inspect.Signature:
+    """The signature of a player whose keywords are ``options``' (those named in ``positional``
+    may come first, by position)."""
+    parameters = {parameter.name: parameter for parameter in options.parameters()}
+    first = [
+        parameters.pop(name).replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in positional
+    ]
+    return inspect.Signature([*first, *parameters.values()])
 
 
 Player = TypeVar("Player", bound="type[OptionsPlayer]")
 
 
 def configured(
-    player: Player, name: str, defaults: Mapping[str, Any], fixed: Mapping[str, str] | None = None
+    player: Player,
+    name: str,
+    defaults: Mapping[str, Any],
+    fixed: Mapping[str, str] | None = None,
+    **attributes: Any,
 ) -> Player:
     """``player`` under another ``name``, with other ``defaults`` for its options (a registry
     entry, such as ``alphago``, PUCT with AlphaGo's defaults); the options named in ``fixed``
     (-> why) it does not take. Its options class is ``player.Options`` redefaulted, so its
-    signature, ``check_options`` and help follow. The same arguments give the same class."""
+    signature, ``check_options`` and help follow; ``attributes`` are its class attributes (a
+    network player's ``kind``). The same arguments give the same class."""
     return cast(
-        Player, _configured(cast(Any, player), name, tuple(defaults.items()), tuple((fixed or {}).items()))
+        Player,
+        _configured(
+            cast(Any, player), name, *(tuple(each.items()) for each in (defaults, fixed or {}, attributes))
+        ),
     )
 
 
 @functools.cache
-def _configured(player: Any, name: str, defaults: tuple, fixed: tuple) -> Any:
+def _configured(player: Any, name: str, defaults: tuple, fixed: tuple, attributes: tuple) -> Any:
     base = player.Options
     hints = typing.get_type_hints(base)
     title = "".join(part.capitalize() for part in name.replace("-", " ").split()) or "Configured"
@@ -215,7 +228,13 @@ def _configured(player: Any, name: str, defaults: tuple, fixed: tuple) -> Any:
     return type(
         title,
         (player,),
-        {"Options": options, "name": name, "__module__": player.__module__, "__doc__": player.__doc__},
+        {
+            "Options": options,
+            "name": name,
+            "__module__": player.__module__,
+            "__doc__": player.__doc__,
+            **dict(attributes),
+        },
     )
 
 
@@ -225,14 +244,21 @@ class OptionsPlayer:
     ``check_files``. A subclass sets ``Options`` and ``name``; its signature follows."""
 
     Options: ClassVar[type[PlayerOptions]] = PlayerOptions
+    positional: ClassVar[tuple[str, ...]] = ()  # options that may be given by position, in order
     name: str = "player"
     options: PlayerOptions
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.__signature__ = declared(cls.Options)  # type: ignore[attr-defined]
+        cls.__signature__ = declared(cls.Options, cls.positional)  # type: ignore[attr-defined]
 
-    def __init__(self, **options: Any):
+    def __init__(self, *args: Any, **options: Any):
+        if len(args) > len(self.positional):
+            raise TypeError(f"{self.name} takes {len(self.positional)} options by position, got {len(args)}")
+        for name, value in zip(self.positional, args, strict=False):
+            if name in options:
+                raise TypeError(f"{self.name} got {name} twice, by position and by name")
+            options[name] = value
         self.options = self.Options.read(self.name, options)
 
     @classmethod

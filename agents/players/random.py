@@ -2,28 +2,37 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from go_env import Game, GameBatch
-from goarena.agents.players.search import typed_options
+from goarena.agents.players.options import OptionsPlayer, PlayerOptions, option
 from goarena.agents.protocols import Action, GameContext, restart_seed
 
 
-class RandomAgent:
-    """Plays a uniformly random legal move.
+@dataclass(frozen=True, kw_only=True)
+class RandomOptions(PlayerOptions):
+    seed: int | None = option(None, "seed of its random generator")
+    pass_only_when_forced: bool = option(
+        False,
+        "never pass while another legal move exists (games then end by the move cap or when the "
+        "board fills with eyes)",
+    )
 
-    Args:
-        seed: seed of its random generator.
-        pass_only_when_forced: if True, never passes while another legal move exists
-            (games then end by the move cap or when the board fills with eyes).
-    """
 
-    @typed_options
-    def __init__(self, seed: int | None = None, pass_only_when_forced: bool = False):
-        self.name = "random"
-        self.seed = seed
-        self.pass_only_when_forced = pass_only_when_forced
-        self.rng = np.random.default_rng(seed)
+class RandomAgent(OptionsPlayer):
+    """Plays a uniformly random legal move; its options are ``RandomOptions``'."""
+
+    Options = RandomOptions
+    name = "random"
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.seed = self.options.seed
+        self.pass_only_when_forced = self.options.pass_only_when_forced
+        self.rng = np.random.default_rng(self.seed)
 
     def reset(self, context: GameContext) -> None:
         seed = restart_seed(self.seed, context)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from os import PathLike
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy as np
 from go_env import Game
 from go_env.features.patterns import move_logits, new_pattern_scratch
 from goarena.agents.nets.load import check_sizes, load_network
-from goarena.agents.players.search import check_option_types, typed_options
+from goarena.agents.players.options import OptionsPlayer, PlayerOptions, option
 from goarena.agents.protocols import (
     Action,
     GameContext,
@@ -49,48 +49,44 @@ def _temperature(value: float | str) -> float:
     raise ValueError(f"temperature must be a finite number >= 0 (0: the most likely move), got {value!r}")
 
 
-class RolloutPolicyAgent:
-    """Plays the rollout policy's moves.
+@dataclass(frozen=True, kw_only=True)
+class RolloutOptions(PlayerOptions):
+    weights: str = option(
+        str(ROLLOUT_9X9), "a rollout.npz (goarena train rollout); the shipped 9x9 one by default"
+    )
+    temperature: float | str = option(
+        1.0,
+        "a number >= 0: 1.0 draws from the policy as trained, 0 plays its most likely move",
+    )
+    seed: int | None = option(None, "seed of its random generator")
 
-    Args:
-        weights: a ``rollout.npz`` (``goarena train rollout``); by default the shipped 9x9 one.
-        temperature: a number >= 0: 1.0 draws from the policy as trained, 0 plays its most
-            likely move (``"greedy"``, the old spelling of 0, is deprecated).
-        seed: seed of its random generator.
+
+class RolloutPolicyAgent(OptionsPlayer):
+    """Plays the rollout policy's moves; its options are ``RolloutOptions``'.
 
     Raises:
         ValueError: a bad temperature, or a file that is not rollout weights.
     """
 
-    @typed_options
-    def __init__(
-        self,
-        weights: str | PathLike[str] = ROLLOUT_9X9,
-        temperature: float | str = 1.0,
-        seed: int | None = None,
-    ):
-        self.name = "rollout-policy"
-        self.temperature = _temperature(temperature)
-        self.path = Path(weights)
+    Options = RolloutOptions
+    positional = ("weights",)
+    name = "rollout-policy"
+
+    def __init__(self, *args: Any, **options: Any):
+        super().__init__(*args, **options)
+        self.temperature = _temperature(self.options.temperature)
+        self.path = Path(self.options.weights)
         self.network = load_network(self.path, "rollout")
         self.policy_weights, self.size = self.network.model, self.network.board_size
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
+        self.seed = self.options.seed
+        self.rng = np.random.default_rng(self.seed)
         self._scratch = new_pattern_scratch(self.size)
 
-    @staticmethod
-    def check_options(
-        context: GameContext | None, weights: str | PathLike[str] = ROLLOUT_9X9, **options: Any
-    ) -> None:
-        """Check a spec's options and the weights file as the player reads it (see ``check_spec``)."""
-        unknown = set(options) - {"temperature", "seed"}
-        if unknown:
-            raise TypeError(
-                f"unknown options {', '.join(sorted(unknown))} (takes weights, temperature, seed)"
-            )
-        check_option_types(RolloutPolicyAgent.__init__, options)
-        _temperature(options.get("temperature", 1.0))
-        network = load_network(Path(weights), "rollout")
+    @classmethod
+    def check_files(cls, context: GameContext | None, options: Any) -> None:
+        """The temperature and the weights file as the player reads it (see ``check_spec``)."""
+        _temperature(options.temperature)
+        network = load_network(Path(options.weights), "rollout")
         if context is not None:
             check_sizes([network], context.size)
 
