@@ -69,6 +69,7 @@ class MinimaxAgent(OptionsPlayer):
     """
 
     Options = MinimaxOptions
+    options: MinimaxOptions
     name = "minimax"
 
     def __init__(self, **options: Any):
@@ -119,6 +120,7 @@ class ExpectimaxAgent(OptionsPlayer):
     its options are ``ExpectimaxOptions``'."""
 
     Options = ExpectimaxOptions
+    options: ExpectimaxOptions
     name = "expectimax"
 
     def __init__(self, **options: Any):

@@ -26,6 +26,7 @@ class RandomAgent(OptionsPlayer):
     """Plays a uniformly random legal move; its options are ``RandomOptions``'."""
 
     Options = RandomOptions
+    options: RandomOptions
     name = "random"
 
     def __init__(self, **options: Any):

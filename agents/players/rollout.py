@@ -69,6 +69,7 @@ class RolloutPolicyAgent(OptionsPlayer):
     """
 
     Options = RolloutOptions
+    options: RolloutOptions
     positional = ("weights",)
     name = "rollout-policy"
 
