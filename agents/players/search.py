@@ -40,13 +40,11 @@ its search says.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import time
-import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -59,7 +57,6 @@ from goarena.agents.players.options import (
     OptionsPlayer,
     PlayerOptions,
     at_least,
-    check_types,
     option,
     positive,
     temperature,
@@ -74,7 +71,7 @@ from goarena.agents.protocols import (
     move_time,
     restart_seed,
 )
-from goarena.agents.specs import Renamed, renamed_options
+from goarena.agents.specs import Renamed
 from goarena.search import (
     PUCT,
     UCT,
@@ -165,28 +162,6 @@ def _rollout_policy(path: str | None, networks: list[Network]) -> PatternPolicy 
         return None
     networks.append(load_network(path, "rollout"))
     return networks[-1].model
-
-
-Init = TypeVar("Init", bound=Callable[..., None])
-
-
-def check_option_types(init: Callable[..., None], options: Mapping[str, object]) -> None:
-    """Refuse (TypeError) an option whose value is not what ``init``'s annotation says it
-    takes (``options.check_types``: ``uct:simulations=abc`` says ``simulations must be an
-    integer, got 'abc'``)."""
-    check_types(typing.get_type_hints(init), options)
-
-
-def typed_options(init: Init) -> Init:
-    """A player's ``__init__`` that checks the types of its keyword options first
-    (``check_option_types``): every built-in player's numbers get the same message."""
-
-    @functools.wraps(init)
-    def checked(self: Any, *args: Any, **options: Any) -> None:
-        check_option_types(init, options)
-        init(self, *args, **options)
-
-    return cast(Init, checked)
 
 
 def move_info(candidate: Candidate) -> MoveInfo:
@@ -376,47 +351,58 @@ class _SearchAgent:
         return move
 
 
-class UCTAgent(_SearchAgent):
-    """UCT with random or pattern playouts (see ``search.uct``).
+@dataclass(frozen=True, kw_only=True)
+class UCTOptions(PlayerOptions):
+    """``uct``'s options."""
 
-    Args:
-        simulations: playouts per move (default 1000 when ``seconds`` is not given);
-            ``playouts``, its old name, is deprecated.
-        seconds: time per move; with ``simulations`` too, the first limit reached ends the search.
-        c: exploration constant (values in [-1, 1]).
-        rave: blend in all-moves-as-first values (MC-RAVE).
-        rave_equivalence: RAVE's ``k``, the visits at which a move's own and AMAF values weigh the same.
-        rollout_weights: the rollout policy's weights (``rollout.npz``): playouts draw their
-            moves from it instead of uniformly at random.
-        reuse: keep the search tree of the moves played between searches.
-        resign_threshold: resign when the best move's win rate stays below it (None: never).
-        resign_moves: ... for this many of the player's moves in a row.
-        pass_check: where the game's dead stones are taken off before the count
-            (``GameContext.dead_stones_removed``), pass only if the count without the
-            stones that ownership playouts judge dead does not make the result worse
-            (``search.settle.PassCheck``); else play the search's best other move.
-            The search scores the games that finish in its tree without those stones too.
-        seed: seed of the search's random generator.
-    """
+    simulations: int | None = option(
+        None, "playouts per move (default 1000 when seconds is not given)", check=positive
+    )
+    seconds: float | None = option(
+        None, "time per move; with simulations too, the first limit reached ends the search", check=positive
+    )
+    c: float = option(0.5, "exploration constant (values in [-1, 1])")
+    rave: bool = option(False, "blend in all-moves-as-first values (MC-RAVE)")
+    rave_equivalence: float = option(
+        1000.0, "RAVE's k, the visits at which a move's own and AMAF values weigh the same"
+    )
+    rollout_weights: str | None = option(
+        None, "the rollout policy's weights (rollout.npz): playouts draw their moves from it"
+    )
+    reuse: bool = option(True, "keep the search tree of the moves played between searches")
+    resign_threshold: float | None = option(
+        0.05, "resign when the best move's win rate stays below it (None: never)"
+    )
+    resign_moves: int = option(3, "... for this many of the player's moves in a row", check=positive)
+    pass_check: bool = option(
+        True,
+        "where dead stones are taken off before the count, pass only if the count without the stones "
+        "ownership playouts judge dead does not make the result worse (search.settle.PassCheck)",
+    )
+    seed: int | None = option(None, "seed of the search's random generator")
 
-    @typed_options
-    def __init__(
-        self,
-        simulations: int | None = None,
-        seconds: float | None = None,
-        c: float = 0.5,
-        rave: bool = False,
-        rave_equivalence: float = 1000.0,
-        rollout_weights: str | None = None,
-        reuse: bool = True,
-        resign_threshold: float | None = 0.05,
-        resign_moves: int = 3,
-        pass_check: bool = True,
-        seed: int | None = None,
-        **renamed: int,
-    ):
-        simulations = renamed_options("uct", renamed, UCT_RENAMES, simulations=simulations)["simulations"]
-        check_option_types(UCTAgent.__init__, {"simulations": simulations})  # given by its old name
+    RENAMES = UCT_RENAMES
+
+
+class UCTAgent(_SearchAgent, OptionsPlayer):
+    """UCT with random or pattern playouts (see ``search.uct``); its options are
+    ``UCTOptions``' (``playouts``, the old name of ``simulations``, is deprecated)."""
+
+    Options = UCTOptions
+    options: UCTOptions
+    name = "uct"
+
+    def __init__(self, **options: Any):
+        OptionsPlayer.__init__(self, **options)
+        o = self.options
+        simulations, seconds, c, rave = o.simulations, o.seconds, o.c, o.rave
+        rave_equivalence, rollout_weights, reuse = o.rave_equivalence, o.rollout_weights, o.reuse
+        resign_threshold, resign_moves, pass_check, seed = (
+            o.resign_threshold,
+            o.resign_moves,
+            o.pass_check,
+            o.seed,
+        )
         if simulations is None and seconds is None:
             simulations = 1000
         networks: list[Network] = []
@@ -435,7 +421,6 @@ class UCTAgent(_SearchAgent):
         super().__init__(
             make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks, pass_check
         )
-        self.name = "uct"
 
     @staticmethod
     def warmup(size: int) -> None:
@@ -558,11 +543,12 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
     """
 
     Options = PUCTOptions
+    options: PUCTOptions
     name = "puct"
 
     def __init__(self, **options: Any):
         OptionsPlayer.__init__(self, **options)
-        o = cast(PUCTOptions, self.options)
+        o = self.options
         simulations, seconds, evaluator, rollouts = o.simulations, o.seconds, o.evaluator, o.rollouts
         prior, rollout_weights, value, mixing = o.prior, o.rollout_weights, o.value, o.mixing
         device, precision, c_puct, batch, selection = o.device, o.precision, o.c_puct, o.batch, o.selection
@@ -618,7 +604,6 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
         )
         self.temperature = temperature
         self.temperature_moves = temperature_moves
-        self.name = "puct"
         self.device = device
         self._modules = tuple(module for module in (network, value_network) if module is not None)
         self._expansion_threshold = expansion_threshold
