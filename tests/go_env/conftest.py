@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 
 import pytest
-
-from goarena.agents.gtp import find_engine
 
 # GNU Go's options for the rule axes we test (see ``gnugo --help``).
 KO_OPTIONS = {
@@ -16,6 +16,16 @@ KO_OPTIONS = {
     "positional": "--positional-superko",
     "situational": "--situational-superko",
 }
+
+
+def find_gnugo() -> str | None:
+    """GNU Go's executable: on ``PATH``, or in ``/usr/games``, where Debian and Ubuntu install
+    it and which is often not on ``PATH``; None when it is not installed."""
+    found = shutil.which("gnugo")
+    if found:
+        return found
+    fallback = os.path.join("/usr/games", "gnugo")
+    return fallback if os.access(fallback, os.X_OK) else None
 
 
 class GtpError(RuntimeError):
@@ -127,7 +137,7 @@ def gnugo() -> Iterator[Callable[..., GnuGo]]:
 
     Skips the test when GNU Go is not installed.
     """
-    executable = find_engine("gnugo")
+    executable = find_gnugo()
     if executable is None:
         pytest.skip("GNU Go is not installed (e.g. `apt install gnugo`); it referees these tests")
     started: list[GnuGo] = []

@@ -367,10 +367,21 @@ def test_a_spec_string_opponent_is_a_goarena_player_driven_through_its_lifecycle
     assert reward == {"white": 1.0, "black": -1.0, "draw": 0.0}[info["winner"]]
 
 
-def test_a_player_object_is_an_opponent_and_a_non_player_is_refused():
-    from goarena.agents.players.random import RandomAgent
+class FirstLegal:
+    """A player object (``name``, ``reset``, ``select_move``) of the env's own: it plays the
+    first legal point."""
 
-    game_env = GoEnv(board_size=5, opponent=RandomAgent(), learner="white")
+    name = "first-legal"
+
+    def reset(self, context: object) -> None:
+        pass
+
+    def select_move(self, game: Game) -> int:
+        return int(game.legal_moves()[0])
+
+
+def test_a_player_object_is_an_opponent_and_a_non_player_is_refused():
+    game_env = GoEnv(board_size=5, opponent=FirstLegal(), learner="white")
     game_env.reset(seed=0)
     assert len(game_env.game.moves) == 1
     with pytest.raises(TypeError, match="not a player"):

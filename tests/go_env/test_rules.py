@@ -59,23 +59,3 @@ def test_the_longest_cap_makes_a_game():
 def test_presets_are_valid():
     for name, rules in RULES_PRESETS.items():
         assert Rules.preset(name) == rules == Rules(**rules.to_dict())
-
-
-@pytest.mark.parametrize("size", [5, 9, 13, 19])
-def test_every_default_takes_its_komi_from_one_table_by_board_size(size):
-    from go_env import GoEnv, GoVectorEnv, default_komi, raw_env
-    from goarena.benchmarks.league.config import LeagueConfig
-
-    komi = default_komi(size)
-    assert komi == (7.0 if size == 9 else 7.5)  # 9x9 CGOS's and the shipped networks'; else go_v5's
-    league = LeagueConfig(players={"a": "random", "b": "random"}, size=size)
-    defaults = {
-        "PettingZoo env": raw_env(board_size=size).rules.komi,
-        "Gymnasium env": GoEnv(board_size=size).rules.komi,
-        "vector env": GoVectorEnv(2, board_size=size).rules.komi,
-        "league": league.komi,
-        "league's games": league.game_rules().komi,
-    }
-    assert defaults == dict.fromkeys(defaults, komi)
-    assert GoEnv(board_size=size, komi=0.5).rules.komi == 0.5  # a komi given wins
-    assert LeagueConfig(players={"a": "random", "b": "random"}, size=size, komi=3).komi == 3

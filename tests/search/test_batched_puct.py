@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numba
 import numpy as np
 import pytest
 from test_puct import _keyed
@@ -15,7 +16,9 @@ from test_puct_golden import FixedEvaluator
 from go_env import Game, Rules, coords
 from go_env import core as K
 from go_env.batch import GameBatch
+from go_env.core.parallel import BatchKernel
 from goarena.search import PUCT, BatchedPUCT, EvaluatorError, Leaves, UniformEvaluator
+from goarena.search.batched_puct import collect_all, expand_backup_all
 from tests.boards import position
 
 
@@ -185,3 +188,39 @@ def test_a_batch_of_one_grows_puct_s_golden_tree(name):
     for a in visited:
         assert values[a] == pytest.approx(expected["values"][coords.to_gtp(int(a), game.size)], abs=1e-9)
     assert search.trees is not None and search.trees.num_nodes[0, 0] == expected["nodes"]
+
+
+# ---------------------------------------------------------------------------------------
+# The search's batch kernels run in parallel only where the batch pays for waking numba's
+# threads, as the rules core's do (tests/go_env/core/test_parallel.py).
+# ---------------------------------------------------------------------------------------
+
+KERNELS = {"collect_all": collect_all, "expand_backup_all": expand_backup_all}
+
+
+@pytest.fixture
+def many_threads(monkeypatch):
+    """numba reports 16 threads, as on a large machine (the kernels are not run)."""
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 16)
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_every_batch_kernel_is_compiled_serial_and_parallel(name):
+    kernel = KERNELS[name]
+    assert isinstance(kernel, BatchKernel) and kernel.__name__ == name
+    # numba names its cache files after the function, not its flags: the variants must differ.
+    assert kernel.serial._cache._cache_file._index_name != kernel.parallel._cache._cache_file._index_name
+
+
+@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("size", [9, 19])
+def test_a_search_batch_runs_serially_even_with_many_threads(many_threads, name, size):
+    kernel = KERNELS[name]
+    for leaves in (1, 8, 16):  # PUCT's batches: 8 by default, 16 at most in the benches
+        assert kernel.variant(leaves, size * size) is kernel.serial
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_a_large_batch_runs_in_parallel_given_threads(many_threads, name):
+    kernel = KERNELS[name]
+    assert kernel.variant(4096, 19 * 19) is kernel.parallel

@@ -1,4 +1,7 @@
-"""Named positions, drawn as boards, with what the rules must say about them.
+"""The rules kernels (``go_env.core.rules``): named positions, drawn as boards, with what the
+rules must say about them; and random move sequences on small boards, checked against a slow
+reference written here from the rules and against the kernels' own invariants
+(``go_env.invariants``).
 
 Diagrams list the rows from the top (row N) down to row 1, columns A, B, C, ... (no I)
 left to right: ``X`` Black, ``O`` White, ``.`` empty. Moves are GTP vertices.
@@ -7,13 +10,20 @@ left to right: ``X`` Black, ``O`` White, ``.`` empty. Moves are GTP vertices.
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from go_env import coords
 from go_env import core as K
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
+from go_env.invariants import check_state
 from go_env.rules import Rules
 from tests.boards import position
 
@@ -21,6 +31,7 @@ SIMPLE = Rules(komi=0, ko="simple")
 POSITIONAL = Rules(komi=0, ko="positional")
 SITUATIONAL = Rules(komi=0, ko="situational")
 ALL_KO_RULES = [SIMPLE, POSITIONAL, SITUATIONAL]
+KO_CODES = {"simple": K.KO_SIMPLE, "positional": K.KO_POSITIONAL, "situational": K.KO_SITUATIONAL}
 
 
 def play(game: Game, *moves: str) -> None:
@@ -250,126 +261,6 @@ def test_positional_and_situational_superko_differ(rules: Rules, expected: str |
 
 
 # ---------------------------------------------------------------------------------------
-# One-point eyes, which random playouts never fill
-# ---------------------------------------------------------------------------------------
-
-EYES = {
-    # In the middle, one White stone on a diagonal still leaves C3 a true eye...
-    "middle, one diagonal": ("C3", True, ". . . . .\n. O X . .\n. X . X .\n. . X . .\n. . . . ."),
-    # ...two make it false: White can cut there.
-    "middle, two diagonals": ("C3", False, ". . . . .\n. O X . .\n. X . X .\n. . X O .\n. . . . ."),
-    # On the edge a single diagonal is enough.
-    "edge, no diagonal": ("C1", True, ". . . . .\n. . . . .\n. . . . .\n. . X . .\n. X . X ."),
-    "edge, one diagonal": ("C1", False, ". . . . .\n. . . . .\n. . . . .\n. O X . .\n. X . X ."),
-    "corner, one diagonal": ("A1", False, ". . . . .\n. . . . .\n. . . . .\nX O . . .\n. X . . ."),
-    "not surrounded": ("C3", False, ". . . . .\n. . X . .\n. X . . .\n. . X . .\n. . . . ."),
-}
-
-
-@pytest.mark.parametrize("name", EYES)
-def test_one_point_eyes(name: str) -> None:
-    vertex, expected, diagram = EYES[name]
-    game = position(diagram, POSITIONAL)
-    point = coords.from_gtp(vertex, 5)
-    assert K.is_eye(game.state, game.geometry, point, BLACK) == expected
-    assert not K.is_eye(game.state, game.geometry, point, WHITE)
-
-
-# ---------------------------------------------------------------------------------------
-# Scoring
-# ---------------------------------------------------------------------------------------
-
-# Each side has one eye (A5, E5); C5 and C1 are liberties both chains share.
-SEKI = """
-    . X . O .
-    X X X O O
-    X X X O O
-    X X X O O
-    X X . O O
-"""
-
-
-def test_seki_area_score() -> None:
-    game = position(SEKI, Rules(komi=0.5))
-    # Black: 12 stones and the eye A5; White: 9 stones and the eye E5. C5 and C1 touch
-    # both colours, so they count for neither.
-    assert game.score() == 13 - 10 - 0.5
-    owner = game.area_owner()
-    assert [owner.ravel()[coords.from_gtp(v, 5)] for v in ("A5", "E5", "C5", "C1")] == [
-        BLACK,
-        WHITE,
-        EMPTY,
-        EMPTY,
-    ]
-    assert game.result() == "B+2.5"
-
-
-def test_seki_is_mutual() -> None:
-    """Neither side can kill: whoever fills both shared liberties is captured."""
-    game = position(SEKI, Rules(komi=0.5))
-    play(game, "C5", "pass", "C1")  # Black fills both...
-    play(game, "A5")  # ...and White captures through Black's last liberty
-    assert game.captures(WHITE) == 14
-    game = position(SEKI, Rules(komi=0.5), to_play=WHITE)
-    play(game, "C5", "pass", "C1", "E5")
-    assert game.captures(BLACK) == 11
-
-
-# Black captures the White stone at B4 with A4.
-TERRITORY = """
-    . X X O .
-    . O X O .
-    . X X O .
-    . . X O .
-    . . X O .
-"""
-
-
-def test_territory_scoring_counts_territory_and_captures() -> None:
-    game = position(TERRITORY, Rules(komi=0, scoring="territory"))
-    play(game, "A4")
-    # Black: territory A5, B4, and A3 A2 A1 B2 B1 (7) plus one prisoner; White: the E
-    # column (5). Stones do not count.
-    assert game.score() == 8 - 5
-    assert game.result() == "B+3"
-
-
-def test_area_scoring_of_the_same_position() -> None:
-    game = position(TERRITORY, Rules(komi=0, scoring="area"))
-    play(game, "A4")
-    # Black: 8 stones + 7 points; White: 5 stones + 5 points. Prisoners do not count.
-    assert game.score() == 15 - 10
-
-
-def test_integer_komi_can_draw() -> None:
-    game = position(TERRITORY, Rules(komi=5, scoring="area"))
-    play(game, "A4")
-    assert game.score() == 0
-    assert game.result() == "0"
-    assert game.winner() == EMPTY
-    game = position(TERRITORY, Rules(komi=3, scoring="territory"))
-    play(game, "A4")
-    assert game.result() == "0"
-
-
-def test_white_wins_on_komi() -> None:
-    game = position(TERRITORY, Rules(komi=6.5, scoring="territory"))
-    play(game, "A4")
-    assert game.result() == "W+3.5" and game.winner() == WHITE
-
-
-def test_the_state_carries_its_komi_and_scoring_and_counts_under_other_settings() -> None:
-    game = position(TERRITORY, Rules(komi=-2.5, scoring="territory"))
-    play(game, "A4")
-    info = game.state.info
-    assert info[K.INFO_KOMI] == -5 and info[K.INFO_SCORING] == K.SCORING_TERRITORY  # half points
-    assert game.score() == 8 - 5 + 2.5
-    marks, stack = np.empty(game.num_points, np.int8), np.empty(game.num_points, np.int64)
-    assert K.count_points(game.state, game.geometry, True, marks, stack) == 8 - 5
-    assert K.count_points(game.state, game.geometry, False, marks, stack) == 15 - 10  # as area
-
-
-# ---------------------------------------------------------------------------------------
 # The end of the game
 # ---------------------------------------------------------------------------------------
 
@@ -492,3 +383,233 @@ def test_illegal_move_errors_name_the_move_and_the_reason() -> None:
 
 def test_illegal_move_error_is_a_value_error() -> None:
     assert issubclass(IllegalMoveError, ValueError)
+
+
+# ---------------------------------------------------------------------------------------
+# The reference: a plain list of points, chains found by flood fill, every position kept.
+# ---------------------------------------------------------------------------------------
+
+
+def neighbors(point: int, size: int) -> list[int]:
+    row, col = divmod(point, size)
+    out = []
+    if row > 0:
+        out.append(point - size)
+    if row < size - 1:
+        out.append(point + size)
+    if col > 0:
+        out.append(point - 1)
+    if col < size - 1:
+        out.append(point + 1)
+    return out
+
+
+def chain_at(board: list[int], point: int, size: int) -> tuple[set[int], set[int]]:
+    """The chain through ``point`` and its liberties."""
+    color = board[point]
+    chain, liberties, todo = {point}, set(), [point]
+    while todo:
+        p = todo.pop()
+        for n in neighbors(p, size):
+            if board[n] == EMPTY:
+                liberties.add(n)
+            elif board[n] == color and n not in chain:
+                chain.add(n)
+                todo.append(n)
+    return chain, liberties
+
+
+@dataclass
+class Reference:
+    """Go as the rules state it, slowly: a move is tried on a copy of the board, and
+    superko looks the result up among all earlier positions."""
+
+    size: int
+    ko: str
+    suicide: bool
+    max_moves: int
+    board: list[int] = field(init=False)
+    to_play: int = BLACK
+    ko_point: int | None = None  # where a single stone was just taken by a single stone
+    passes: int = 0
+    moves_played: int = 0
+    captures: dict[int, int] = field(default_factory=lambda: {BLACK: 0, WHITE: 0})
+    placed_at: list[int] = field(init=False)
+    history: set[object] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.board = [EMPTY] * (self.size * self.size)
+        self.placed_at = [-1] * (self.size * self.size)
+        self.history.add(self.position(self.board, self.to_play))
+
+    def position(self, board: list[int], to_play: int) -> object:
+        """What superko compares: the board, and under situational superko who is to move."""
+        return (tuple(board), to_play) if self.ko == "situational" else tuple(board)
+
+    @property
+    def over(self) -> bool:
+        return self.passes >= 2 or self.moves_played >= self.max_moves
+
+    def try_move(self, point: int) -> tuple[str | None, list[int], int, int]:
+        """(reason it is illegal or None, board after, stones captured, stones suicided)."""
+        board = list(self.board)
+        if self.over:
+            return "game over", board, 0, 0
+        if not 0 <= point < len(board):
+            return "off board", board, 0, 0
+        if board[point] != EMPTY:
+            return "occupied", board, 0, 0
+        color, enemy = self.to_play, 3 - self.to_play
+        board[point] = color
+        captured = 0
+        for n in neighbors(point, self.size):
+            if board[n] == enemy:
+                chain, liberties = chain_at(board, n, self.size)
+                if not liberties:
+                    captured += len(chain)
+                    for p in chain:
+                        board[p] = EMPTY
+        chain, liberties = chain_at(board, point, self.size)
+        suicided = 0
+        if not liberties:
+            if not self.suicide:
+                return "suicide", self.board, 0, 0
+            suicided = len(chain)
+            for p in chain:
+                board[p] = EMPTY
+        if point == self.ko_point:
+            return "ko", self.board, 0, 0
+        if self.ko != "simple" and self.position(board, enemy) in self.history:
+            return "superko", self.board, 0, 0
+        return None, board, captured, suicided
+
+    def legal_mask(self) -> list[int]:
+        if self.over:
+            return [0] * (len(self.board) + 1)
+        return [int(self.try_move(p)[0] is None) for p in range(len(self.board))] + [1]
+
+    def play(self, move: int) -> None:
+        """Play a move known to be legal (``size * size`` passes)."""
+        color = self.to_play
+        if move == len(self.board):
+            self.passes += 1
+            self.ko_point = None
+        else:
+            reason, board, captured, suicided = self.try_move(move)
+            assert reason is None
+            taken = [p for p in range(len(board)) if self.board[p] != EMPTY and board[p] == EMPTY]
+            self.passes = 0
+            self.ko_point = None
+            self.board = board
+            self.captures[color] += captured
+            self.captures[3 - color] += suicided
+            for p in taken:
+                self.placed_at[p] = -1
+            if not suicided:
+                self.placed_at[move] = self.moves_played + 1
+                chain, liberties = chain_at(board, move, self.size)
+                if captured == 1 and len(chain) == 1 and len(liberties) == 1:
+                    self.ko_point = next(iter(liberties))  # the point just emptied
+        self.to_play = 3 - color
+        self.moves_played += 1
+        self.history.add(self.position(self.board, self.to_play))
+
+
+def check_against_reference(game: Game, ref: Reference) -> None:
+    state = game.state
+    assert game.board.ravel().tolist() == ref.board
+    assert (game.captures(BLACK), game.captures(WHITE)) == (ref.captures[BLACK], ref.captures[WHITE])
+    assert game.to_play == ref.to_play and game.move_number == ref.moves_played
+    assert game.ko_point == ref.ko_point
+    assert game.is_over == ref.over
+    assert state.placed_at.tolist() == ref.placed_at
+    # Every stone put down is on the board or was captured (suicides count for the opponent).
+    stones_played = sum(move != game.pass_move for move in game.moves)
+    on_board = int((game.board != EMPTY).sum())
+    assert stones_played == on_board + game.captures(BLACK) + game.captures(WHITE)
+
+
+# ---------------------------------------------------------------------------------------
+# Random games against the reference
+# ---------------------------------------------------------------------------------------
+
+games = st.fixed_dictionaries(
+    {
+        "size": st.integers(2, 7),
+        "ko": st.sampled_from(sorted(KO_CODES)),
+        "suicide": st.booleans(),
+        "max_moves": st.one_of(st.none(), st.integers(1, 200)),
+    }
+)
+# Each number picks the next move: mostly a legal stone, sometimes any point (legal or
+# not, even off the board), sometimes a pass.
+picks = st.integers(0, 2**20)
+MAX_PICKS = 150
+
+
+def pick_move(pick: int, game: Game) -> int:
+    kind, index = pick % 20, pick // 20
+    if kind == 0:
+        return game.pass_move
+    if kind <= 3:
+        return index % (game.num_points + 3) - 1  # any point, even off the board
+    stones = [int(p) for p in game.legal_moves() if p != game.pass_move]
+    return stones[index % len(stones)] if stones else game.pass_move
+
+
+def run_against_reference(
+    size: int, ko: str, suicide: bool, max_moves: int | None, next_pick: Callable[[], int]
+) -> Counter[str | None]:
+    """Play picks in both until the game ends (or ``MAX_PICKS``); returns how often the
+    reference gave each reason for a point."""
+    rules = Rules(komi=0.5, ko=ko, suicide=suicide, max_moves=max_moves)  # type: ignore[arg-type]
+    game = Game(size, rules)
+    ref = Reference(size, ko, suicide, rules.move_cap(size))
+    check_state(game.state, game.geometry, rules=rules)
+    reasons: Counter[str | None] = Counter()
+    for _ in range(MAX_PICKS):
+        if ref.over and game.is_over:
+            break
+        pick = next_pick()
+        if not ref.over:
+            reasons.update(ref.try_move(p)[0] for p in range(game.num_points))
+        assert game.legal_mask().tolist() == ref.legal_mask()
+        move = pick_move(pick, game)
+        why = "game over" if ref.over else (None if move == game.pass_move else ref.try_move(move)[0])
+        assert game.move_status(move) == why
+        if why is not None:
+            key = game.key
+            with pytest.raises(IllegalMoveError) as error:
+                game.play(move)
+            assert error.value.reason == why and game.key == key
+            continue
+        game.play(move)
+        ref.play(move)
+        check_state(game.state, game.geometry, rules=rules)
+        check_against_reference(game, ref)
+    return reasons
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games, st.data())
+def test_random_play_matches_reference(game: dict[str, Any], data: st.DataObject) -> None:
+    run_against_reference(**game, next_pick=lambda: data.draw(picks))
+
+
+@pytest.mark.slow
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games, st.data())
+def test_much_random_play_matches_reference(game: dict[str, Any], data: st.DataObject) -> None:
+    run_against_reference(**game, next_pick=lambda: data.draw(picks))
+
+
+def test_random_play_reaches_every_refusal() -> None:
+    """Seeded games on tiny boards, so the comparison above is known to meet ko,
+    superko and suicide, not only ordinary moves."""
+    rng = np.random.default_rng(7)
+    for ko in ("positional", "situational"):
+        seen: Counter[str | None] = Counter()
+        for _ in range(40):
+            size, suicide = int(rng.integers(2, 5)), bool(rng.integers(2))
+            seen += run_against_reference(size, ko, suicide, 200, lambda: int(rng.integers(2**20)))
+        assert seen["ko"] and seen["superko"] and seen["suicide"] and seen["occupied"], seen

@@ -29,7 +29,7 @@ from go_env.rules import KoRule, Rules
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from conftest import GnuGo
+    from tests.go_env.conftest import GnuGo
 
 COLOR = {BLACK: "black", WHITE: "white"}
 

@@ -18,8 +18,8 @@ from go_env.features import (
 )
 from go_env.features.symmetry import SYMMETRIES, symmetry_maps, transform_planes
 from tests.boards import CAPTURE, LADDER, SELF_ATARI, SNAPBACK, position
-from tests.go_env.test_ladders import plain_ladder_capture, plain_ladder_escape
-from tests.go_env.test_liberties import chain, neighbours, place, random_positions
+from tests.go_env.features.test_ladders import plain_ladder_capture, plain_ladder_escape
+from tests.go_env.features.test_liberties import chain, neighbours, place, random_positions
 
 # First plane of each group (the module docstring's table).
 OWN, OPPONENT, EMPTY_POINT, ONES = 0, 1, 2, 3

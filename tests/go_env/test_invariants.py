@@ -190,7 +190,7 @@ def test_a_batch_is_checked_game_by_game():
 
 @pytest.mark.parametrize("size", [2, 5, 9])
 def test_random_games_keep_every_invariant(size):
-    """Seeded games played to the end; ``tests/go_env/test_properties.py`` checks many more."""
+    """Seeded games played to the end; ``tests/go_env/core/test_rules.py`` checks many more."""
     rng = np.random.default_rng(size)
     for _ in range(3):
         game = Game(size)

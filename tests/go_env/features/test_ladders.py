@@ -9,7 +9,7 @@ from go_env import EMPTY, WHITE, Game
 from go_env.coords import from_gtp, to_gtp
 from go_env.features.ladders import ladder_capture, ladder_escape
 from tests.boards import LADDER, LADDER_BREAKER, SNAPBACK, position
-from tests.go_env.test_liberties import chain, neighbours
+from tests.go_env.features.test_liberties import chain, neighbours
 
 
 def play(

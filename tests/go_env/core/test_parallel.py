@@ -1,5 +1,6 @@
 """Batch kernels run in parallel only where the batch pays for waking numba's threads: a
-search's few leaves a call run on the serial variant, whatever numba's thread count."""
+search's few leaves a call run on the serial variant, whatever numba's thread count. (The
+search's own batch kernels are checked alike in ``tests/search/test_batched_puct.py``.)"""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from go_env.batch import GameBatch
 from go_env.core.parallel import BatchKernel, batch_kernel
 from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
 from go_env.features.history import batch_history_planes
-from goarena.search.batched_puct import collect_all, expand_backup_all
 
 KERNELS = {
     "batch_reset": K.batch_reset,
@@ -24,8 +24,6 @@ KERNELS = {
     "batch_sample_and_play": K.batch_sample_and_play,
     "batch_alphago_planes": batch_alphago_planes,
     "batch_history_planes": batch_history_planes,
-    "collect_all": collect_all,
-    "expand_backup_all": expand_backup_all,
 }
 
 
