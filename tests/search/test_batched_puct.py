@@ -8,10 +8,6 @@ import json
 import numba
 import numpy as np
 import pytest
-from test_puct import _keyed
-from test_puct_golden import CASES as GOLDEN_CASES
-from test_puct_golden import GOLDEN as PUCT_GOLDEN
-from test_puct_golden import FixedEvaluator
 
 from go_env import Game, Rules, coords
 from go_env import core as K
@@ -20,6 +16,9 @@ from go_env.core.parallel import BatchKernel
 from goarena.search import PUCT, BatchedPUCT, EvaluatorError, Leaves, UniformEvaluator
 from goarena.search.batched_puct import collect_all, expand_backup_all
 from tests.boards import position
+from tests.search.test_puct import CASES as GOLDEN_CASES
+from tests.search.test_puct import GOLDEN as PUCT_GOLDEN
+from tests.search.test_puct import FixedEvaluator, _keyed
 
 
 class FakeNetwork:
