@@ -1,59 +1,89 @@
-"""Networks as one evaluator of search leaves: the features made once per leaf batch, one
-forward pass per network, the results remembered by position.
+"""Networks as one evaluator of search leaves: the features made once per leaf batch and kind,
+one forward pass per network, the results remembered by position.
 
-``NetworkEvaluator`` makes AlphaGo's planes of a batch of leaves in one kernel call, as many
-as its networks read (49: the value network reads them all, the policy network the first
-48), and serves both from them: priors from the policy network's logits over each leaf's
-legal moves, values from the value network. A dual-head network (one module whose forward
-gives ``(logits, values)``, passed as both ``policy`` and ``value``) runs once for both, as
-OpenSpiel's AlphaZero evaluator does. Without a policy network the priors are uniform;
-without a value network the values come from ``values`` (rollouts, say) or are 0::
+``NetworkEvaluator`` serves every network of the house, each of which declares what it reads
+(``features``: ``nets.features.Features``, AlphaGo's 48 or 49 planes or the 17 history planes
+in a layout) and what it gives (``heads``: "policy" logits, a "value" for the side to move,
+"ownership" per point). Of each kind of features, the planes of a batch of leaves are made in
+one kernel call (``inference.features.FeatureBuilder``), as many as its networks read; each
+network runs once on its own view of them::
 
     NetworkEvaluator(policy, value)                      # AlphaGo's networks
     NetworkEvaluator(policy, values=PatternRolloutEvaluator(rollout))
     MixedEvaluator(NetworkEvaluator(policy, value), rollouts, mix=0.5)   # AlphaGo's blend
+    NetworkEvaluator(policy=zero_net, value=zero_net)    # AlphaZero's: priors, value, ownership
+    NetworkEvaluator(value=ownership_net)                # values 2p − 1 from V, ownership, score
+    NetworkEvaluator(policy=policy_net, value=win_net)   # the win baseline's w as the value
+    NetworkEvaluator(policy=SB3Network(model), value=SB3Network(model))  # (one module: once)
 
-The priors are the softmax's weights ``exp(logit - max)`` on the legal moves, 0 elsewhere:
-the search normalises them once, as it does every evaluator's. Under an expansion threshold
-(``Leaves.expanding``) the policy network runs only on the leaves whose priors are wanted.
+One module given as both ``policy`` and ``value`` runs once for both, as OpenSpiel's
+AlphaZero evaluator does (a module that declares no ``heads`` is then read as giving
+``(logits, values)``). Without a policy network the priors are uniform; without a value
+network the values come from ``values`` (rollouts, say) or are 0.
 
-A network's outputs are functions of the planes alone, so the evaluator keeps them by
+``outputs(leaves)`` gives ``LeafOutputs``: the priors (the softmax's weights ``exp(logit -
+max)`` on the legal moves, 0 elsewhere: the search normalises them once, as it does every
+evaluator's), the values, and, where the value network has an ownership head, the ownership
+and the score V = Σ v + the leaf's komi from its side to move's view. An ownership network
+(heads ``("ownership",)``) values a leaf by its own ``probability(ownership, komi_terms)``,
+2p − 1. Under an expansion threshold (``Leaves.expanding``) a policy network of its own runs
+only on the leaves whose priors are wanted.
+
+A network's outputs are functions of its planes alone, so the evaluator keeps them by
 position (a digest of the planes): a leaf evaluated again, as under an expansion threshold,
-costs a look-up.
+costs a look-up. What depends on more than the planes (the komi in an ownership network's
+value and score) is computed from the kept outputs on every call. A network that changes
+(one in training, a function) is evaluated with ``cache=0``.
+
+A module that is no ``nn.Module`` forward (an SB3 model, a player's function) is served
+through an adapter that declares its features and heads and gives them with
+``run(planes, legal)`` (``inference.sb3.SB3Network``, ``inference.function.FunctionNetwork``).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 import numpy as np
+import torch
 from torch import nn
 
-from go_env.features.alphago import (
-    NUM_ALPHAGO_PLANES,
-    NUM_VALUE_PLANES,
-    batch_alphago_planes,
-    new_alphago_planes,
-)
+from go_env import core as K
+from go_env.core import GoState
+from go_env.features.alphago import NUM_ALPHAGO_PLANES, NUM_VALUE_PLANES
+from goarena.agents.inference.features import FeatureBuilder, arrange
+from goarena.agents.nets.features import Features, alphago_features
+from goarena.agents.nets.ownership import komi_term
 from goarena.agents.nets.predict import forward
 from goarena.agents.protocols import UnsupportedGame
 from goarena.search import LeafValues, Leaves
 from goarena.search.evaluator import uniform_priors
 
+HEADS = ("policy", "value", "ownership")
 
-@dataclass
-class _Known:
-    """What the evaluator has computed of one position."""
 
-    value: float | None = None
-    logits: np.ndarray | None = None  # float32[A]
+class LeafOutputs(NamedTuple):
+    """What the evaluator's networks say of a batch of B leaves, each for its side to move."""
+
+    priors: (
+        np.ndarray
+    )  # float32[B, A]: exp(logit - max) over the legal moves, 0 elsewhere (uniform without a policy)
+    values: np.ndarray  # float64[B] in [-1, 1]
+    ownership: np.ndarray | None  # float32[B, N*N]: +1 the side to move's at the end; None without the head
+    score: np.ndarray | None  # float64[B]: V = Σ v + the komi term, the expected final margin; None without
+
+
+def komi_terms(states: GoState) -> np.ndarray:
+    """float64[B]: each batched position's komi (its rules') from its side to move's view."""
+    komi = 0.5 * states.info[:, K.INFO_KOMI].astype(np.float64)
+    return komi_term(komi, states.info[:, K.INFO_TO_PLAY] == K.BLACK)
 
 
 def _planes_read(model: nn.Module, default: int) -> int:
-    """How many of the planes ``model`` reads: its ``planes``, else AlphaGo's for its role."""
+    """How many of AlphaGo's planes a module without ``features`` reads: its ``planes``, else
+    AlphaGo's for its role."""
     planes = getattr(model, "planes", default)
     if not isinstance(planes, int) or not 0 < planes <= NUM_VALUE_PLANES:
         raise ValueError(
@@ -71,18 +101,72 @@ def legal_weights(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return np.exp(masked - np.where(np.isfinite(top), top, 0.0)).astype(np.float32)
 
 
+class _Network:
+    """One module as the evaluator runs it: what it reads, what it gives, where its outputs go."""
+
+    def __init__(self, index: int, module: nn.Module, policy: bool, value: bool):
+        self.index = index
+        self.module = module
+        self.policy = policy  # gives the priors
+        self.value = value  # gives the values (all leaves)
+        declared = getattr(module, "heads", None)
+        if declared is None:  # a module that declares nothing: its roles' heads, in this order
+            declared = (("policy",) if policy else ()) + (("value",) if value else ())
+        self.heads: tuple[str, ...] = tuple(declared)
+        unknown = set(self.heads) - set(HEADS)
+        if unknown:
+            raise ValueError(f"{type(module).__name__} declares heads {sorted(unknown)}: known are {HEADS}")
+        if policy and "policy" not in self.heads:
+            raise ValueError(f"{type(module).__name__} has no policy head (its heads: {self.heads})")
+        if value and not {"value", "ownership"} & set(self.heads):
+            raise ValueError(
+                f"{type(module).__name__} has no value or ownership head (its heads: {self.heads})"
+            )
+        features = getattr(module, "features", None)
+        if not isinstance(features, Features):  # AlphaGo's planes, as many as the module's role reads
+            features = alphago_features(
+                _planes_read(module, NUM_VALUE_PLANES if value else NUM_ALPHAGO_PLANES)
+            )
+        self.features = features
+        self.board_size: int | None = getattr(module, "board_size", None)
+
+    def run(self, planes: np.ndarray, legal: np.ndarray) -> dict[str, np.ndarray]:
+        """The module's heads on ``planes`` (its own view), each as a numpy array."""
+        run = getattr(self.module, "run", None)  # an adapter's: numpy in and out
+        output = run(planes, legal) if run is not None else forward(self.module, planes)
+        parts = output if isinstance(output, (tuple, list)) else (output,)
+        if len(parts) != len(self.heads):
+            raise ValueError(
+                f"{type(self.module).__name__} gave {len(parts)} outputs for its heads {self.heads}"
+            )
+        return {head: _numpy(part) for head, part in zip(self.heads, parts, strict=True)}
+
+    def probability(self, ownership: np.ndarray, terms: np.ndarray) -> np.ndarray:
+        """float64[B]: the side to move's win probability from the ownership and komi terms, by
+        the module's own ``probability`` (an ownership network's calibrated map of V)."""
+        device = _device_of(self.module)
+        with torch.inference_mode():
+            p = self.module.probability(  # type: ignore[operator]
+                torch.as_tensor(ownership, device=device),
+                torch.as_tensor(terms, dtype=torch.float32, device=device),
+            )
+        return p.double().cpu().numpy()
+
+
 class NetworkEvaluator:
-    """Priors and values of search leaves from a policy and a value network (or one
-    dual-head network), over one batch of planes per call.
+    """Priors, values, ownership and scores of search leaves from a policy and a value network
+    (or one network with both heads), over one batch of planes per kind of features per call.
 
     Args:
-        policy: gives move logits ``float[B, N*N + 1]`` from its first ``policy.planes``
-            planes (a ``PolicyNet``); None: uniform priors over the legal moves.
-        value: gives values ``float[B]`` in (-1, 1) for the side to move from its first
-            ``value.planes`` planes (a ``ValueNet``); the same module as ``policy`` if one
-            network has both heads, its forward then giving ``(logits, values)``.
+        policy: gives move logits ``float[B, N*N + 1]`` (its "policy" head); None: uniform
+            priors over the legal moves.
+        value: gives each leaf's value for its side to move: its "value" head, else its
+            "ownership" head through its ``probability`` (2p − 1); its ownership head, if any,
+            gives the ownership and the score. The same module as ``policy`` if one network
+            has both heads.
         values: the leaves' values where there is no value network (e.g. rollouts); None: 0.
-        cache: how many positions' outputs to keep (the oldest go first); 0 keeps none.
+        cache: how many positions' outputs to keep, per network (the oldest go first); 0
+            keeps none.
     """
 
     def __init__(
@@ -96,89 +180,148 @@ class NetworkEvaluator:
             raise ValueError(f"cache counts positions: at least 0, got {cache}")
         if value is not None and values is not None:
             raise ValueError("the values come from the value network or from values=, not both")
-        networks = [model for model in (policy, value) if model is not None]
-        # Networks of different boards are refused when a game is searched (players name their
-        # files first, at reset and in check_options).
-        sizes: set[int] = {model.board_size for model in networks}  # type: ignore[misc]
         self.policy = policy.eval() if policy is not None else None
         self.value = value.eval() if value is not None else None
         self.values_from = values
         self.cache = cache
-        self.board_sizes = sizes
-        # Unless a network says: the policy network reads the first 48 planes, a value network
-        # (or a dual-head one) all 49.
-        own_policy = NUM_VALUE_PLANES if policy is not None and policy is value else NUM_ALPHAGO_PLANES
-        self._policy_planes = _planes_read(policy, own_policy) if policy is not None else 0
-        self._value_planes = _planes_read(value, NUM_VALUE_PLANES) if value is not None else 0
-        self.num_planes = max(self._policy_planes, self._value_planes)
-        self._known: OrderedDict[bytes, _Known] = OrderedDict()
-        self._planes = np.zeros((0, self.num_planes, 0, 0), np.uint8)
+        modules = [module for module in (policy, value) if module is not None]
+        unique = [
+            module for i, module in enumerate(modules) if all(module is not other for other in modules[:i])
+        ]
+        self.networks: tuple[nn.Module, ...] = tuple(unique)
+        self._networks = [
+            _Network(i, module, module is policy, module is value) for i, module in enumerate(unique)
+        ]
+        # Networks of different boards are refused when a game is searched (players name their
+        # files first, at reset and in check_options).
+        self.board_sizes: set[int] = {net.board_size for net in self._networks if net.board_size is not None}
+        self._builders: dict[str, FeatureBuilder] = {}
+        for net in self._networks:
+            kind = net.features.kind
+            planes = max(net.features.planes, self._builders[kind].planes if kind in self._builders else 0)
+            self._builders[kind] = FeatureBuilder(kind, planes)
+        self._known: OrderedDict[bytes, dict[str, np.ndarray]] = OrderedDict()
+        self.evaluations = 0  # positions the networks ran on (the value network's, else the policy's)
 
     @property
     def dual(self) -> bool:
         """One network gives both the priors and the values."""
         return self.policy is not None and self.policy is self.value
 
+    @property
+    def board_size(self) -> int:
+        """The board the networks were trained for."""
+        if len(self.board_sizes) != 1:
+            raise ValueError(f"the networks were trained for {sorted(self.board_sizes)}")
+        return next(iter(self.board_sizes))
+
+    @property
+    def num_planes(self) -> int:
+        """How many of AlphaGo's planes the evaluator makes (0: none)."""
+        builder = self._builders.get("alphago")
+        return builder.planes if builder is not None else 0
+
     def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
         """(priors float32[B, A], values float64[B]) for the leaves (see the module documentation)."""
-        priors = uniform_priors(leaves.legal)
-        wanted = leaves.wants_priors() if self.policy is not None else np.zeros(len(leaves), bool)
-        values = self._evaluate(leaves, wanted, priors)
-        if values is None:
-            values = (
-                self.values_from.values(leaves) if self.values_from is not None else np.zeros(len(leaves))
-            )
-        return priors, values
+        found = self.outputs(leaves)
+        return found.priors, found.values
 
     def values(self, leaves: Leaves) -> np.ndarray:
         """float64[B]: each leaf's value for its side to move (``LeafValues``)."""
         if self.value is None:
             raise TypeError("values(leaves) needs a value network; evaluate(leaves) gives the others' values")
-        values = self._evaluate(leaves, np.zeros(len(leaves), bool), None)
-        assert values is not None
-        return values
+        return self._outputs(leaves, np.zeros(len(leaves), bool)).values
 
-    def _evaluate(self, leaves: Leaves, wanted: np.ndarray, priors: np.ndarray | None) -> np.ndarray | None:
-        """The value network's values of every leaf (None without one), and the policy's
-        weights into ``priors`` for the ``wanted`` leaves; the planes made once, for the
-        leaves either needs."""
-        rows = np.arange(len(leaves)) if self.value is not None else np.flatnonzero(wanted)
-        if not len(rows):
-            return None
-        self._check_size(leaves)
-        planes = self._make_planes(leaves, rows)
-        known = self._look_up(planes)
-        need_value = [i for i, entry in enumerate(known) if self.value is not None and entry.value is None]
-        need_logits = [i for i, entry in enumerate(known) if wanted[rows[i]] and entry.logits is None]
-        self._run(planes, known, need_value, need_logits)
-        if priors is not None and wanted.any():
-            picked = [i for i, row in enumerate(rows) if wanted[row]]
-            logits = np.stack([known[i].logits for i in picked])  # type: ignore[misc]
-            priors[rows[picked]] = legal_weights(logits, leaves.legal[rows[picked]])
-        if self.value is None:
-            return None
-        return np.array([entry.value for entry in known], np.float64)
+    def outputs(self, leaves: Leaves) -> LeafOutputs:
+        """The priors, values, ownership and scores of the leaves (``LeafOutputs``)."""
+        wanted = leaves.wants_priors() if self.policy is not None else np.zeros(len(leaves), bool)
+        return self._outputs(leaves, wanted)
 
-    def _run(
-        self, planes: np.ndarray, known: list[_Known], need_value: list[int], need_logits: list[int]
-    ) -> None:
-        """One forward pass per network over the positions that need it (one in all for a
-        dual-head network)."""
-        if self.dual:
-            needed = sorted(set(need_value) | set(need_logits))
-            if needed:
-                logits, values = _outputs(self.policy, planes[needed, : self._policy_planes])
-                for j, i in enumerate(needed):
-                    known[i].logits, known[i].value = logits[j], float(values[j])
-            return
-        if need_value:
-            values = _outputs(self.value, planes[need_value, : self._value_planes])
-            for j, i in enumerate(need_value):
-                known[i].value = float(values[j])
-        if need_logits:
-            logits = _outputs(self.policy, planes[need_logits, : self._policy_planes])
-            for j, i in enumerate(need_logits):
-                known[i].logits = logits[j]
+    def _outputs(self, leaves: Leaves, wanted: np.ndarray) -> LeafOutputs:
+        count = len(leaves)
+        rows = {
+            net.index: np.arange(count) if net.value else np.flatnonzero(wanted) for net in self._networks
+        }
+        found = self._run(leaves, rows)
+        priors = uniform_priors(leaves.legal)
+        values: np.ndarray | None = None
+        ownership = score = None
+        for net in self._networks:
+            parts = found[net.index]
+            if net.policy and "policy" in parts:
+                given = rows[net.index]
+                priors[given] = legal_weights(parts["policy"], leaves.legal[given])
+            if not net.value:
+                continue
+            if "ownership" in parts:
+                ownership = parts["ownership"]
+                terms = komi_terms(leaves.states)
+                score = ownership.sum(axis=1).astype(np.float64) + terms  # the komi exact
+                if "value" not in parts:
+                    values = 2.0 * net.probability(ownership, terms) - 1.0
+            if "value" in parts:
+                values = parts["value"].astype(np.float64)
+        if values is None:
+            values = self.values_from.values(leaves) if self.values_from is not None else np.zeros(count)
+        return LeafOutputs(priors, values, ownership, score)
+
+    def _run(self, leaves: Leaves, rows: dict[int, np.ndarray]) -> dict[int, dict[str, np.ndarray]]:
+        """Each network's heads on its ``rows`` of the leaves: its kind's planes made once for
+        the rows its networks need, the known positions looked up, the others run in one
+        forward pass per network."""
+        found: dict[int, dict[str, np.ndarray]] = {}
+        if any(len(each) for each in rows.values()):
+            self._check_size(leaves)
+        for kind, builder in self._builders.items():
+            nets = [net for net in self._networks if net.features.kind == kind]
+            needed = np.unique(np.concatenate([rows[net.index] for net in nets]))
+            if not len(needed):
+                for net in nets:
+                    found[net.index] = {}
+                continue
+            states = leaves.states if len(needed) == len(leaves) else leaves.subset(needed).states
+            raw = builder.build(states, leaves.geometry)
+            digests = self._digests(raw)
+            for net in nets:
+                at = np.searchsorted(needed, rows[net.index])
+                found[net.index] = self._network(net, raw, at, digests, leaves.legal[rows[net.index]])
+        return found
+
+    def _network(
+        self, net: _Network, raw: np.ndarray, at: np.ndarray, digests: list[bytes] | None, legal: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """The network's heads at rows ``at`` of its kind's planes ``raw``, stacked."""
+        if not len(at):
+            return {}
+        prefix = bytes([net.index])
+        entries: list[dict[str, np.ndarray] | None] = [None] * len(at)
+        if digests is not None:
+            entries = [self._known.get(prefix + digests[i]) for i in at]
+        missing = [j for j, entry in enumerate(entries) if entry is None]
+        if missing:
+            computed = net.run(arrange(raw[at[missing]], net.features), legal[missing])
+            for n, j in enumerate(missing):
+                entries[j] = {head: part[n] for head, part in computed.items()}
+            if net.value or not any(other.value for other in self._networks):
+                self.evaluations += len(missing)
+        if digests is not None:
+            known = self._known
+            for j, i in enumerate(at):
+                key = prefix + digests[i]
+                if j in missing:
+                    known[key] = entries[j]  # type: ignore[assignment]
+                else:
+                    known.move_to_end(key)
+            while len(known) > self.cache * len(self._networks):
+                known.popitem(last=False)
+        rows = cast(list[dict[str, np.ndarray]], entries)
+        return {head: np.stack([entry[head] for entry in rows]) for head in rows[0]}
+
+    def _digests(self, raw: np.ndarray) -> list[bytes] | None:
+        """Each position's key: a digest of its planes (None without a cache)."""
+        if not self.cache:
+            return None
+        return [hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in raw]
 
     def _check_size(self, leaves: Leaves) -> None:
         size = leaves.geometry.size
@@ -190,39 +333,14 @@ class NetworkEvaluator:
             trained = " and ".join(f"{each}x{each}" for each in wrong)
             raise UnsupportedGame(f"the {which} trained for {trained}, not {size}x{size}")
 
-    def _make_planes(self, leaves: Leaves, rows: np.ndarray) -> np.ndarray:
-        """uint8[len(rows), C, N, N]: the planes of leaves ``rows``, in one kernel call."""
-        count, size = len(rows), leaves.geometry.size
-        if self._planes.shape[0] < count or self._planes.shape[2] != size:
-            self._planes = new_alphago_planes(size, self.num_planes > 48, batch=max(count, 8))
-        planes = self._planes[:count]
-        states = leaves.states if count == len(leaves) else leaves.subset(rows).states
-        batch_alphago_planes(states, leaves.geometry, planes)
-        return planes
 
-    def _look_up(self, planes: np.ndarray) -> list[_Known]:
-        """Each position's entry: the remembered one, or a new one (remembered if ``cache``)."""
-        if not self.cache:
-            return [_Known() for _ in range(len(planes))]
-        known = self._known
-        entries = []
-        for row in planes:
-            key = hashlib.blake2b(row.tobytes(), digest_size=16).digest()
-            entry = known.get(key)
-            if entry is None:
-                entry = known[key] = _Known()
-            else:
-                known.move_to_end(key)
-            entries.append(entry)
-        while len(known) > self.cache:
-            known.popitem(last=False)
-        return entries
+def _numpy(part: Any) -> np.ndarray:
+    """A head's output as numpy (float32 from a tensor)."""
+    if isinstance(part, torch.Tensor):
+        return part.float().cpu().numpy()
+    return np.asarray(part)
 
 
-def _outputs(model: nn.Module | None, planes: np.ndarray) -> Any:
-    """The model's outputs (each as float32 numpy) on ``planes``."""
-    assert model is not None
-    output = forward(model, planes)
-    if isinstance(output, tuple):
-        return tuple(part.float().cpu().numpy() for part in output)
-    return output.float().cpu().numpy()
+def _device_of(module: nn.Module) -> torch.device:
+    weight = next(module.parameters(), None)
+    return weight.device if weight is not None else torch.device("cpu")

@@ -1,21 +1,16 @@
-"""The ownership value network as an evaluator of search leaves, and its estimates of a
-game's position.
+"""A position network's estimates of positions: the ownership map, V and the win probability.
 
-``OwnershipEvaluator`` builds the history planes of all leaves in one kernel call, runs the
-network once, and turns each leaf's ownership into its value: V = Σ v + the komi of the leaf's
-rules from its side to move's view, p = sigmoid(a·V + b) the network's calibrated win
-probability, value = 2p − 1. Its priors are uniform over the legal moves, or a policy
-network's (``NetworkEvaluator``, which makes that network's own planes) when given one::
+``estimate`` gives the ownership, V and p of a batch of positions from an ``OwnershipNet`` (V =
+Σ v + the komi of each position's rules from its side to move's view, p = sigmoid(a·V + b)) or
+a ``WinNet`` (p = (1 + w) / 2; no ownership, no V: None); ``ownership_map`` and
+``position_score`` those of a ``Game``'s position, from an ownership network. The search's
+evaluator over either network is ``NetworkEvaluator`` (``inference.network``)::
 
-    PUCT(OwnershipEvaluator(model))                      # priors uniform, values from V
-    PUCT(OwnershipEvaluator(model, policy=policy_net))   # a policy network's priors
+    PUCT(NetworkEvaluator(value=model))                  # priors uniform, values 2p − 1
+    PUCT(NetworkEvaluator(policy=policy_net, value=model))   # a policy network's priors
 
-``estimate`` gives the ownership, V and p of a batch of positions; ``ownership_map`` and
-``position_score`` those of a ``Game``'s position.
-
-The win-probability baseline (``OwnershipNet(head="win")``) serves the same callers: its p is
-its output's (1 + w) / 2, so its leaf values are w; its estimates have no ownership and no V
-(None), and ``ownership_map`` and ``position_score`` refuse it.
+``OwnershipEvaluator(model, policy)`` is that evaluator under its old name, for the players
+that still ask for it.
 """
 
 from __future__ import annotations
@@ -27,19 +22,25 @@ import torch
 from torch import nn
 
 from go_env import Game
-from go_env import core as K
 from go_env.core import Geometry, GoState
-from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
-from goarena.agents.inference.network import NetworkEvaluator
-from goarena.agents.nets.ownership import NO_OWNERSHIP, OwnershipNet, has_ownership, komi_term
+from goarena.agents.inference.features import planes_of
+from goarena.agents.inference.network import NetworkEvaluator, komi_terms
+from goarena.agents.nets.ownership import NO_OWNERSHIP, PositionNet
 from goarena.agents.nets.predict import forward
 from goarena.agents.protocols import check_board_size
-from goarena.search import Leaves
-from goarena.search.evaluator import uniform_priors
+
+__all__ = [
+    "OwnershipEstimate",
+    "OwnershipEvaluator",
+    "estimate",
+    "komi_terms",
+    "ownership_map",
+    "position_score",
+]
 
 
 class OwnershipEstimate(NamedTuple):
-    """What the ownership network says of B positions, each from its side to move's view (a
+    """What a position network says of B positions, each from its side to move's view (a
     win network: its win probability alone, ``ownership`` and ``score`` None)."""
 
     ownership: np.ndarray | None  # float32[B, N*N]: v(s, i), +1 the side to move's at the end
@@ -47,65 +48,31 @@ class OwnershipEstimate(NamedTuple):
     win_probability: np.ndarray  # float64[B]: sigmoid(a·V + b), calibrated; a win network's (1 + w) / 2
 
 
-def komi_terms(states: GoState) -> np.ndarray:
-    """float64[B]: each batched position's komi (its rules') from its side to move's view."""
-    komi = 0.5 * states.info[:, K.INFO_KOMI].astype(np.float64)
-    return komi_term(komi, states.info[:, K.INFO_TO_PLAY] == K.BLACK)
-
-
-class _Planes:
-    """A reused buffer for the history planes of a batch of positions."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._buffer = np.zeros((0, size, size, NUM_HISTORY_PLANES), np.int8)
-
-    def __call__(self, states: GoState, geometry: Geometry) -> np.ndarray:
-        """int8[B, 17, N, N]: the positions' history planes, channels first."""
-        count = states.info.shape[0]
-        if geometry.size != self.size:
-            raise ValueError(f"the ownership network plays {self.size}x{self.size}, not {geometry.size}")
-        if self._buffer.shape[0] < count:
-            self._buffer = np.zeros((count, self.size, self.size, NUM_HISTORY_PLANES), np.int8)
-        out = self._buffer[:count]
-        batch_history_planes(states, geometry, out)
-        return np.ascontiguousarray(np.moveaxis(out, -1, 1))
-
-
-def _estimate(model: OwnershipNet, planes: np.ndarray, states: GoState) -> OwnershipEstimate:
-    if not has_ownership(model):
-        wins = forward(model, planes).float()
-        return OwnershipEstimate(None, None, ((1.0 + wins) / 2.0).double().cpu().numpy())
-    ownership = forward(model, planes).float()
+def estimate(model: PositionNet, states: GoState, geometry: Geometry) -> OwnershipEstimate:
+    """The network's ownership, V and win probability of the batched positions ``states``
+    (every field with a leading axis B), one forward pass."""
+    output = forward(model, planes_of(states, geometry, model.features)).float()
     terms = komi_terms(states)
-    scores = model.score(ownership, torch.as_tensor(terms, dtype=torch.float32, device=ownership.device))
-    p = model.win_probability(scores)
+    p = model.probability(output, torch.as_tensor(terms, dtype=torch.float32, device=output.device))
+    win_probability = p.double().cpu().numpy()
+    if "ownership" not in model.heads:
+        return OwnershipEstimate(None, None, win_probability)
     return OwnershipEstimate(
-        ownership.cpu().numpy(),
-        ownership.sum(dim=1).double().cpu().numpy() + terms,  # V in float64, the komi exact
-        p.double().cpu().numpy(),
+        output.cpu().numpy(),
+        output.sum(dim=1).double().cpu().numpy() + terms,  # V in float64, the komi exact
+        win_probability,
     )
 
 
-def estimate(model: OwnershipNet, states: GoState, geometry: Geometry) -> OwnershipEstimate:
-    """The network's ownership, V and win probability of the batched positions ``states``
-    (every field with a leading axis B), one forward pass."""
-    return _estimate(model, _Planes(geometry.size)(states, geometry), states)
-
-
-def _single(game: Game) -> GoState:
-    return GoState(*(field[None] for field in game.state))
-
-
-def _found(model: OwnershipNet, game: Game) -> OwnershipEstimate:
+def _found(model: PositionNet, game: Game) -> OwnershipEstimate:
     """The estimate of ``game``'s position by an ownership network (not a win network)."""
-    if not has_ownership(model):
+    if "ownership" not in model.heads:
         raise ValueError(NO_OWNERSHIP)
     check_board_size(model.board_size, game.size, "the ownership network was")
-    return estimate(model, _single(game), game.geometry)
+    return estimate(model, GoState(*(field[None] for field in game.state)), game.geometry)
 
 
-def ownership_map(model: OwnershipNet, game: Game) -> np.ndarray:
+def ownership_map(model: PositionNet, game: Game) -> np.ndarray:
     """float32[N*N]: v(s, i) of ``game``'s position, from its side to move's view.
 
     Raises:
@@ -117,7 +84,7 @@ def ownership_map(model: OwnershipNet, game: Game) -> np.ndarray:
     return ownership[0]
 
 
-def position_score(model: OwnershipNet, game: Game) -> float:
+def position_score(model: PositionNet, game: Game) -> float:
     """V of ``game``'s position (Σ v + the komi term), from its side to move's view.
 
     Raises:
@@ -129,31 +96,16 @@ def position_score(model: OwnershipNet, game: Game) -> float:
     return float(score[0])
 
 
-class OwnershipEvaluator:
-    """Priors and values of search leaves from an ``OwnershipNet``, either head (see the module
-    documentation).
+class OwnershipEvaluator(NetworkEvaluator):
+    """``NetworkEvaluator(policy, value=model)`` under its old name (a shim for the players
+    that still ask for it: they will ask for the ``NetworkEvaluator``).
 
     Args:
-        model: the ownership network (its device and dtype are the inference's).
-        policy: a policy network (a ``PolicyNet``) for the priors; None: uniform priors.
+        model: an ``OwnershipNet`` or a ``WinNet``.
+        policy: a policy network for the priors; None: uniform priors.
     """
 
     def __init__(self, model: nn.Module, policy: nn.Module | None = None):
+        super().__init__(policy=policy, value=model)
         self.model = model
-        self.board_size: int = model.board_size  # type: ignore[assignment]
-        self._planes = _Planes(self.board_size)
-        self._priors = NetworkEvaluator(policy) if policy is not None else None
-        self.evaluations = 0  # positions evaluated
-
-    def outputs(self, leaves: Leaves) -> OwnershipEstimate:
-        """The network's ownership, V and win probability of each leaf."""
-        self.evaluations += len(leaves)
-        return _estimate(self.model, self._planes(leaves.states, leaves.geometry), leaves.states)  # type: ignore[arg-type]
-
-    def values(self, leaves: Leaves) -> np.ndarray:
-        """float64[B] in [-1, 1]: 2p − 1 of each leaf, for its side to move (``LeafValues``)."""
-        return 2.0 * self.outputs(leaves).win_probability - 1.0
-
-    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
-        priors = uniform_priors(leaves.legal) if self._priors is None else self._priors.evaluate(leaves)[0]
-        return priors, self.values(leaves)
+        self._priors = self.policy  # the old evaluator's: what gives the priors (None: uniform)

@@ -1,6 +1,12 @@
-"""Stable-Baselines3 models over Go planes in inference: their observations of a game or of a
-batch of leaves, and one forward pass of the policy and critic (``model_outputs``).
-``SB3Evaluator`` serves a model to search.
+"""Stable-Baselines3 models over Go planes in inference: their observations of a game, one
+forward pass of the policy and critic (``model_outputs``), and ``SB3Network``, the adapter that
+serves a model to search through ``NetworkEvaluator``: it declares the model's features (the
+history planes in the layout and dtype of its observation space) and heads (policy, value)::
+
+    network = SB3Network(model)
+    NetworkEvaluator(policy=network, value=network, cache=0)   # one forward pass for both
+
+``SB3Evaluator(model)`` is that evaluator under its old name.
 """
 
 from __future__ import annotations
@@ -11,13 +17,15 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from stable_baselines3.common.base_class import BaseAlgorithm
+from torch import nn
 
 from go_env import Game
-from go_env.features import NUM_HISTORY_PLANES, batch_history_planes, planes_in_layout
+from go_env.features import NUM_HISTORY_PLANES, planes_in_layout
+from goarena.agents.inference.network import NetworkEvaluator
+from goarena.agents.nets.features import Features
 from goarena.agents.nets.predict import masked_softmax
 from goarena.agents.nets.sb3 import SB3Model, check_spaces, layout_of
 from goarena.agents.nets.sb3_extractor import channels_first_of
-from goarena.agents.protocols import check_board_size
 from goarena.search import Leaves
 
 # -- observations ------------------------------------------------------------------------
@@ -55,6 +63,14 @@ def model_outputs(
         (float64[B, A]: the policy's probabilities over the legal moves, 0 elsewhere;
         float64[B]: the critic's values, clipped to [-1, 1]).
     """
+    logits, values = _logits_and_values(model, observations)
+    return masked_softmax(logits, legal), values
+
+
+def _logits_and_values(
+    model: BaseAlgorithm | SB3Model, observations: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(float32[B, A] logits, float64[B] values clipped to [-1, 1]) of one forward pass."""
     policy: Any = model.policy  # Maskable or not: no common base class declares the parts used
     policy.set_training_mode(False)
     with torch.inference_mode():
@@ -68,31 +84,58 @@ def model_outputs(
             latent_vf = policy.mlp_extractor.forward_critic(features[1])
         logits = policy.action_net(latent_pi).float().cpu().numpy()
         values = policy.value_net(latent_vf)[:, 0].double().cpu().numpy()
-    return masked_softmax(logits, legal), np.clip(values, -1.0, 1.0)
+    return logits, np.clip(values, -1.0, 1.0)
 
 
-class SB3Evaluator:
-    """A PPO or MaskablePPO model as a search evaluator: each leaf's history planes (from the
-    leaf's side to move), one forward pass for the batch; the policy's probabilities over the
-    legal moves as priors, the critic's value as the leaf's value.
+class SB3Network(nn.Module):
+    """A PPO or MaskablePPO model over Go planes as a network ``NetworkEvaluator`` serves: the
+    history planes in its observation space's layout and dtype in, the policy's logits and the
+    critic's value (clipped to [-1, 1]) out, by ``run(planes, legal)``.
+
+    The model is held, not registered as a submodule: its mode is its own (``model_outputs``
+    puts it in eval mode for each pass), and a model in training is read as it is now.
+
+    Args:
+        model: a PPO or MaskablePPO model, or an ``SB3Model``.
+    """
+
+    heads = ("policy", "value")
+    model: BaseAlgorithm | SB3Model
+
+    def __init__(self, model: BaseAlgorithm | SB3Model):
+        super().__init__()
+        object.__setattr__(self, "model", model)
+        self.layout = layout_of(model)
+        space = model.observation_space
+        self.board_size = check_spaces("the model", space, model.action_space, self.layout)
+        self.features = Features(
+            "history",
+            NUM_HISTORY_PLANES,
+            channels_first=channels_first_of(space, self.layout),
+            dtype=np.dtype(space.dtype).name,
+        )
+
+    def run(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(float32[B, A] logits, float64[B] values) of the observations ``planes``."""
+        return _logits_and_values(self.model, planes)
+
+
+class SB3Evaluator(NetworkEvaluator):
+    """``NetworkEvaluator`` over ``SB3Network(model)`` under its old name (a shim for the
+    players that still ask for it), with no cache: the model may be in training.
 
     Args:
         model: a PPO or MaskablePPO model over Go planes.
     """
 
     def __init__(self, model: BaseAlgorithm | SB3Model):
+        network = SB3Network(model)
+        super().__init__(policy=network, value=network, cache=0)
         self.model = model
-        self.layout = layout_of(model)
-        self.board_size = check_spaces("the model", model.observation_space, model.action_space, self.layout)
-        self._planes = np.empty((1, self.board_size, self.board_size, NUM_HISTORY_PLANES), np.int8)
+        self.layout = network.layout
 
     def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
-        size = leaves.geometry.size
-        check_board_size(self.board_size, size, "the model was")
-        count = len(leaves)
-        if self._planes.shape[0] < count:
-            self._planes = np.empty((count, size, size, NUM_HISTORY_PLANES), np.int8)
-        planes = self._planes[:count]
-        batch_history_planes(leaves.states, leaves.geometry, planes)
-        observations = planes_for_space(planes, self.model.observation_space, self.layout)
-        return model_outputs(self.model, observations, leaves.legal)
+        """(priors float32[B, A], values float64[B]): the policy's probabilities over the legal
+        moves (normalised, as the old evaluator gave them), the critic's values."""
+        priors, values = super().evaluate(leaves)
+        return priors / priors.sum(axis=1, keepdims=True), values

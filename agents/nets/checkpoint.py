@@ -25,7 +25,7 @@ from torch import nn
 
 from goarena.agents.atomic import replacing
 from goarena.agents.nets.errors import NetworkFileError, zip_size_problem
-from goarena.agents.nets.ownership import OwnershipNet
+from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.rollout import RolloutPolicy
 from goarena.agents.nets.value import ValueNet
@@ -39,6 +39,7 @@ ARCHITECTURES: dict[str, type[nn.Module]] = {
     PolicyNet.arch: PolicyNet,
     RolloutPolicy.arch: RolloutPolicy,
     ValueNet.arch: ValueNet,
+    WinNet.arch: WinNet,
     ZeroNet.arch: ZeroNet,
 }
 
@@ -124,7 +125,7 @@ def describe(path: Path | str) -> tuple[str, dict[str, Any]]:
     """The architecture name and constructor arguments of the network in ``path``, without
     reading its weights."""
     contents = read_checkpoint(path, mmap=True)
-    return contents["arch"], _kwargs(path, contents)
+    return _current(contents["arch"], _kwargs(path, contents))
 
 
 def build_model(
@@ -136,7 +137,7 @@ def build_model(
         raise CheckpointError(
             f"{path}: unknown architecture {arch!r} (known: {', '.join(sorted(ARCHITECTURES))})"
         )
-    kwargs = _kwargs(path, contents)
+    arch, kwargs = _current(arch, _kwargs(path, contents))
     state = contents["state_dict"]
     problem = nonfinite_weight(state) if isinstance(state, Mapping) else None  # else load_state_dict says
     if problem is not None:
@@ -166,6 +167,17 @@ def load_model(path: Path | str, device: str | torch.device = "cpu") -> nn.Modul
 def weights_digest(path: Path | str) -> str:
     """The sha256 of the weights saved at ``path`` (checked against them)."""
     return str(read_checkpoint(path)["sha256"])
+
+
+def _current(arch: str, kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The architecture and arguments of today's class for a file's: an ownership network saved
+    with ``head`` (before the win baseline had its own class) is a ``WinNet`` with
+    ``head="win"``, an ``OwnershipNet`` with ``head="ownership"``."""
+    if arch == OwnershipNet.arch and "head" in kwargs:
+        kwargs = dict(kwargs)
+        if kwargs.pop("head") == "win":
+            arch = WinNet.arch
+    return arch, kwargs
 
 
 def _kwargs(path: Path | str, contents: Mapping[str, Any]) -> dict[str, Any]:

@@ -39,8 +39,16 @@ from goarena.agents.nets.errors import NetworkFileError as NetworkFileError  # r
 from goarena.agents.nets.errors import refuse, zip_size_problem
 from goarena.agents.protocols import UnsupportedGame, files_digest
 
-# What a player asks for, and the architecture (``arch``) of a checkpoint that is one.
-KINDS = {"policy": "policy", "value": "value", "zero": "zero", "ownership": "ownership", "rollout": None}
+# What a player asks for, and the architectures (``arch``) of the checkpoints that are one: the
+# win baseline (``WinNet``) values a position as a value network does, and serves where an
+# ownership network is asked for (it is what the ownership network is measured against).
+KINDS: dict[str, tuple[str, ...]] = {
+    "policy": ("policy",),
+    "value": ("value", "win"),
+    "zero": ("zero",),
+    "ownership": ("ownership", "win"),
+    "rollout": (),
+}
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = b"PK"
 
@@ -125,9 +133,9 @@ def _load_checkpoint(path: Path, kind: str, device: str, precision: str) -> Netw
     where, dtype = resolve_device(device), resolve_precision(precision)
     contents = read_checkpoint(path, where)  # CheckpointError is a NetworkFileError
     model = build_model(path, contents, where)
-    if contents["arch"] != KINDS[kind]:
+    if model.arch not in KINDS[kind]:
         article = "an" if kind[0] in "aeiou" else "a"  # an ownership network
-        raise refuse(path, f"holds a {contents['arch']!r} network, not {article} {kind} network")
+        raise refuse(path, f"holds a {model.arch!r} network, not {article} {kind} network")
     board_size: int = model.board_size  # type: ignore[assignment]  # every network's own
     return Network(path, kind, board_size, str(contents["sha256"]), model.to(dtype).eval())
 

@@ -22,16 +22,20 @@ points is a 75% win).
 V counts area (stones and surrounded points); under territory scoring the count differs by
 the stones' and prisoners' balance, which V does not see.
 
-**The win-probability baseline.** ``OwnershipNet(..., head="win")`` is the same trunk with
-ZeroNet's value head (``blocks.ValueHead``: the board-wide mean and max of the trunk, a hidden
-layer, one tanh) in place of the ownership head: w in (-1, 1), the expected outcome for the
-side to move, trained on the game's result (``goarena train ownership --method win``). It is
-what the seed's claim, that V is the better value function, is measured against at equal
-size (the default 4 x 32: 85,505 weights against the ownership network's 81,313). It has no
-ownership map and no V: its forward gives w, ``float[B]``, its win probability is
-``p = (1 + w) / 2`` directly, with no calibration (``calibration`` is None), and it knows no
-komi but its games'. ``probability`` gives p from either head's output; ``has_ownership``
-tells the two apart (files written before the option are ownership networks).
+**The win-probability baseline.** ``WinNet`` is the same trunk with ZeroNet's value head
+(``blocks.ValueHead``: the board-wide mean and max of the trunk, a hidden layer, one tanh) in
+place of the ownership head: w in (-1, 1), the expected outcome for the side to move, trained
+on the game's result (``goarena train ownership --method win``). It is what the claim that V
+is the better value function is measured against at equal size (the default 4 x 32: 85,505
+weights against the ownership network's 81,313). It has no ownership map and no V: its
+forward gives w, ``float[B]``, its win probability is ``p = (1 + w) / 2`` directly, with no
+calibration (``calibration`` is None), and it knows no komi but its games'.
+
+Both are "value of a position" networks (``PositionNet``): each declares its ``heads``
+(``("ownership",)``, ``("value",)``) and its ``features`` (the history planes), and
+``probability(output, komi_terms)`` gives p from its own output. Files saved before
+``WinNet`` had its class (arch "ownership" with ``head="win"``) load as ``WinNet``
+(``nets.checkpoint``).
 """
 
 from __future__ import annotations
@@ -44,11 +48,11 @@ from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES
 from goarena.agents.nets.blocks import ValueHead, mean_and_max, residual_trunk
+from goarena.agents.nets.features import HISTORY
 
 NEWTON_STEPS = 50  # calibration converges in under ten on real data
 RIDGE = 1e-6  # per position: keeps the fit finite where wins and losses are separable by V
-HEADS = ("ownership", "win")
-NO_OWNERSHIP = "a win-probability network (head win): this network has no ownership head"
+NO_OWNERSHIP = "a win-probability network (WinNet): this network has no ownership head"
 
 
 class OwnershipHead(nn.Conv2d):
@@ -63,69 +67,63 @@ class OwnershipHead(nn.Conv2d):
         return torch.tanh(super().forward(x).flatten(1))
 
 
-class OwnershipNet(nn.Module):
+class _Trunk(nn.Module):
+    """The residual trunk both position networks share, over the 17 history planes."""
+
+    arch = ""
+    features = HISTORY
+
+    def __init__(self, board_size: int, blocks: int, filters: int, global_pool: bool):
+        super().__init__()
+        self.stem, self.tower = residual_trunk(NUM_HISTORY_PLANES, board_size, blocks, filters, global_pool)
+        self.kwargs: dict[str, Any] = {
+            "board_size": board_size,
+            "blocks": blocks,
+            "filters": filters,
+            "global_pool": global_pool,
+        }
+        self.board_size = board_size
+        self.planes = NUM_HISTORY_PLANES
+
+    def trunk(self, planes: torch.Tensor) -> torch.Tensor:
+        expected = (self.planes, self.board_size, self.board_size)
+        if planes.dim() != 4 or tuple(planes.shape[1:]) != expected:
+            raise ValueError(
+                f"expected planes of shape [B, {', '.join(map(str, expected))}], got {list(planes.shape)}"
+            )
+        return self.tower(self.stem(planes))
+
+
+class OwnershipNet(_Trunk):
     """``[B, 17, N, N]`` history planes -> ownership ``float[B, N*N]`` in (-1, 1), for the
-    side to move (with ``head="win"``: w ``float[B]`` in (-1, 1), see the module documentation).
+    side to move.
 
     A 3x3 convolution over ``go_env.features.history_planes`` (channels first) opens a tower of
     ``blocks`` residual blocks of ``filters`` channels (every third with global pooling, as in
-    ``ZeroNet``), closed by an ``OwnershipHead`` (or a ``ValueHead``). The weights fit any board
-    (all convolutions and pooling); ``board_size`` is the one trained, recorded in the file and
-    checked on input.
+    ``ZeroNet``), closed by an ``OwnershipHead``. The weights fit any board (all convolutions
+    and pooling); ``board_size`` is the one trained, recorded in the file and checked on input.
 
     Args:
         board_size: N.
         blocks: residual blocks.
         filters: channels of the tower.
         global_pool: global pooling in every third block.
-        head: "ownership" (the per-point v(s, i)) or "win" (the win-probability baseline).
     """
 
     arch = "ownership"
-    calibration_a: torch.Tensor  # buffers of the ownership head: p = sigmoid(a·V + b)
+    heads = ("ownership",)
+    calibration_a: torch.Tensor  # p = sigmoid(a·V + b), buffers saved with the weights
     calibration_b: torch.Tensor
 
-    def __init__(
-        self,
-        board_size: int,
-        blocks: int = 4,
-        filters: int = 32,
-        global_pool: bool = True,
-        head: str = "ownership",
-    ):
-        super().__init__()
-        self.stem, self.tower = residual_trunk(NUM_HISTORY_PLANES, board_size, blocks, filters, global_pool)
-        if head not in HEADS:
-            raise ValueError(f"head is {' or '.join(HEADS)}, got {head!r}")
-        self.kwargs: dict[str, Any] = {
-            "board_size": board_size,
-            "blocks": blocks,
-            "filters": filters,
-            "global_pool": global_pool,
-            "head": head,
-        }
-        self.head = head
-        self.board_size = board_size
-        self.planes = NUM_HISTORY_PLANES
-        if head == "win":
-            self.win_head = ValueHead(filters)
-        else:
-            self.ownership_head = OwnershipHead(filters)
-            self.register_buffer("calibration_a", torch.tensor(1.0 / board_size))
-            self.register_buffer("calibration_b", torch.tensor(0.0))
+    def __init__(self, board_size: int, blocks: int = 4, filters: int = 32, global_pool: bool = True):
+        super().__init__(board_size, blocks, filters, global_pool)
+        self.ownership_head = OwnershipHead(filters)
+        self.register_buffer("calibration_a", torch.tensor(1.0 / board_size))
+        self.register_buffer("calibration_b", torch.tensor(0.0))
 
     def forward(self, planes: torch.Tensor) -> torch.Tensor:
-        """``planes`` float[B, 17, N, N] -> v(s, i) float[B, N*N] in (-1, 1); a win network's
-        w float[B] in (-1, 1)."""
-        expected = (self.planes, self.board_size, self.board_size)
-        if planes.dim() != 4 or tuple(planes.shape[1:]) != expected:
-            raise ValueError(
-                f"expected planes of shape [B, {', '.join(map(str, expected))}], got {list(planes.shape)}"
-            )
-        trunk = self.tower(self.stem(planes))
-        if not has_ownership(self):
-            return self.win_head(mean_and_max(trunk))
-        return self.ownership_head(trunk)
+        """``planes`` float[B, 17, N, N] -> v(s, i) float[B, N*N] in (-1, 1)."""
+        return self.ownership_head(self.trunk(planes))
 
     @staticmethod
     def score(ownership: torch.Tensor, komi_terms: torch.Tensor) -> torch.Tensor:
@@ -133,35 +131,52 @@ class OwnershipNet(nn.Module):
         return ownership.float().sum(dim=1) + komi_terms.float()
 
     def win_probability(self, scores: torch.Tensor) -> torch.Tensor:
-        """float32[B]: the calibrated probability that the side to move wins, sigmoid(a·V + b).
-
-        Raises:
-            ValueError: a win network, which has no V (``probability`` gives its p).
-        """
-        if not has_ownership(self):
-            raise ValueError(f"{NO_OWNERSHIP} and no V: its win probability is (1 + w) / 2")
+        """float32[B]: the calibrated probability that the side to move wins, sigmoid(a·V + b)."""
         return torch.sigmoid(self.calibration_a.float() * scores.float() + self.calibration_b.float())
 
     def probability(self, output: torch.Tensor, komi_terms: torch.Tensor) -> torch.Tensor:
         """float32[B]: the probability that the side to move wins, from the network's output
-        (``forward``'s): sigmoid(a·V + b) of V = Σ v + the komi term; a win network's
-        (1 + w) / 2, the komi terms unused (it knows its games' komi only)."""
-        if not has_ownership(self):
-            return (1.0 + output.float()) / 2.0
+        (``forward``'s): sigmoid(a·V + b) of V = Σ v + the komi term."""
         return self.win_probability(self.score(output, komi_terms))
 
     @property
-    def calibration(self) -> tuple[float, float] | None:
-        """(a, b) of the map p = sigmoid(a·V + b); None for a win network, which has no V."""
-        if not has_ownership(self):
-            return None
+    def calibration(self) -> tuple[float, float]:
+        """(a, b) of the map p = sigmoid(a·V + b)."""
         return float(self.calibration_a), float(self.calibration_b)
 
 
-def has_ownership(model: nn.Module) -> bool:
-    """Whether ``model``'s forward gives v(s, i) per point: not a win network
-    (``OwnershipNet(head="win")``). A network without ``head`` is an ownership one."""
-    return getattr(model, "head", "ownership") != "win"
+class WinNet(_Trunk):
+    """The win-probability baseline: ``[B, 17, N, N]`` history planes -> w ``float[B]`` in
+    (-1, 1), the expected outcome for the side to move (see the module documentation).
+
+    ``OwnershipNet``'s trunk with ``blocks.ValueHead`` in place of the ownership head.
+
+    Args:
+        board_size: N.
+        blocks: residual blocks.
+        filters: channels of the tower.
+        global_pool: global pooling in every third block.
+    """
+
+    arch = "win"
+    heads = ("value",)
+    calibration = None  # p = (1 + w) / 2: nothing to calibrate
+
+    def __init__(self, board_size: int, blocks: int = 4, filters: int = 32, global_pool: bool = True):
+        super().__init__(board_size, blocks, filters, global_pool)
+        self.win_head = ValueHead(filters)
+
+    def forward(self, planes: torch.Tensor) -> torch.Tensor:
+        """``planes`` float[B, 17, N, N] -> w float[B] in (-1, 1)."""
+        return self.win_head(mean_and_max(self.trunk(planes)))
+
+    def probability(self, output: torch.Tensor, komi_terms: torch.Tensor) -> torch.Tensor:
+        """float32[B]: (1 + w) / 2, the probability that the side to move wins; the komi terms
+        are unused (the network knows its games' komi only)."""
+        return (1.0 + output.float()) / 2.0
+
+
+PositionNet = OwnershipNet | WinNet  # a "value of a position" network: ``probability(output, komi_terms)``
 
 
 def komi_term(komi: float | np.ndarray, black_to_play: bool | np.ndarray) -> np.ndarray:
@@ -246,7 +261,7 @@ def calibrate(
         ValueError: as ``fit_logistic``, planes and komi terms of other counts, or a win
             network (its p is its own output's, with nothing to calibrate).
     """
-    if not has_ownership(model):
+    if not isinstance(model, OwnershipNet):
         raise ValueError(f"calibrate: {NO_OWNERSHIP}; its win probability (1 + w) / 2 needs no calibration")
     count = len(planes)
     komi = np.asarray(komi_terms, np.float64)

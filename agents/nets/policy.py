@@ -15,6 +15,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from goarena.agents.nets.features import alphago_features
+
 ALPHAGO_PLANES = 48
 
 
@@ -48,6 +50,7 @@ class PolicyNet(nn.Module):
     """
 
     arch = "policy"
+    heads = ("policy",)
 
     def __init__(self, board_size: int, planes: int = ALPHAGO_PLANES, layers: int = 6, filters: int = 64):
         super().__init__()
@@ -60,6 +63,7 @@ class PolicyNet(nn.Module):
         }
         self.board_size = board_size
         self.planes = planes
+        self.features = alphago_features(planes)
         self.hidden = nn.Sequential(*convolution_stack(planes, layers, filters))
         self.point_head = nn.Conv2d(filters, 1, 1, bias=False)
         self.point_bias = nn.Parameter(torch.zeros(board_size * board_size))

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from goarena.agents.nets.features import alphago_features
 from goarena.agents.nets.policy import check_dimensions, convolution_stack
 
 VALUE_PLANES = 49
@@ -33,6 +34,7 @@ class ValueNet(nn.Module):
     """
 
     arch = "value"
+    heads = ("value",)
 
     def __init__(
         self,
@@ -55,6 +57,7 @@ class ValueNet(nn.Module):
         }
         self.board_size = board_size
         self.planes = planes
+        self.features = alphago_features(planes)
         convolutions = convolution_stack(planes, layers, filters)
         convolutions.append(nn.Conv2d(filters, 1, 1))  # linear: one ReLU channel could die
         self.convolutions = nn.Sequential(*convolutions)

@@ -31,6 +31,7 @@ from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES
 from goarena.agents.nets.blocks import ValueHead, mean_and_max, residual_trunk
+from goarena.agents.nets.features import HISTORY
 from goarena.agents.nets.ownership import OwnershipHead
 
 
@@ -53,6 +54,8 @@ class ZeroNet(nn.Module):
     """
 
     arch = "zero"
+    heads = ("policy", "value", "ownership")  # ZeroOutput's fields, in order
+    features = HISTORY
 
     def __init__(self, board_size: int, blocks: int = 6, filters: int = 64, global_pool: bool = True):
         super().__init__()

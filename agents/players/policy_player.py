@@ -60,8 +60,7 @@ on its ``device``, else the game context's (the league's ``--device``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +69,10 @@ import torch
 from torch import nn
 
 from go_env import Game, Rules
-from go_env.features import (
-    NUM_HISTORY_PLANES,
-    batch_history_planes,
-    check_layout,
-    planes_in_layout,
-)
+from go_env.features import check_layout
+from goarena.agents.inference.features import arrange
+from goarena.agents.inference.function import FunctionNetwork
+from goarena.agents.inference.network import NetworkEvaluator
 from goarena.agents.nets.load import TorchProgram, load_torch_program
 from goarena.agents.nets.predict import masked_softmax, move_networks, player_device, resolve_device
 from goarena.agents.players.search import PUCTAgent, SearchedNetwork
@@ -214,37 +211,30 @@ class PolicyPlayer(SearchedNetwork):
                 return weight.device
         return torch.device("cpu")
 
+    # fn as a network (``inference.function``) and the search's evaluator over it, made at first use
+    _function_network: FunctionNetwork | None = None
+    _leaf_evaluator: NetworkEvaluator | None = None
+
+    def _network(self) -> FunctionNetwork:
+        if self._function_network is None:
+            self._function_network = FunctionNetwork(
+                self.fn, self.layout, self.channels_first, self._input_device, self.name
+            )
+        return self._function_network
+
     def _outputs(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """``fn`` on history planes int8 ``[B, N, N, 17]`` and legal masks ``[B, N*N+1]``:
         (float32 logits ``[B, N*N+1]``, float64 values ``[B]`` clipped to [-1, 1], or None)."""
-        device = self._input_device()
-        x = torch.from_numpy(planes_in_layout(planes, self.channels_first, np.float32, self.layout))
-        mask = torch.from_numpy(legal.astype(bool))
-        with torch.inference_mode(), _eval_mode(self.fn):
-            answer = self.fn(x.to(device), mask.to(device))
-        if isinstance(answer, (tuple, list)):
-            if len(answer) != 2:
-                raise ValueError(f"fn must return logits or (logits, value), got {len(answer)} outputs")
-            logits, values = _array(answer[0]), _array(answer[1])
-        else:
-            logits, values = _array(answer), None
-        if logits.shape != legal.shape:
-            raise ValueError(f"fn gave logits of shape {logits.shape}, not {legal.shape}")
-        if values is None:
-            return logits.astype(np.float32), None
-        if values.size != len(legal):
-            raise ValueError(f"fn gave values of shape {values.shape}, not ({len(legal)},)")
-        return logits.astype(np.float32), np.clip(values.reshape(-1).astype(np.float64), -1.0, 1.0)
+        network = self._network()
+        return network.call(arrange(planes, network.features), legal)
 
     def _evaluate_leaves(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
-        """The search's evaluator: ``fn``'s priors over the legal moves and its values."""
-        size = leaves.geometry.size
-        planes = np.empty((len(leaves), size, size, NUM_HISTORY_PLANES), np.int8)
-        batch_history_planes(leaves.states, leaves.geometry, planes)
-        logits, values = self._outputs(planes, leaves.legal)
-        if values is None:
-            raise ValueError(f"{self.name}: searching (simulations > 0) needs fn to return (logits, value)")
-        return masked_softmax(logits, leaves.legal), values
+        """The search's evaluator: ``fn``'s priors over the legal moves and its values, through
+        one ``NetworkEvaluator`` (no cache: ``fn`` may change between moves)."""
+        if self._leaf_evaluator is None:
+            network = self._network()
+            self._leaf_evaluator = NetworkEvaluator(network, network, cache=0)
+        return self._leaf_evaluator.evaluate(leaves)
 
 
 class TorchPlayer(PolicyPlayer):
@@ -366,28 +356,6 @@ def _program_fn(program: TorchProgram) -> PolicyFn:
         return tuple(torch.cat(parts)[:rows] for parts in zip(*answers, strict=True))
 
     return call
-
-
-@contextmanager
-def _eval_mode(fn: object) -> Iterator[None]:
-    """A module in training mode is in eval mode inside, and back in training mode after."""
-    module = fn if isinstance(fn, nn.Module) and fn.training else None
-    if module is not None:
-        try:
-            module.train(False)
-        except NotImplementedError:  # an exported program's module has no modes
-            module = None
-    try:
-        yield
-    finally:
-        if module is not None:
-            module.train(True)
-
-
-def _array(value: Any) -> np.ndarray:
-    if isinstance(value, torch.Tensor):
-        return value.detach().float().cpu().numpy()
-    return np.asarray(value)
 
 
 def _sizes(board_size: int | Iterable[int] | None) -> frozenset[int] | None:

@@ -52,7 +52,7 @@ dead stones off), always among the children. Without it the minimax property alo
 V = 0 everywhere; with it, it is bootstrapping from the true end (as temporal differences).
 
 **win** (the baseline of the seed's claim that V is the better value function): the same
-trunk with a win head in place of the ownership head (``OwnershipNet(head="win")``: the
+trunk with a win head in place of the ownership head (``WinNet``: the
 board-wide mean and max of the trunk, a hidden layer, one tanh, as AlphaZero's value head),
 w(s) trained by the squared error to z, the game's result for the side to move (+1, -1, 0 a
 draw), on every position of the same data: the same split, minibatches, symmetries,
@@ -94,6 +94,7 @@ from torch import nn
 
 from go_env.features.symmetry import SYMMETRIES, transform_moves, transform_planes
 from goarena.agents.nets.checkpoint import save_model
+from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.training import loop
 from goarena.agents.training.config import (
     LR_SCHEDULES,
@@ -187,9 +188,9 @@ class OwnershipConfig(SupervisedConfig):
         return tuple(self.method.split(","))
 
     @property
-    def head(self) -> str:
-        """The network's head: "win" for the baseline, else "ownership"."""
-        return "win" if self.methods == (WIN,) else "ownership"
+    def network(self) -> type[OwnershipNet] | type[WinNet]:
+        """The network the methods train: ``WinNet`` for the baseline, else ``OwnershipNet``."""
+        return WinNet if self.methods == (WIN,) else OwnershipNet
 
 
 def _network_output(model: nn.Module, planes: torch.Tensor) -> torch.Tensor:
@@ -246,9 +247,9 @@ def ownership_accuracy(
         ValueError: none of the positions has final owners, or a win network (``win_accuracy``
             scores it).
     """
-    from goarena.agents.nets.ownership import NO_OWNERSHIP, has_ownership
+    from goarena.agents.nets.ownership import NO_OWNERSHIP
 
-    if not has_ownership(model):
+    if "ownership" not in getattr(model, "heads", ("ownership",)):  # any network giving v(s, ·)
         raise ValueError(f"ownership_accuracy: {NO_OWNERSHIP} (win_accuracy scores it)")
     indices = np.asarray(indices, np.int64)
     agree, points, errors = (np.zeros(len(indices)) for _ in range(3))
@@ -407,13 +408,11 @@ class OwnershipJob:
     eval_batch = 512
 
     def __init__(self, data: OwnershipPositions, config: OwnershipConfig, device: torch.device):
-        from goarena.agents.nets.ownership import OwnershipNet
-
         self.data = data
         self.config = config
         self.device = device
         self.methods = config.methods
-        self.win = config.head == "win"
+        self.win = config.methods == (WIN,)
         if "end" in self.methods and not data.owned.any():
             raise ValueError(f"method end needs final owners, and no position in {data.directory} has them")
         split = held_out_split(data, config.held_out, config.batch_size, config.eval_positions, config.seed)
@@ -421,8 +420,8 @@ class OwnershipJob:
         self.eval_sample = split.eval_sample
         if not self.win and not data.owned[self.held_out].any():
             raise ValueError(f"no held-out game of {data.directory} has final owners to score against")
-        self.model: nn.Module = OwnershipNet(
-            data.board_size, blocks=config.blocks, filters=config.filters, head=config.head
+        self.model: nn.Module = config.network(
+            data.board_size, blocks=config.blocks, filters=config.filters
         ).to(device)
         self.optimizer: torch.optim.Optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
         self.target: nn.Module | None = None
@@ -568,7 +567,7 @@ class OwnershipJob:
         """Fit the network's win probability on held-out positions (at most
         ``CALIBRATION_POSITIONS``, drawn from the seed) against their games' results; None
         for the win network, whose (1 + w) / 2 is its win probability already."""
-        from goarena.agents.nets.ownership import OwnershipNet, calibrate
+        from goarena.agents.nets.ownership import calibrate
 
         if self.win:
             return None
@@ -603,7 +602,7 @@ def train_ownership(config: OwnershipConfig, run_dir: Path | str, **run: Any) ->
         return OwnershipJob(open_positions(config.data), config, device)
 
     data = config.data if (Path(config.data) / "manifest.json").is_file() else None
-    if config.head == "win":
+    if config.methods == (WIN,):
         best = "win_accuracy"
     elif "end" in config.methods:
         best = "sign_agreement"

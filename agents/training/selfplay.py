@@ -38,8 +38,10 @@ from torch import nn
 from go_env import GameBatch, Rules
 from go_env import core as K
 from go_env.batch import owners_for_mover
-from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
-from goarena.agents.inference.zero import ZeroEvaluator
+from go_env.features import NUM_HISTORY_PLANES
+from goarena.agents.inference.features import FeatureBuilder, arrange
+from goarena.agents.inference.network import NetworkEvaluator
+from goarena.agents.nets.features import HISTORY
 from goarena.search import BatchedPUCT, BatchedSearch, GumbelSearch
 
 SEARCHES = ("puct", "gumbel")
@@ -114,7 +116,9 @@ class SelfPlayGames:
         return int(self.value.shape[0])
 
 
-def make_search(evaluator: ZeroEvaluator, settings: SelfPlaySettings, seed: int, full: bool) -> BatchedSearch:
+def make_search(
+    evaluator: NetworkEvaluator, settings: SelfPlaySettings, seed: int, full: bool
+) -> BatchedSearch:
     """The batched search ``settings`` asks for (``full``: with PUCT's root noise)."""
     if settings.search == "gumbel":
         return GumbelSearch(evaluator, seed=seed, max_considered=settings.max_considered)
@@ -136,7 +140,10 @@ def play_selfplay(
     size: int = model.board_size  # type: ignore[assignment]
     rng = np.random.default_rng(seed)
     batch = GameBatch(size, games, rules, seed=int(rng.integers(2**63)))
-    evaluator = ZeroEvaluator(model)
+    # Every leaf run (no cache): ``evaluations`` counts the network's work.
+    evaluator = NetworkEvaluator(policy=model, value=model, cache=0)
+    features = getattr(model, "features", HISTORY)  # the recorded planes are the network's input
+    history = FeatureBuilder("history")
     full_search = make_search(evaluator, settings, int(rng.integers(2**63)), True)
     cheap_search = make_search(evaluator, settings, int(rng.integers(2**63)), False)
     # PUCT with tree_reuse: one tree for both budgets, noise on the full searches only.
@@ -147,7 +154,6 @@ def play_selfplay(
     resigned = np.zeros(games, bool)
     winners = np.zeros(games, np.int64)
     would_resign = np.zeros(games, np.int64)  # colour that would have resigned, in games that may not
-    planes = np.empty((games, size, size, NUM_HISTORY_PLANES), np.int8)
     recorded: list[tuple[np.ndarray, ...]] = []
     while not (over := batch.is_over).all():
         full = settings.full_search_probability >= 1.0 or rng.random() < settings.full_search_probability
@@ -159,11 +165,9 @@ def play_selfplay(
         to_play = batch.to_play
         if full:
             targets = search.policy_targets()
-            batch_history_planes(batch.state, batch.geometry, planes)
+            planes = arrange(history.build(batch.state, batch.geometry)[running], features)
             moved = batch.state.info[running, K.INFO_MOVE_NUMBER]
-            recorded.append(
-                (planes[running], targets[running].astype(np.float32), to_play[running], running, moved)
-            )
+            recorded.append((planes, targets[running].astype(np.float32), to_play[running], running, moved))
         # PUCT draws its opening moves by visits; Gumbel's choice already carries its noise.
         opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < settings.temperature_moves
         moves = np.where(opening, search.choose_moves(1.0), moves)
@@ -209,7 +213,7 @@ def _collect(
             np.concatenate(parts) for parts in zip(*recorded, strict=True)
         )
     else:
-        planes = np.zeros((0, size, size, NUM_HISTORY_PLANES), np.int8)
+        planes = np.zeros((0, NUM_HISTORY_PLANES, size, size), np.int8)
         policy, to_play, game, moved = (
             np.zeros((0, actions), np.float32),
             np.zeros(0, np.int64),
@@ -222,7 +226,7 @@ def _collect(
     owned = played_out[game]
     ownership[~owned] = 0
     return SelfPlayGames(
-        planes=np.ascontiguousarray(np.moveaxis(planes, -1, 1)),
+        planes=planes,
         policy=policy,
         value=value,
         ownership=ownership,

@@ -43,10 +43,9 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from go_env.features import NUM_HISTORY_PLANES
-from goarena.agents.nets.ownership import OwnershipNet, has_ownership
+from goarena.agents.nets.ownership import PositionNet
 from goarena.agents.training.ownership_data import OwnershipPositions, open_positions
 
 BATCH = 512  # positions per forward pass
@@ -179,43 +178,41 @@ def held_out_positions(
     return held
 
 
-def head_of(model: nn.Module) -> str:
-    """ "ownership" for a network with the per-point head, "win" for the win-probability
-    baseline (``OwnershipNet(head="win")``)."""
-    return "ownership" if has_ownership(model) else "win"
+def head_of(model: PositionNet) -> str:
+    """ "ownership" for a network with the per-point head (``OwnershipNet``), "win" for the
+    win-probability baseline (``WinNet``): the network's architecture."""
+    return model.arch
 
 
-def _mover_estimates(model: nn.Module, planes: np.ndarray, device: torch.device) -> np.ndarray:
-    """float64[B]: Σ v(s, ·) of an ownership head (komi aside), or w in [-1, 1] of a win head,
-    for each position's side to move."""
+def _mover_outputs(model: PositionNet, planes: np.ndarray, device: torch.device) -> torch.Tensor:
+    """The network's outputs (v float32[B, N*N] of an ownership network, w float32[B] of a win
+    network) for each position's side to move, on the CPU."""
     out = []
     with torch.inference_mode():
-        for start in range(0, len(planes), BATCH):
+        for start in range(0, max(len(planes), 1), BATCH):
             batch = torch.as_tensor(planes[start : start + BATCH], dtype=torch.float32, device=device)
-            output = model(batch).float()  # v float[B, N*N], or a win head's w float[B]
-            out.append((output.sum(dim=1) if head_of(model) == "ownership" else output).cpu().numpy())
-    return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
+            out.append(model(batch).float().cpu())
+    return torch.cat(out)
 
 
 def black_win_probability(
-    model: OwnershipNet, estimates: np.ndarray, black_to_play: np.ndarray, komi: float
+    model: PositionNet, outputs: torch.Tensor, black_to_play: np.ndarray, komi: float
 ) -> np.ndarray:
-    """float64[B]: the calibrated probability that Black wins each position at ``komi``, from
-    ``_mover_estimates``: V = Σ v ∓ komi (− for Black to move) through the network's logistic;
-    a win head's (1 + w) / 2, which no komi moves."""
-    mover = mover_win_probability(model, estimates, np.where(black_to_play, -komi, komi))
+    """float64[B]: the probability that Black wins each position at ``komi``, from
+    ``_mover_outputs``: the network's own ``probability`` with the komi term ∓ komi (− for
+    Black to move); a win network's (1 + w) / 2, which no komi moves."""
+    mover = mover_win_probability(model, outputs, np.where(black_to_play, -komi, komi))
     return np.where(black_to_play, mover, 1.0 - mover)
 
 
-def mover_win_probability(model: OwnershipNet, estimates: np.ndarray, komi_terms: np.ndarray) -> np.ndarray:
-    """float64[B]: the calibrated probability that the side to move wins, from
-    ``_mover_estimates`` and each position's komi term (+komi for White to move)."""
-    if head_of(model) != "ownership":
-        return (1.0 + estimates) / 2.0
-    calibration = model.calibration
-    assert calibration is not None  # an ownership head's
-    a, b = calibration
-    return 0.5 * (1.0 + np.tanh(0.5 * (a * (estimates + komi_terms) + b)))
+def mover_win_probability(model: PositionNet, outputs: torch.Tensor, komi_terms: np.ndarray) -> np.ndarray:
+    """float64[B]: the probability that the side to move wins, from ``_mover_outputs`` and each
+    position's komi term (+komi for White to move): the network's ``probability`` (an
+    ownership network's calibrated sigmoid(a·V + b))."""
+    device = next(model.parameters()).device
+    with torch.inference_mode():
+        terms = torch.as_tensor(np.asarray(komi_terms), dtype=torch.float32, device=device)
+        return model.probability(outputs.to(device), terms).double().cpu().numpy()
 
 
 def result_prediction(
@@ -239,14 +236,14 @@ def result_prediction(
 
 
 def komi_estimates(
-    model: OwnershipNet,
-    empty_board: np.ndarray,
-    held_out: np.ndarray,
+    model: PositionNet,
+    empty_board: torch.Tensor,
+    held_out: torch.Tensor,
     black: np.ndarray,
     komi: Sequence[float],
 ) -> list[KomiEstimate]:
-    """Black's mean win probability at each komi, from ``_mover_estimates`` of the empty board
-    (float[1]) and of the held-out positions (float[n], ``black`` where Black is to move)."""
+    """Black's mean win probability at each komi, from ``_mover_outputs`` of the empty board
+    and of the held-out positions (``black`` where Black is to move)."""
     return [
         KomiEstimate(
             float(value),
@@ -319,12 +316,12 @@ def measure(
     with torch_threads(threads):
         figures = []
         for name, path, model in networks:
-            scored = head_of(model) == "ownership"
+            scored = "ownership" in model.heads
             accuracy = ownership_accuracy(model, positions_data, indices, BATCH) if scored else None
             figures.append(NetworkFigures(name, str(path), head_of(model), accuracy))
         # the side to move, the games' results and komi; each network's Σ v (or w)
         black, outcomes, komi_terms, move_numbers = [], [], [], []
-        held: list[list[np.ndarray]] = [[] for _ in networks]
+        held: list[list[torch.Tensor]] = [[] for _ in networks]
         for at in range(0, len(indices), BATCH):
             batch = positions_data.fetch(indices[at : at + BATCH])
             black.append(batch.planes[:, -1, 0, 0] == 1)  # the colour plane: Black to move
@@ -332,10 +329,10 @@ def measure(
             komi_terms.append(batch.komi_terms)
             move_numbers.append(batch.move_numbers)
             for found, (_, _, model) in zip(held, networks, strict=True):
-                found.append(_mover_estimates(model, batch.planes, where))
+                found.append(_mover_outputs(model, batch.planes, where))
         to_play_black = np.concatenate(black)
         results, terms, numbers = (np.concatenate(each) for each in (outcomes, komi_terms, move_numbers))
-        estimates = [np.concatenate(found) for found in held]
+        estimates = [torch.cat(found) for found in held]
         for each, estimate, (_, _, model) in zip(figures, estimates, networks, strict=True):
             each.prediction = result_prediction(
                 mover_win_probability(model, estimate, terms), results, numbers
@@ -343,7 +340,7 @@ def measure(
         if komi:
             empty = empty_board_planes(positions_data.board_size)
             for each, estimate, (_, _, model) in zip(figures, estimates, networks, strict=True):
-                start = _mover_estimates(model, empty, where)
+                start = _mover_outputs(model, empty, where)
                 each.komi = komi_estimates(model, start, estimate, to_play_black, komi)
     results = results.astype(np.float64)
     black_results = np.where(to_play_black, results, -results)

@@ -15,7 +15,7 @@ from go_env import BLACK, Game, Rules
 from go_env.batch import owners_for_mover
 from goarena.agents.data.shards import FORMAT, MANIFEST, _write_json, _write_shard
 from goarena.agents.nets.checkpoint import save_model
-from goarena.agents.nets.ownership import OwnershipNet
+from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.nets.value import ValueNet
 from goarena.agents.training.ownership import OwnershipConfig, ownership_accuracy, train_ownership
 from goarena.agents.training.ownership_data import open_positions
@@ -266,7 +266,7 @@ def test_a_network_without_an_ownership_head_shows_n_a(shards, networks):
 
 def test_a_win_network_is_n_a_for_ownership_and_deaf_to_komi(shards, networks, tmp_path, capsys):
     torch.manual_seed(2)
-    model = OwnershipNet(SIZE, blocks=1, filters=4, head="win").eval()
+    model = WinNet(SIZE, blocks=1, filters=4).eval()
     path = tmp_path / "win" / "ownership.pt"
     path.parent.mkdir()
     save_model(path, model)

@@ -6,14 +6,14 @@ import pytest
 import torch
 
 from go_env import Game, Rules
+from goarena.agents.inference import NetworkEvaluator
 from goarena.agents.inference.ownership import (
-    OwnershipEvaluator,
     estimate,
     komi_terms,
     ownership_map,
     position_score,
 )
-from goarena.agents.nets.ownership import OwnershipNet
+from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.protocols import UnsupportedGame
 from goarena.search import PUCT, Leaves
@@ -55,7 +55,7 @@ def test_v_is_the_ownership_sum_with_the_komi_and_the_value_its_calibrated_proba
     assert found.score[1] - found.score[2] == pytest.approx(7.0, abs=1e-5)  # the same board, 7 less komi
     a, b = model.calibration
     np.testing.assert_allclose(found.win_probability, 1 / (1 + np.exp(-(a * found.score + b))), atol=1e-6)
-    evaluator = OwnershipEvaluator(model)
+    evaluator = NetworkEvaluator(value=model)
     priors, values = check_evaluation(batch.legal, *evaluator.evaluate(batch))
     np.testing.assert_allclose(values, 2 * found.win_probability - 1, atol=1e-6)
     np.testing.assert_allclose(priors, batch.legal / batch.legal.sum(1, keepdims=True))  # uniform
@@ -68,14 +68,14 @@ def test_a_policy_networks_priors(model):
     torch.manual_seed(1)
     policy = PolicyNet(SIZE, layers=2, filters=4).eval()
     batch = leaves([game_after([]), game_after([12, 6])])
-    priors, _ = OwnershipEvaluator(model, policy=policy).evaluate(batch)
+    priors, _ = NetworkEvaluator(policy=policy, value=model).evaluate(batch)
     assert (priors[batch.legal == 0] == 0).all()
     assert not np.allclose(priors[0][batch.legal[0] == 1], priors[0][0])  # not uniform
 
 
 def test_puct_searches_over_it(model):
     game = game_after([12])
-    search = PUCT(OwnershipEvaluator(model), batch=4, seed=0)
+    search = PUCT(NetworkEvaluator(value=model), batch=4, seed=0)
     move = search.search(game, simulations=32)
     assert game.legal_mask()[move]
 
@@ -83,13 +83,13 @@ def test_puct_searches_over_it(model):
 def test_another_board_is_refused(model):
     with pytest.raises(UnsupportedGame, match="ownership network was trained for 5x5, not 7x7"):
         ownership_map(model, Game(7))
-    with pytest.raises(ValueError, match="plays 5x5, not 7"):
-        OwnershipEvaluator(model).evaluate(leaves([Game(7)]))
+    with pytest.raises(UnsupportedGame, match="network was trained for 5x5, not 7x7"):
+        NetworkEvaluator(value=model).evaluate(leaves([Game(7)]))
 
 
 def test_a_win_network_values_each_leaf_by_its_own_output_and_has_no_map():
     torch.manual_seed(0)
-    win = OwnershipNet(SIZE, blocks=1, filters=8, head="win").eval()
+    win = WinNet(SIZE, blocks=1, filters=8).eval()
     games = [game_after([], 7.5), game_after([12], 7.5), game_after([12], 0.5)]
     batch = leaves(games)
     found = estimate(win, batch.states, batch.geometry)
@@ -101,7 +101,7 @@ def test_a_win_network_values_each_leaf_by_its_own_output_and_has_no_map():
         w = win(planes).numpy()
     np.testing.assert_allclose(found.win_probability, (1 + w) / 2, atol=1e-6)
     assert found.win_probability[1] == found.win_probability[2]  # the same board: no komi seen
-    priors, values = check_evaluation(batch.legal, *OwnershipEvaluator(win).evaluate(batch))
+    priors, values = check_evaluation(batch.legal, *NetworkEvaluator(value=win).evaluate(batch))
     np.testing.assert_allclose(values, w, atol=1e-6)
     np.testing.assert_allclose(priors[0][batch.legal[0]], 1 / batch.legal[0].sum())
     for asked in (ownership_map, position_score):

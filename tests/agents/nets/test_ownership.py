@@ -15,9 +15,9 @@ from goarena.agents.nets.load import load_network
 from goarena.agents.nets.ownership import (
     OwnershipHead,
     OwnershipNet,
+    WinNet,
     calibrate,
     fit_logistic,
-    has_ownership,
     komi_term,
 )
 from goarena.agents.nets.zero import ZeroNet
@@ -119,32 +119,54 @@ def test_checkpoint_round_trip_with_weights_only(tmp_path):
         torch.testing.assert_close(network.model(planes), model(planes))
     with pytest.raises(ValueError, match="holds a 'ownership' network, not a value network"):
         load_network(path, "value")
-    kwargs = {"board_size": 7, "blocks": 3, "filters": 8, "global_pool": True, "head": "ownership"}
+    kwargs = {"board_size": 7, "blocks": 3, "filters": 8, "global_pool": True}
     assert json.loads(read_checkpoint(path)["kwargs"]) == kwargs
 
 
-def test_a_file_written_before_the_head_option_loads_as_an_ownership_network(tmp_path):
+def old_file(path, model, **kwargs):
+    """``model`` saved as files were before the win network had its own class: arch
+    "ownership", with ``kwargs`` added to its arguments."""
+    state_dict = {name: tensor.clone() for name, tensor in model.state_dict().items()}
+    old = {**model.kwargs, **kwargs}
+    contents = {"format": FORMAT, "arch": "ownership", "kwargs": json.dumps(old), "state_dict": state_dict}
+    contents["sha256"] = state_digest(state_dict)
+    torch.save(contents, path)
+    return path
+
+
+@pytest.mark.parametrize("head", [None, "ownership"])
+def test_a_file_written_before_the_win_class_loads_as_an_ownership_network(tmp_path, head):
     torch.manual_seed(0)
     model = OwnershipNet(5, blocks=1, filters=4).eval()
     model.calibration_a.fill_(0.25)
-    state_dict = {name: tensor.clone() for name, tensor in model.state_dict().items()}
-    old = {"board_size": 5, "blocks": 1, "filters": 4, "global_pool": True}  # no "head"
-    contents = {"format": FORMAT, "arch": "ownership", "kwargs": json.dumps(old), "state_dict": state_dict}
-    contents["sha256"] = state_digest(state_dict)
-    torch.save(contents, tmp_path / "old.pt")
-    loaded = load_network(tmp_path / "old.pt", "ownership").model
-    assert loaded.head == "ownership" and has_ownership(loaded)
+    path = old_file(tmp_path / "old.pt", model, **({} if head is None else {"head": head}))
+    loaded = load_network(path, "ownership").model
+    assert type(loaded) is OwnershipNet and loaded.heads == ("ownership",)
     assert loaded.calibration == pytest.approx((0.25, 0.0))
     planes = torch.tensor(planes_of(5, [6, 12])[None])
     with torch.inference_mode():
         torch.testing.assert_close(loaded(planes), model(planes))
 
 
-def test_the_win_head_gives_one_value_per_position_on_the_same_trunk(tmp_path):
+def test_a_win_network_saved_as_an_ownership_one_with_head_win_loads_as_a_win_network(tmp_path):
     torch.manual_seed(0)
-    win = OwnershipNet(9, blocks=2, filters=8, head="win").eval()
+    model = WinNet(5, blocks=1, filters=4).eval()
+    path = old_file(tmp_path / "old-win.pt", model, head="win")
+    assert describe(path) == ("win", {"board_size": 5, "blocks": 1, "filters": 4, "global_pool": True})
+    for kind in ("ownership", "value"):  # a value of a position, wherever one is asked for
+        loaded = load_network(path, kind).model
+        assert type(loaded) is WinNet and loaded.heads == ("value",)
+        planes = torch.tensor(planes_of(5, [6, 12])[None])
+        with torch.inference_mode():
+            torch.testing.assert_close(loaded(planes), model(planes))
+
+
+def test_the_win_network_gives_one_value_per_position_on_the_same_trunk(tmp_path):
+    torch.manual_seed(0)
+    win = WinNet(9, blocks=2, filters=8).eval()
     ownership = OwnershipNet(9, blocks=2, filters=8)
-    assert not has_ownership(win) and has_ownership(ownership)
+    assert win.heads == ("value",) and ownership.heads == ("ownership",)
+    assert win.features == ownership.features and win.features.kind == "history"
     assert type(win.win_head) is ValueHead and not hasattr(win, "ownership_head")
     trunk = {key for key in ownership.state_dict() if key.startswith(("stem", "tower"))}
     assert trunk == {key for key in win.state_dict() if key.startswith(("stem", "tower"))}
@@ -158,9 +180,7 @@ def test_the_win_head_gives_one_value_per_position_on_the_same_trunk(tmp_path):
         w = win(planes)
     assert w.shape == (2,) and (w.abs() < 1).all()
     torch.testing.assert_close(win.probability(w, torch.tensor([7.0, -7.0])), (1 + w) / 2)  # komi unused
-    assert win.calibration is None
-    with pytest.raises(ValueError, match="no ownership head and no V"):
-        win.win_probability(torch.zeros(2))
+    assert win.calibration is None and not hasattr(win, "win_probability")  # no V
     with pytest.raises(ValueError, match="needs no calibration"):
         calibrate(win, planes.numpy(), np.zeros(2), np.array([1.0, -1.0]))
     with torch.inference_mode():  # an ownership network's probability is its calibrated V's
@@ -169,14 +189,13 @@ def test_the_win_head_gives_one_value_per_position_on_the_same_trunk(tmp_path):
         torch.testing.assert_close(ownership.probability(v, komi), ownership.win_probability(v.sum(1) + komi))
     path = tmp_path / "win.pt"
     save_model(path, win)
-    assert describe(path) == ("ownership", {"board_size": 9, "blocks": 2, "filters": 8, "global_pool": True,
-                                            "head": "win"})  # fmt: skip
+    assert describe(path) == ("win", {"board_size": 9, "blocks": 2, "filters": 8, "global_pool": True})
     loaded = load_network(path, "ownership").model
-    assert loaded.head == "win"
+    assert type(loaded) is WinNet
     with torch.inference_mode():
         torch.testing.assert_close(loaded(planes), w)
-    with pytest.raises(ValueError, match="head is ownership or win, got 'value'"):
-        OwnershipNet(9, head="value")
+    with pytest.raises(ValueError, match="holds a 'win' network, not a zero network"):
+        load_network(path, "zero")
 
 
 def test_the_zero_network_carries_the_same_head_with_its_old_keys():
@@ -239,7 +258,7 @@ OWNERSHIP_SHIPPED_CALIBRATION = [0.22706149518489838, -0.012968265451490879]
 def test_the_shipped_ownership_network_loads_and_gives_its_recorded_outputs():
     network = load_network(OWNERSHIP_9X9, "ownership")
     model = network.model
-    assert network.board_size == 9 and has_ownership(model)
+    assert network.board_size == 9 and model.heads == ("ownership",)
     np.testing.assert_allclose(model.calibration, OWNERSHIP_SHIPPED_CALIBRATION, rtol=0, atol=1e-9)
     planes = torch.tensor(np.stack([planes_of(9, moves) for moves in SHIPPED_POSITIONS]))
     with torch.inference_mode():

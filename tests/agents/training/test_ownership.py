@@ -10,6 +10,7 @@ from go_env.batch import owners_for_mover
 from goarena.agents.data.shards import FORMAT, MANIFEST, _write_json, _write_shard
 from goarena.agents.nets import checkpoint
 from goarena.agents.nets.checkpoint import read_checkpoint, weights_digest
+from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.training import loop
 from goarena.agents.training import ownership as job_module
 from goarena.agents.training.ownership import (
@@ -296,7 +297,7 @@ def test_accuracy_by_move_bucket_on_a_hand_case():
 
 
 class HandWinModel(torch.nn.Module):
-    head = "win"
+    heads = ("value",)  # a win network's: w, no ownership
     outputs = torch.tensor([0.5, -0.2, 0.0, -0.9])
 
     def __init__(self):
@@ -438,7 +439,7 @@ def test_the_win_baseline_trains_on_the_same_minibatches_as_the_ownership_method
     data = open_positions(shards)
     win = OwnershipJob(data, config(shards, method="win"), torch.device("cpu"))
     end = OwnershipJob(data, config(shards, method="end"), torch.device("cpu"))
-    assert win.model.head == "win" and end.model.head == "ownership"
+    assert type(win.model) is WinNet and type(end.model) is OwnershipNet
     np.testing.assert_array_equal(win.held_out, end.held_out)
     for step in (0, 5):
         np.testing.assert_array_equal(win.sampler.batch(step), end.sampler.batch(step))
@@ -447,7 +448,7 @@ def test_the_win_baseline_trains_on_the_same_minibatches_as_the_ownership_method
 
 
 def test_a_win_run_exports_an_uncalibrated_win_network_the_players_play(shards, tmp_path):
-    from goarena.agents.inference.ownership import OwnershipEvaluator
+    from goarena.agents.inference import NetworkEvaluator
     from goarena.agents.nets.load import load_network
     from goarena.agents.protocols import GameContext
     from goarena.agents.specs import make_agent
@@ -459,12 +460,13 @@ def test_a_win_run_exports_an_uncalibrated_win_network_the_players_play(shards, 
     assert 0 <= held_out["win_accuracy"] <= 1 and held_out["win_mse"] >= 0
     assert held_out["positions"] == metrics["held_out_positions"] and "0-10" in held_out["by_move"]
     network = load_network(weights, "ownership")
-    assert network.model.head == "win" and network.model.calibration is None
-    assert json.loads(read_checkpoint(weights)["kwargs"])["head"] == "win"
+    assert type(network.model) is WinNet and network.model.calibration is None
+    saved = read_checkpoint(weights)
+    assert saved["arch"] == "win" and "head" not in json.loads(saved["kwargs"])
     context = GameContext(SIZE, Rules(komi=0.5))
     greedy = make_agent(f"ownership-greedy:weights={str(weights)!r}")
     puct = make_agent(f"puct:prior=uniform,value={str(weights)!r},simulations=8")
-    assert isinstance(puct.searcher.evaluator, OwnershipEvaluator)
+    assert isinstance(puct.searcher.evaluator, NetworkEvaluator)
     game = Game(SIZE, Rules(komi=0.5, max_moves=12))
     for player in (greedy, puct):
         player.reset(context)
