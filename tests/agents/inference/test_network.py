@@ -9,15 +9,20 @@ import numpy as np
 import pytest
 import torch
 
-from go_env import Game, Rules
+from go_env import BLACK, Game, Rules
 from go_env.features import alphago as features
 from go_env.features.alphago import game_planes
 from go_env.features.patterns import pattern_tables, save_weights
-from goarena.agents.inference import NetworkEvaluator
+from goarena.agents.inference import LeafOutputs, NetworkEvaluator
+from goarena.agents.inference.function import FunctionNetwork
+from goarena.agents.inference.zero import ZeroEvaluator
 from goarena.agents.nets.checkpoint import save_model
+from goarena.agents.nets.features import Features
+from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax
 from goarena.agents.nets.value import ValueNet
+from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.protocols import GameContext, UnsupportedGame
 from goarena.agents.specs import make_agent
 from goarena.search import Leaves, RolloutEvaluator
@@ -211,3 +216,153 @@ def test_bad_combinations_and_boards_are_refused():
         NetworkEvaluator(policy, value).evaluate(leaves([Game(9)]))
     with pytest.raises(UnsupportedGame, match="the value network was trained for 5x5, not 9x9"):
         NetworkEvaluator(value=value).values(leaves([Game(9)]))
+
+
+# -- every network through the one evaluator ------------------------------------------------
+
+
+class CountingOwnership(OwnershipNet):
+    """An ownership network that counts the positions it runs on."""
+
+    positions = 0
+
+    def forward(self, planes):
+        self.positions += len(planes)
+        return super().forward(planes)
+
+
+def history(games: list[Game]) -> torch.Tensor:
+    """float32[B, 17, N, N]: the games' history planes, channels first (as the networks read them)."""
+    return torch.as_tensor(np.stack([np.moveaxis(g.observation(), -1, 0) for g in games])).float()
+
+
+def komi_terms_of(games: list[Game]) -> np.ndarray:
+    return np.array([g.rules.komi * (-1 if g.to_play == BLACK else 1) for g in games])
+
+
+def test_the_zero_network_gives_priors_values_ownership_and_score_in_one_pass():
+    torch.manual_seed(3)
+    zero = ZeroNet(SIZE, blocks=1, filters=8).eval()
+    games = random_games(5)
+    evaluator = NetworkEvaluator(policy=zero, value=zero)
+    found = evaluator.outputs(leaves(games, expanding=[True, False, True, True, True]))
+    with torch.inference_mode():
+        expected = zero(history(games))
+    legal = np.stack([g.legal_mask() for g in games])
+    assert isinstance(found, LeafOutputs) and evaluator.networks == (zero,)
+    np.testing.assert_allclose(
+        normalised(found.priors), masked_softmax(expected.logits.numpy(), legal), atol=1e-6
+    )
+    np.testing.assert_allclose(found.values, expected.value.numpy(), atol=1e-6)
+    np.testing.assert_allclose(found.ownership, expected.ownership.numpy(), atol=1e-6)
+    np.testing.assert_allclose(
+        found.score, expected.ownership.sum(1).numpy() + komi_terms_of(games), atol=1e-5
+    )
+    assert found.priors.dtype == np.float32 and found.values.dtype == np.float64
+    assert evaluator.evaluations == 5 and evaluator.board_size == SIZE
+    old = ZeroEvaluator(zero)  # the old name: the same numbers, every leaf run
+    priors, values = old.evaluate(leaves(games))
+    np.testing.assert_allclose(priors, evaluator.outputs(leaves(games)).priors, atol=1e-6)
+    np.testing.assert_allclose(values, found.values, atol=1e-6)
+    np.testing.assert_array_equal(old.planes(leaves(games)), history(games).numpy().astype(np.int8))
+
+
+def test_an_ownership_network_values_each_leaf_by_its_calibrated_v_with_the_leafs_komi():
+    torch.manual_seed(4)
+    model = CountingOwnership(SIZE, blocks=1, filters=8).eval()
+    model.calibration_a.fill_(0.3)
+    model.calibration_b.fill_(0.1)
+    games = random_games(3)
+    evaluator = NetworkEvaluator(value=model)
+    found = evaluator.outputs(leaves(games))
+    with torch.inference_mode():
+        ownership = model(history(games))
+    terms = komi_terms_of(games)
+    p = 1 / (1 + np.exp(-(0.3 * (ownership.sum(1).numpy() + terms) + 0.1)))
+    np.testing.assert_allclose(found.values, 2 * p - 1, atol=1e-6)
+    np.testing.assert_allclose(found.ownership, ownership.numpy(), atol=1e-6)
+    np.testing.assert_allclose(found.score, ownership.sum(1).numpy() + terms, atol=1e-5)
+    np.testing.assert_allclose(found.priors, normalised(leaves(games).legal))  # no policy: uniform
+    np.testing.assert_array_equal(evaluator.values(leaves(games)), found.values)
+
+
+def test_the_cache_keeps_an_ownership_networks_map_and_adds_each_leafs_komi_after():
+    torch.manual_seed(5)
+    model = CountingOwnership(SIZE, blocks=1, filters=8).eval()
+    evaluator = NetworkEvaluator(value=model)
+    same = [Game(SIZE, Rules(komi=komi)) for komi in (0.5, 7.5)]  # one board, two komi
+    for game in same:
+        game.play(12)
+    first = evaluator.outputs(leaves(same[:1]))
+    second = evaluator.outputs(leaves(same[1:]))
+    assert model.positions == 1  # the planes are the same: the map is remembered
+    np.testing.assert_array_equal(first.ownership, second.ownership)
+    assert second.score[0] - first.score[0] == pytest.approx(7.0)  # White to move: 7 more komi
+    assert second.values[0] > first.values[0]
+    fresh = NetworkEvaluator(value=CountingOwnership(SIZE, blocks=1, filters=8).eval())
+    fresh.value.load_state_dict(model.state_dict())
+    np.testing.assert_allclose(fresh.outputs(leaves(same[1:])).values, second.values, atol=1e-7)
+
+
+def test_a_win_network_values_a_leaf_by_its_own_output_and_has_no_map():
+    torch.manual_seed(6)
+    win = WinNet(SIZE, blocks=1, filters=8).eval()
+    games = random_games(3)
+    found = NetworkEvaluator(value=win).outputs(leaves(games))
+    with torch.inference_mode():
+        w = win(history(games)).numpy()
+    np.testing.assert_allclose(found.values, w, atol=1e-6)
+    assert found.ownership is None and found.score is None
+
+
+def test_a_policy_networks_priors_beside_an_ownership_networks_values_one_build_of_each_kind(planes_calls):
+    torch.manual_seed(7)
+    policy = Counting(PolicyNet(SIZE, layers=2, filters=4))
+    model = CountingOwnership(SIZE, blocks=1, filters=8).eval()
+    games = random_games(4)
+    evaluator = NetworkEvaluator(policy=policy, value=model)
+    found = evaluator.outputs(leaves(games, expanding=[True, False, False, True]))
+    assert planes_calls == [2]  # AlphaGo's planes for the two leaves whose priors are wanted
+    assert (policy.positions, model.positions) == (2, 4)
+    planes = torch.as_tensor(np.stack([game_planes(g) for g in games])).float()
+    with torch.no_grad():
+        logits = policy.model(planes).numpy()
+    legal = leaves(games).legal
+    np.testing.assert_allclose(
+        normalised(found.priors)[[0, 3]], masked_softmax(logits, legal)[[0, 3]], atol=1e-6
+    )
+    np.testing.assert_allclose(found.values, NetworkEvaluator(value=model).values(leaves(games)), atol=1e-7)
+    assert found.ownership is not None
+
+
+def test_a_function_with_both_heads_is_served_as_a_network():
+    torch.manual_seed(8)
+    zero = ZeroNet(SIZE, blocks=1, filters=8).eval()
+
+    def fn(planes, mask):  # channels last, pgx's order: back to the network's own
+        order = np.argsort(_PGX_ORDER)
+        own = planes[..., order].permute(0, 3, 1, 2).clone()
+        own[:, -1] = 1 - own[:, -1]
+        output = zero(own)
+        return output.logits, output.value
+
+    network = FunctionNetwork(fn, layout="pgx", channels_first=False)
+    assert network.features == Features("history", 17, "pgx", False, "float32")
+    games = random_games(4)
+    found = NetworkEvaluator(network, network, cache=0).outputs(leaves(games))
+    expected = NetworkEvaluator(zero, zero).outputs(leaves(games))
+    np.testing.assert_allclose(normalised(found.priors), normalised(expected.priors), atol=1e-6)
+    np.testing.assert_allclose(found.values, expected.values, atol=1e-6)
+    logits_only = FunctionNetwork(lambda planes, mask: torch.zeros(mask.shape), name="mine")
+    with pytest.raises(ValueError, match="mine: searching .* needs fn to return"):
+        NetworkEvaluator(logits_only, logits_only).evaluate(leaves(games))
+
+
+_PGX_ORDER = [0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15, 16]  # pgx's plane k: ours
+
+
+def test_a_network_without_the_head_its_role_needs_is_refused():
+    with pytest.raises(ValueError, match="PolicyNet has no value or ownership head"):
+        NetworkEvaluator(value=PolicyNet(SIZE, layers=2, filters=4))
+    with pytest.raises(ValueError, match="OwnershipNet has no policy head"):
+        NetworkEvaluator(policy=OwnershipNet(SIZE, blocks=1, filters=4))
