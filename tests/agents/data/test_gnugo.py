@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +11,6 @@ from go_env.sgf import load_sgf
 from goarena.agents.data.gnugo import GnuGoConfig, generate, missing_games
 from goarena.agents.data.reader import RANDOM_OPENING, read_expert_game
 from goarena.agents.gtp import find_engine
-from goarena.benchmarks.cli import main
 
 needs_gnugo = pytest.mark.skipif(
     find_engine("gnugo") is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)"
@@ -78,13 +72,6 @@ def test_workers_write_the_same_games_as_one_process(tmp_path: Path) -> None:
     ]
 
 
-@needs_gnugo
-def test_the_command_writes_the_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    main(["data", "gnugo", "--size", "5", "--games", "2", "--out", str(tmp_path), "--seed", "1"])
-    assert "2 games in" in capsys.readouterr().out
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["game-000000.sgf", "game-000001.sgf"]
-
-
 def test_a_missing_gnugo_is_a_clear_error(tmp_path: Path) -> None:
     config = GnuGoConfig(tmp_path / "games", size=5, games=2, gnugo="no-such-gnugo")
     with pytest.raises(ValueError, match="GNU Go .* is not installed"):
@@ -105,59 +92,3 @@ def test_the_komi_is_the_board_size_unless_given(tmp_path: Path) -> None:
     assert GnuGoConfig(tmp_path, size=9).komi == default_komi(9) == 7.0
     assert GnuGoConfig(tmp_path, size=13).komi == default_komi(13) == 7.5
     assert GnuGoConfig(tmp_path, size=13, komi=0.5).komi == 0.5
-
-
-def start(out: Path, games: int, workers: int) -> subprocess.Popen[bytes]:
-    """``goarena data gnugo`` in a process of its own, as a terminal starts it."""
-    command = ["data", "gnugo", "--out", str(out), "--games", str(games), "--workers", str(workers)]
-    return subprocess.Popen(
-        [sys.executable, "-m", "goarena.benchmarks.cli", *command],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-
-
-def after_a_game(process: subprocess.Popen[bytes], out: Path, signal_number: int) -> str:
-    """Send ``signal_number`` once a game is written; the command's stderr, read until every
-    process that holds it (its workers, their engines) is gone."""
-    try:
-        while not list(out.glob("*.sgf")) and process.poll() is None:
-            time.sleep(0.01)
-        os.kill(process.pid, signal_number)
-    finally:
-        _, errors = process.communicate(timeout=60)
-    return errors.decode()
-
-
-@needs_gnugo
-def test_a_killed_run_stops_with_one_line_and_no_traceback(tmp_path: Path) -> None:
-    out = tmp_path / "games"
-    process = start(out, games=200, workers=1)
-    errors = after_a_game(process, out, signal.SIGTERM)
-    done = len(list(out.glob("*.sgf")))
-    assert process.returncode == 1
-    assert (
-        errors.strip().splitlines()[-1] == f"stopped: {done} of 200 games in {out}; the same command resumes"
-    )
-    assert "Traceback" not in errors
-    assert missing_games(GnuGoConfig(out, games=200)) == list(range(done, 200))  # the rerun's work
-
-
-@pytest.mark.slow  # worker processes start up three times, and the set is completed: some 30 s
-@needs_gnugo
-def test_killed_workers_end_quietly_and_the_same_command_resumes(tmp_path: Path) -> None:
-    out = tmp_path / "games"
-    process = start(out, games=30, workers=2)
-    errors = after_a_game(process, out, signal.SIGTERM)
-    assert process.returncode == 1 and "the same command resumes" in errors
-    assert "Traceback" not in errors and "BrokenPipeError" not in errors
-    before = len(list(out.glob("*.sgf")))
-    process = start(out, games=30, workers=2)
-    while len(list(out.glob("*.sgf"))) == before and process.poll() is None:
-        time.sleep(0.01)
-    errors = after_a_game(process, out, signal.SIGKILL)  # the workers outlive it, and must end
-    assert "Traceback" not in errors and "BrokenPipeError" not in errors
-    main(["data", "gnugo", "--out", str(out), "--games", "30", "--workers", "2"])
-    assert missing_games(GnuGoConfig(out, games=30)) == []
-    assert all(read_expert_game(path, 9).moves for path in out.glob("*.sgf"))

@@ -19,7 +19,6 @@ from goarena.agents.data.gnugo import GnuGoConfig, generate
 from goarena.agents.data.ownership import SKIP_REASONS, area_score, engine_owner, final_owner, mark_folder
 from goarena.agents.gtp import find_engine
 from goarena.agents.gtp.client import GTPAgent
-from goarena.benchmarks.cli import main
 
 needs_gnugo = pytest.mark.skipif(
     find_engine("gnugo") is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)"
@@ -238,25 +237,3 @@ def test_an_engine_crash_is_reported_with_its_record_and_the_engine_restarted(tm
     assert [line.split(":")[0] for line in summary.examples["engine error"]] == ["a.sgf", "b.sgf"]
     assert "final_status_list dead" in summary.examples["engine error"][1]  # a new engine got there too
     assert load_sgf(root / "a.sgf").territory is None
-
-
-def test_workers_mark_the_same_and_the_command_prints_the_summary(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    root = tmp_path / "sgf"
-    write_folder(root)
-    (root / "finished2.sgf").write_bytes((root / "finished.sgf").read_bytes())
-
-    main(["data", "ownership", str(root), "--engine", fake_engine(tmp_path, "B4"), "--workers", "2"])
-
-    out = capsys.readouterr().out
-    assert "2 records marked" in out and "malformed 1" in out and "broken.sgf" in out
-    first, second = (load_sgf(root / name).final_owner for name in ("finished.sgf", "finished2.sgf"))
-    assert first is not None and second is not None and first.tolist() == second.tolist()
-
-
-def test_an_engine_without_final_status_list_or_a_missing_folder_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="no folder of SGF files"):
-        mark_folder(tmp_path / "nowhere", fake_engine(tmp_path))
-    with pytest.raises(SystemExit, match="not-an-engine"):
-        main(["data", "ownership", str(tmp_path), "--engine", "not-an-engine-at-all"])

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import pickle
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +20,6 @@ from goarena.agents.data import shards
 from goarena.agents.data.dataset import ShardDataset
 from goarena.agents.data.reader import RANDOM_OPENING, SkippedGame, read_expert_game
 from goarena.agents.data.shards import ARRAYS, MANIFEST, REPORT, build_shards, encode_game, sgf_files
-from goarena.benchmarks.cli import main
 
 
 def stone_planes(state, geometry, out: np.ndarray) -> None:
@@ -347,14 +344,6 @@ def test_generated_records_round_trip_through_write_sgf() -> None:
     assert expert.first_target == 1 and expert.moves == (12, 6, 25, 25)
 
 
-def test_the_command_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_folder(tmp_path / "sgf")
-    main(["data", "shards", str(tmp_path / "sgf"), str(tmp_path / "out"), "--size", "5"])
-    out = capsys.readouterr().out
-    assert "8 files read, 3 games kept, 15 positions in 1 shards" in out
-    assert "handicap or setup 1" in out and (tmp_path / "out" / REPORT).exists()
-
-
 def marked_record() -> tuple[bytes, np.ndarray]:
     """A 5x5 game ended by two passes whose marks take White's last stone off as dead, and the
     final owners (BLACK, WHITE, 0) the marks say."""
@@ -478,43 +467,3 @@ def test_shards_written_before_digests_are_read_with_a_note_and_rebuilt(
     build_shards(tmp_path / "sgf", out, size=5, encoder=stone_planes)  # the same command, rerun
     assert (out / "chunk-000000-0" / "digest.json").is_file() and len(ShardDataset(out)) == 15
     assert capsys.readouterr().err == ""
-
-
-@pytest.mark.parametrize(
-    "failure",
-    [
-        OSError("855888 requested and 610176 written"),  # numpy's words for a write cut short
-        OSError(errno.ENOSPC, "No space left on device"),
-    ],
-)
-def test_a_full_disk_says_so_and_where_and_the_rerun_goes_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: OSError
-) -> None:
-    write_folder(tmp_path / "sgf")
-    sgf, out = tmp_path / "sgf", tmp_path / "out"
-    saved = np.save
-
-    def full(path: Path, array: np.ndarray, **options: object) -> None:
-        if "chunk-000001" in str(path):  # the second chunk no longer fits
-            Path(path).write_bytes(b"\x93NUMPY")
-            raise failure
-        saved(path, array, **options)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(np, "save", full)
-    command = ["data", "shards", str(sgf), str(out), "--size", "5"]
-    monkeypatch.setattr(shards, "build_shards", _chunks_of_three(shards.build_shards))
-    with pytest.raises(SystemExit, match=f"^goarena: disk full: cannot write {out / 'chunk-000001-0'} "):
-        main(command)
-    assert sorted(path.name for path in out.iterdir()) == ["chunk-000000-0", MANIFEST]  # no partial shard
-    monkeypatch.setattr(np, "save", saved)  # room again
-    main(command)
-    assert len(ShardDataset(out)) == 15
-
-
-def _chunks_of_three(build: Callable[..., dict]) -> Callable[..., dict]:
-    """``build_shards`` in chunks of 3 files, with the stand-in planes: the command's, smaller."""
-
-    def small(*args: object, **options: object) -> dict:
-        return build(*args, **{**options, "chunk_size": 3, "encoder": stone_planes})
-
-    return small

@@ -177,14 +177,14 @@ def test_the_command_prints_what_it_wrote(nets, tmp_path, capsys):
 
 
 def test_the_command_line_passes_the_jobs_options_on(nets, data, tmp_path, capsys):
-    from goarena.benchmarks.cli import main as goarena
-
+    """``goarena data value ...`` hands its options to this ``main`` (``goarena -h`` for every
+    command: ``tests/benchmarks/test_cli.py``)."""
     with pytest.raises(SystemExit) as exit_:
-        goarena(["data", "value", "-h"])
+        main(["-h"])
     assert exit_.value.code == 0 and "goarena data value" in capsys.readouterr().out
     out = tmp_path / "again"
     options = ["--out", str(out), "--sl-policy", str(nets / "sl.pt"), "--games", str(GAMES)]
-    goarena(["data", "value", *options, "--chunk-size", str(CHUNK)])
+    main([*options, "--chunk-size", str(CHUNK)])
     assert np.array_equal(arrays(out, "outcomes"), arrays(data, "outcomes"))
 
 

@@ -12,15 +12,12 @@ import pytest
 
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp, to_gtp
-from go_env.sgf import read_sgf
 from goarena.agents.gtp import LINE_LIMIT, GTPAgent, GTPEngineError, find_engine
 from goarena.agents.protocols import RESIGN, Agent, GameContext
 from goarena.agents.specs import make_agent
 
 GNUGO = find_engine("gnugo")
 needs_gnugo = pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
-OUR_ENGINE = f"{sys.executable} -m benchmarks.cli gtp --agent random:seed=1"
-
 # A tiny GTP engine that misbehaves at genmove as its argument says.
 FAKE_ENGINE = textwrap.dedent(
     """
@@ -194,20 +191,6 @@ def test_spec_string_builds_a_gtp_player():
 
 
 # -- our own engine, through the client -------------------------------------------------
-
-
-def test_our_engine_as_a_gtp_player_gets_the_rules():
-    with GTPAgent(OUR_ENGINE, name="ours") as agent:
-        assert agent.name == "ours" and "kata-set-rules" in agent.known_commands
-        rules = Rules(komi=6, ko="situational", suicide=True)
-        game = Game(9, rules, handicap=2)
-        agent.reset(GameContext(game.size, rules))
-        move = agent.select_move(game)
-        assert game.is_legal(move)
-        assert agent.send("kata-get-rules").startswith('{"ko": "SITUATIONAL", "scoring": "AREA"')
-        game.play(move)
-        assert read_sgf(agent.send("printsgf")).moves == (move,)
-        assert agent.final_score(game) == game.score()
 
 
 # -- engines that misbehave -------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""The GTP engine: ``GTPEngine.handle`` command by command, live analysis, and a scripted
-session with ``goarena gtp`` through a pipe."""
+"""The GTP engine: ``GTPEngine.handle`` command by command, and live analysis (whole sessions
+with ``goarena gtp`` through a pipe: ``tests/benchmarks/commands/test_gtp.py``)."""
 
 from __future__ import annotations
 
@@ -7,21 +7,20 @@ import json
 import os
 import queue
 import re
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp, to_gtp
 from go_env.sgf import read_sgf, write_sgf
-from goarena.agents.gtp.engine import GTPEngine
+from goarena.agents.gtp.engine import GTPEngine, warm_up_in_background
 from goarena.agents.players.random import RandomAgent
 from goarena.agents.players.search import UCTAgent
 from goarena.agents.protocols import RESIGN, GameContext, MoveInfo
+from goarena.agents.specs import make_agent
 from tests.boards import SEKI, position
 
 REQUIRED = (
@@ -517,47 +516,6 @@ def test_boardsize_and_loadsgf_refuse_a_board_the_player_cannot_play(tmp_path):
     assert engine.game.size == 13
 
 
-def test_the_command_starts_on_a_board_the_player_plays_and_refuses_others():
-    """The shipped networks are 9x9: ``goarena gtp --agent sl-policy`` starts there."""
-    command = [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "sl-policy"]
-    process = subprocess.run(
-        command, input="1 boardsize 19\n2 genmove b\n3 boardsize 9\n4 quit\n", capture_output=True, text=True,
-        timeout=120,
-    )  # fmt: skip
-    answers = process.stdout.split("\n\n")
-    assert answers[0] == "?1 unacceptable size"
-    assert answers[1].startswith("=2 ") and from_gtp(answers[1][3:], 9) is not None  # a 9x9 move
-    assert answers[2:4] == ["=3", "=4"]
-    refused = subprocess.run(
-        [*command, "--size", "19"], input="quit\n", capture_output=True, text=True, timeout=120
-    )
-    assert refused.returncode != 0 and "sl-policy cannot play 19x19" in refused.stderr
-
-
-def test_loadsgf_of_a_fifo_or_stdin_does_not_block_the_engine(tmp_path):
-    """A FIFO with no writer and the engine's own stdin are refused at once; ``quit`` works."""
-    fifo = tmp_path / "fifo.sgf"
-    os.mkfifo(fifo)
-    commands = f"1 loadsgf {fifo}\n2 loadsgf /dev/stdin\n3 name\n4 quit\n"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "random", "--size", "9"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        out, _ = process.communicate(commands, timeout=60)
-    finally:
-        process.kill()
-    assert out.split("\n\n")[:4] == [
-        f"?1 cannot load file: not a regular file: {fifo}",
-        "?2 cannot load file: not a regular file: /dev/stdin",
-        "=3 random",
-        "=4",
-    ]
-
-
 def test_loadsgf_imports_and_runs_nothing_named_in_the_record(engine, tmp_path):
     """Properties that look like player specs or code stay text."""
     marker = tmp_path / "ran"
@@ -696,19 +654,6 @@ def test_lz_analyze_streams_until_the_next_command_arrives():
     assert not session.is_alive()
 
 
-def test_an_enormous_command_line_is_cut_and_answered_once():
-    process = subprocess.run(
-        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "random", "--size", "9"],
-        input="1 name\n2 play b " + "x" * 5_000_000 + "\n3 name\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    answers = process.stdout.split("\n\n")
-    assert answers[0] == answers[2].replace("3", "1") == "=1 random"
-    assert answers[1].startswith("?2 invalid vertex") and len(answers[1]) < 1000
-
-
 def test_run_stops_at_the_end_of_input():
     wire = Wire()
     engine = GTPEngine(RandomAgent(), size=9)
@@ -734,87 +679,67 @@ def test_with_the_uct_player():
     assert len(engine.game.moves) == 2
 
 
-# -- a whole session through a pipe -----------------------------------------------------
+# ---------------------------------------------------------------------------------------
+# The warm-up: the engine warms its player up, answering protocol commands meanwhile
+# ---------------------------------------------------------------------------------------
+
+WARMED_PLAYERS = """
+import os
 
 
-def test_a_player_that_writes_to_stdout_cannot_desynchronise_goarena_gtp():
-    """A print, a write to descriptor 1 and a child process's output, from the player's
-    building, reset and moves, all go to stderr: every answer on stdout is its command's."""
-    players = Path(__file__).parents[2] / "benchmarks"  # misbehaving_players.Noisy
-    commands = ["boardsize 5", "clear_board", "genmove b", "play w A1", "genmove b", "name", "quit"]
-    process = subprocess.run(
-        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "misbehaving_players:Noisy"],
-        input="".join(f"{number} {command}\n" for number, command in enumerate(commands, 1)),
-        capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(players), os.environ.get("PYTHONPATH", "")])},
-    )  # fmt: skip
-    answers = process.stdout.split("\n\n")
-    assert answers.pop() == "" and len(answers) == len(commands), process.stdout
-    assert [answer.split()[0] for answer in answers] == [f"={number}" for number in range(1, 8)]
-    assert answers[5] == "=6 noisy"
-    for when in ("built", "reset", "asked for a move"):
-        for how in ("print", "os.write", "child"):
-            assert f"= noisy {how} when {when}" in process.stderr
+class Warmed:
+    # A player whose kernels are nobody's list but its own: its warm-up logs each call.
+
+    name = "warmed"
+
+    @staticmethod
+    def warmup(size):
+        with open(os.environ["WARMED_LOG"], "a") as log:
+            log.write(f"{size}\\n")
+
+    def reset(self, context):
+        pass
+
+    def select_move(self, game):
+        return game.pass_move
+"""
 
 
-def test_scripted_session_with_goarena_gtp(tmp_path):
-    """``goarena gtp`` answers a pipelined session, errors included, and quits cleanly."""
-    sgf = tmp_path / "opening.sgf"
-    opening = Game(9, Rules(komi=6.5))
-    opening.replay([from_gtp(v, 9) for v in ("E5", "C3", "G7")])
-    sgf.write_bytes(write_sgf(opening))
-    vertex = r"([A-HJ][1-9]|pass)"
-    script = [
-        ("1 protocol_version", "=1 2"),
-        ("2 name", "=2 random"),
-        ("3 version", r"=3 \S+"),
-        ("4 known_command genmove", "=4 true"),
-        ("5 known_command lz-analyze", "=5 false"),
-        ("list_commands", r"= protocol_version\n(\S+\n)+\S+"),
-        ("boardsize 9", "="),
-        ("clear_board", "="),
-        ("komi 6.5", "="),
-        ("play b E5", "="),
-        ("6 genmove w", f"=6 {vertex}"),
-        ("undo", "="),
-        ("showboard", r"= \n( ?\d .+\n)+ +A B C D E F G H J\ncaptured: .+"),
-        ("final_score", r"= B\+74\.5"),
-        ("final_status_list alive", "= E5"),
-        ("final_status_list dead", "="),
-        ("boardsize 99", r"\? unacceptable size"),
-        ("7 play b Z99", r"\?7 invalid vertex: .+"),
-        ("play b E5", r"\? illegal move"),
-        ("play purple E5", r"\? syntax error: invalid color .+"),
-        ("genmove", r"\? wrong number of arguments: .+"),
-        ("8 frobnicate", r"\?8 unknown command"),
-        ("undo", "="),
-        ("undo", r"\? cannot undo"),
-        ("fixed_handicap 2", "= C3 G7"),
-        ("genmove w", f"= {vertex}"),
-        ("clear_board", "="),
-        ("set_free_handicap C3 G7 E5", "="),
-        ("place_free_handicap 2", r"\? board not empty"),
-        ("time_settings 300 30 5", "="),
-        ("time_left w 290 0", "="),
-        ("kgs-genmove_cleanup w", f"= {vertex}"),
-        ("reg_genmove b", f"= {vertex}"),
-        (f"loadsgf {sgf} 3", "="),
-        ("printsgf", r"= \(;FF\[4\](.|\n)*;B\[ee\];W\[cg\]\)"),
-        ("kgs-rules chinese", "="),
-        ("kata-get-rules", r'= \{"ko": "SIMPLE", "scoring": "AREA".*\}'),
-        ("kata-set-rules tromp-taylor", "="),
-        ("9 quit", "=9"),
-    ]
-    process = subprocess.run(
-        [sys.executable, "-m", "goarena.benchmarks.cli", "gtp", "--agent", "random:seed=1", "--size", "9"],
-        input="".join(f"{command}\n" for command, _ in script) + "name\n",  # after quit: unanswered
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert process.returncode == 0, process.stderr
-    assert process.stdout.endswith("\n\n")
-    answers = process.stdout[:-2].split("\n\n")
-    assert len(answers) == len(script), process.stdout
-    for (command, pattern), answer in zip(script, answers, strict=True):
-        assert re.fullmatch(pattern, answer), f"{command!r} answered {answer!r}"
+def warmed_player(tmp_path, monkeypatch):
+    """The spec of a plug-in player with a warm-up hook, and a reader of the sizes it was warmed
+    at (the ``warmed`` fixture of the warm-up tests, here and in ``tests/benchmarks``)."""
+    (tmp_path / "warmed_players.py").write_text(WARMED_PLAYERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("WARMED_LOG", str(tmp_path / "warmed.log"))
+    log = tmp_path / "warmed.log"
+
+    def sizes() -> list[int]:
+        return [int(line) for line in log.read_text().split()] if log.exists() else []
+
+    yield "warmed_players:Warmed", sizes
+    sys.modules.pop("warmed_players", None)
+
+
+@pytest.fixture
+def warmed(tmp_path, monkeypatch):
+    """The spec of a plug-in player with a warm-up hook, and a reader of the sizes it was warmed at."""
+    yield from warmed_player(tmp_path, monkeypatch)
+
+
+def test_the_gtp_engine_warms_up_its_player(warmed):
+    spec, sizes = warmed
+    logged: list[str] = []
+    assert warm_up_in_background(make_agent(spec), 7, logged.append).wait(timeout=120)
+    assert sizes() == [7]
+
+
+def test_the_gtp_engine_answers_at_once_and_moves_wait_for_the_warmup():
+    ready = threading.Event()
+    engine = GTPEngine(RandomAgent(seed=1), size=9, ready=ready)
+    assert engine.handle("name") == "= random\n\n"
+    answers: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: answers.put(engine.handle("genmove b")), daemon=True).start()
+    with pytest.raises(queue.Empty):
+        answers.get(timeout=0.2)  # the player is not asked while it warms up
+    ready.set()
+    assert answers.get(timeout=10).startswith("= ")
