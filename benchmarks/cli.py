@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass
 from types import ModuleType
 
+from goarena.benchmarks.commands import missing_extra, needs_extra
+
 
 @dataclass(frozen=True)
 class Command:
@@ -158,7 +160,12 @@ def build_parser(name: str | None = None, module: ModuleType | None = None) -> a
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     name = command_named(argv)
-    module = importlib.import_module(COMMANDS[name].module) if name else None
+    try:
+        module = importlib.import_module(COMMANDS[name].module) if name else None
+    except ImportError as error:  # a command of an extra that is not installed
+        if (extra := missing_extra(error)) is None:
+            raise
+        sys.exit(f"{needs_extra(f'goarena {name}', extra)} ({error})")
     try:
         if module is not None and parses_its_own_options(module):
             module.main(argv[len(name.split()) :])  # type: ignore[union-attr]
@@ -166,7 +173,8 @@ def main(argv: list[str] | None = None) -> None:
         args = build_parser(name, module).parse_args(argv)  # without a command: usage, exit 2
         module.command(args)  # type: ignore[union-attr]
     except (ValueError, OSError) as error:
-        sys.exit(f"goarena: {error}")
+        extra = missing_extra(error)  # a player or an option of an extra not installed
+        sys.exit(f"goarena: {error}" + (f"; {needs_extra('it', extra)}" if extra else ""))
 
 
 if __name__ == "__main__":

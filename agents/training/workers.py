@@ -65,7 +65,7 @@ class SelfPlayWorkers:
         try:
             import ray
         except ImportError:
-            raise ValueError("--ray needs Ray: pip install 'ray[default]'") from None
+            raise ValueError("--ray needs the ray extra: pip install 'goarena[ray]'") from None
         if not ray.is_initialized():
             if address == "auto":
                 ray.init(num_cpus=max(self.workers, 1), include_dashboard=False, log_to_driver=False)

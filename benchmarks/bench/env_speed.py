@@ -12,7 +12,7 @@ A batch of games stepped in lock step is measured too: by the fused kernel that 
 game's move from given probabilities and plays it, and by the same step from Python (legal
 masks, a numpy draw per game, play), both against the in-numba playouts.
 
-The peers are optional (``pip install goarena[bench]``); a missing one is reported and skipped.
+OpenSpiel is optional (``pip install 'goarena[peers]'``); a missing peer is reported and skipped.
 """
 
 from __future__ import annotations
@@ -199,7 +199,8 @@ def run(sizes: list[int], seconds: float) -> list[Measurement]:
         try:
             results.append(Measurement("OpenSpiel go (state API)", size, openspiel_loop(size, seconds)))
         except ImportError as error:
-            results.append(Measurement("OpenSpiel go (state API)", size, None, f"skipped: {error}"))
+            skipped = f"skipped: {error}; pip install 'goarena[peers]'"
+            results.append(Measurement("OpenSpiel go (state API)", size, None, skipped))
     return results
 
 

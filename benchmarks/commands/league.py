@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from goarena.benchmarks.commands import device_name, plain_text
+from goarena.benchmarks.commands import device_name, missing_extra, needs_extra, plain_text
 
 if TYPE_CHECKING:
     from goarena.benchmarks.league.config import LeagueConfig
@@ -196,7 +196,8 @@ def _league(args: argparse.Namespace, out: TextIO) -> None:
         directory = args.dir or Path("runs") / "league" / slug(config.name)
         store, games = open_league(config, directory)
     except (LeagueConfigError, LeagueStoreError) as error:
-        sys.exit(f"goarena league: {error}")
+        extra = missing_extra(error)  # a player of an extra that is not installed (sb3)
+        sys.exit(f"goarena league: {error}" + (f"; {needs_extra('it', extra)}" if extra else ""))
     with store:
         try:
             warm_up(config)

@@ -18,7 +18,7 @@ import sys
 import threading
 from pathlib import Path
 
-from goarena.benchmarks.commands import log
+from goarena.benchmarks.commands import log, needs_extra
 
 # Players that load offline (the shipped 9x9 networks) and move within a second on a CPU.
 DEFAULT_PLAYERS = {
@@ -77,11 +77,14 @@ def named_spec(text: str) -> tuple[str, str]:
 
 def command(args: argparse.Namespace) -> None:
     """Check the players, warm their kernels up in the background, and serve until Ctrl-C."""
-    import uvicorn
+    try:
+        import uvicorn
 
+        from goarena.benchmarks.web.app import create_app
+        from goarena.benchmarks.web.guard import Address
+    except ImportError as error:
+        sys.exit(f"{needs_extra('goarena serve', 'web')} ({error})")
     from goarena.agents.specs import AgentSpecError, check_spec
-    from goarena.benchmarks.web.app import create_app
-    from goarena.benchmarks.web.guard import Address
 
     if not args.dir.is_dir():
         sys.exit(f"goarena serve: no directory {args.dir}")

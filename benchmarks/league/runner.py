@@ -631,7 +631,7 @@ def run_ray(
     try:
         import ray
     except ImportError:
-        raise LeagueRunError("--ray needs Ray: pip install 'goarena[ray]'") from None
+        raise LeagueRunError("--ray needs the ray extra: pip install 'goarena[ray]'") from None
     if not games:
         return
     started = not ray.is_initialized()  # else use the Ray this process already joined
