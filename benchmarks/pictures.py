@@ -5,8 +5,9 @@ to move (an ``Action.ownership``, an ``OwnershipAgent``'s, ``ownership_map``'s) 
 figure, and writes it as a PNG when given a path; it works on a live game as well as on a
 record. Black's points are shaded black, White's white, a point neither side owns grey; the
 stones are drawn smaller on top, so that a stone on the other side's ground (dead) shows. The
-title gives the move number, V from Black's view (the sum of the map, komi included) and, when
-known, the probability that Black wins::
+title gives the position (its move number, who is to move), then V from Black's view (the sum
+of the map, komi included) and, when known, the probability that Black wins, both of that
+position::
 
     from goarena.benchmarks.pictures import plot_ownership
     action = player.act(game)                    # an ownership-greedy or zero player
@@ -64,10 +65,12 @@ def black_score(game: Game, ownership: np.ndarray) -> float:
 
 
 def ownership_title(game: Game, ownership: np.ndarray, win_probability: float | None = None) -> str:
-    """The picture's title: the move number, who is to move, V for Black and, when given, the
-    probability that Black wins."""
+    """The picture's title: the position (its move number, who is to move), then V for Black
+    and, when given, the probability that Black wins, both of that position (not of the one
+    after a move) and from Black's view whoever is to move."""
     mover = "Black" if game.to_play == BLACK else "White"
-    head = f"Move {len(game.moves)}, {mover} to move" + (" (game over)" if game.is_over else "")
+    over = " (game over)" if game.is_over else ""
+    head = f"Move {len(game.moves)}, {mover} to move{over}: this position's figures, for Black"
     line = f"V = {black_score(game, ownership):+.1f} for Black (komi {game.rules.komi:g} included)"
     if win_probability is not None:
         line += f", Black wins {win_probability:.0%}"
@@ -192,8 +195,15 @@ def network_ownership(weights: Path | str, game: Game, device: str = "cpu") -> t
 
 def player_ownership(spec: str, game: Game, device: str = "cpu") -> tuple[np.ndarray, float | None]:
     """The map of ``game``'s position (for its side to move) by the player of ``spec``, and
-    the probability that Black wins by its ``act()`` value (None when it has none, or the game
-    is over). The map is its ``act()``'s, else its ``ownership(game)`` (``OwnershipAgent``).
+    the probability that Black wins in that position (None when the player gives no value, or
+    the game is over).
+
+    Both are of the position itself, as ``network_ownership``'s: a network player's are its
+    network's, without search (its ``evaluate(game)`` and ``ownership(game)``), not its
+    ``act()``'s, whose value a greedy player takes from the position after its chosen move
+    (so that ``ownership-greedy`` once printed "Black wins 75%" beside the network's 31% for
+    the empty board at komi 7). A player without them gives its ``act()``'s: a search's
+    root value, the position's as searched.
 
     Raises:
         ValueError: a bad spec, or a player that gives no ownership.
@@ -204,11 +214,15 @@ def player_ownership(spec: str, game: Game, device: str = "cpu") -> tuple[np.nda
     player = make_agent(spec)
     player.reset(GameContext(game.size, game.rules, device=device))
     ownership, value = None, None
-    if isinstance(player, Actor) and not game.is_over:
+    if isinstance(player, OwnershipAgent):
+        ownership = player.ownership(game.copy())
+    evaluate = getattr(player, "evaluate", None)
+    if callable(evaluate) and not game.is_over:
+        value = evaluate(game.copy())[1]  # (policy, the value of the position for its mover)
+    if (ownership is None or value is None) and isinstance(player, Actor) and not game.is_over:
         action = player.act(game.copy())
-        ownership, value = action.ownership, action.value
-    if ownership is None and isinstance(player, OwnershipAgent):
-        ownership = player.ownership(game)
+        ownership = action.ownership if ownership is None else ownership
+        value = action.value if value is None else value
     if ownership is None:
         raise ValueError(f"--player {spec}: {player.name} gives no ownership map (its act() has none)")
     if value is None:
@@ -244,15 +258,19 @@ def show_ownership(
     device: str = "cpu",
 ) -> Shown:
     """Replay ``sgf`` to ``move``, ask the ownership network at ``weights`` (or the player of
-    the spec ``player``) for its map, and write the picture to ``out`` (default
-    ``default_picture``).
+    the spec ``player``; neither: the shipped 9x9 ownership network) for its map, and write
+    the picture to ``out`` (default ``default_picture``).
 
     Raises:
-        ValueError: neither or both of weights and player, or as ``record_position``,
+        ValueError: both weights and player, or as ``record_position``,
             ``network_ownership`` and ``player_ownership``.
     """
-    if (weights is None) == (player is None):
+    if weights is not None and player is not None:
         raise ValueError("give an ownership network's --weights or a --player, one of them")
+    if weights is None and player is None:
+        from goarena.agents.weights import OWNERSHIP_9X9
+
+        weights = OWNERSHIP_9X9
     game = record_position(sgf, move)
     p: float | None
     if weights is not None:

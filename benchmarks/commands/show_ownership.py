@@ -1,5 +1,6 @@
 """``goarena show ownership``: a PNG of a record's position, each point shaded by its final
-owner as an ownership network (or a player) sees it, with V and Black's win probability."""
+owner as an ownership network (the shipped 9x9 one unless ``--weights`` or ``--player`` say)
+sees it, with V and Black's win probability of that position, both from Black's view."""
 
 from __future__ import annotations
 
@@ -17,8 +18,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the position after this many moves (0: the setup; default: the last)",
     )
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--weights", type=Path, help="an ownership network's file (goarena train ownership)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--weights",
+        type=Path,
+        help="an ownership network's file (goarena train ownership); default, without --player: "
+        "the shipped 9x9 one",
+    )
     source.add_argument(
         "--player",
         help="a player whose act() gives ownership instead, e.g. zero or ownership-greedy:weights=PATH",

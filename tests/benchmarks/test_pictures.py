@@ -59,7 +59,10 @@ def test_a_live_game_is_drawn_from_blacks_view(tmp_path):
     figure = plot_ownership(game, ownership, tmp_path / "live.png", win_probability=0.125)
     assert png_size(tmp_path / "live.png") == PNG_SIZE
     title = figure.axes[0].get_title()
-    assert title == "Move 1, White to move\nV = -25.5 for Black (komi 0.5 included), Black wins 12%"
+    assert title == (
+        "Move 1, White to move: this position's figures, for Black\n"
+        "V = -25.5 for Black (komi 0.5 included), Black wins 12%"
+    )
     image = figure.axes[0].images[0].get_array()
     np.testing.assert_array_equal(image, -np.ones((SIZE, SIZE)))  # shaded as White's
     assert len(figure.axes) == 2  # the board and its colour bar
@@ -73,7 +76,10 @@ def test_it_draws_on_given_axes_and_refuses_a_bad_map(tmp_path):
     ownership = np.zeros(SIZE * SIZE)
     ownership[:5] = 1.0  # Black (to move) owns the top row
     assert plot_ownership(game, ownership, ax=axes) is axes.figure
-    assert axes.get_title() == "Move 0, Black to move\nV = -2.0 for Black (komi 7 included)"
+    assert (
+        axes.get_title()
+        == "Move 0, Black to move: this position's figures, for Black\nV = -2.0 for Black (komi 7 included)"
+    )
     assert list(tmp_path.iterdir()) == []  # no path: nothing written
     with pytest.raises(ValueError, match=r"float\[25\], got shape \(24,\)"):
         plot_ownership(game, np.zeros(24))
@@ -107,7 +113,8 @@ def test_show_ownership_writes_the_networks_picture(files):
     np.testing.assert_allclose(shown.ownership, found.ownership[0], atol=1e-6)
     assert shown.win_probability == pytest.approx(1 - found.win_probability[0], abs=1e-6)  # White moves
     v = -float(found.score[0])  # Black's view of White's V, komi included
-    assert f"Move 3, White to move\nV = {v:+.1f} for Black (komi 0.5 included)" in shown.title
+    head = "Move 3, White to move: this position's figures, for Black"
+    assert f"{head}\nV = {v:+.1f} for Black (komi 0.5 included)" in shown.title
     assert shown.title.endswith(f"Black wins {shown.win_probability:.0%}")
 
 
@@ -127,7 +134,7 @@ def test_show_ownership_refuses_bad_sources(files, tmp_path):
     with pytest.raises(NetworkFileError, match=r"policy.pt: .*not an ownership network"):
         show_ownership(files["game"], 2, weights=files["policy"], out=tmp_path / "x.png")
     with pytest.raises(ValueError, match="one of them"):
-        show_ownership(files["game"], 2, out=tmp_path / "x.png")
+        show_ownership(files["game"], 2, weights=files["ownership"], player="random", out=tmp_path / "x.png")
     with pytest.raises(ValueError, match="trained for 5x5, not 9x9"):
         game = Game(9, Rules())
         save_sgf(tmp_path / "nine.sgf", game)
@@ -151,12 +158,29 @@ def test_goarena_show_ownership(files, tmp_path, capsys):
         ]
     )
     printed = capsys.readouterr().out
-    assert printed.startswith("Move 4, Black to move: V = ") and f"wrote {out}" in printed
+    assert (
+        printed.startswith("Move 4, Black to move: this position's figures, for Black: V = ")
+        and f"wrote {out}" in printed
+    )
     assert png_size(out) == PNG_SIZE
     with pytest.raises(SystemExit, match="--move 9 is out of range"):
         cli.main(
             ["show", "ownership", str(files["game"]), "--move", "9", "--weights", str(files["ownership"])]
         )
-    with pytest.raises(SystemExit) as usage:  # neither --weights nor --player
-        cli.main(["show", "ownership", str(files["game"])])
+    with pytest.raises(SystemExit) as usage:  # both --weights and --player
+        cli.main(["show", "ownership", str(files["game"]), "--weights", "a.pt", "--player", "random"])
     assert usage.value.code == 2
+
+
+def test_show_ownership_defaults_to_the_shipped_network_and_a_player_of_it_agrees(tmp_path):
+    """Neither --weights nor --player: the shipped 9x9 ownership network. ownership-greedy
+    (the same network) gives the same position's figures, V and Black's chances, not those
+    after its move: the empty board at komi 5.5, 7 and 9 once read 80% / 75% / 65% for Black
+    through the player beside 39% / 31% / 23% through the network."""
+    for komi in (5.5, 7, 9):
+        save_sgf(tmp_path / "empty.sgf", Game(9, Rules(komi=komi)))
+        shipped = show_ownership(tmp_path / "empty.sgf", 0, out=tmp_path / "shipped.png")
+        player = show_ownership(tmp_path / "empty.sgf", 0, player="ownership-greedy", out=tmp_path / "p.png")
+        assert shipped.title == player.title
+        assert player.win_probability == pytest.approx(shipped.win_probability, abs=1e-4)
+        assert shipped.win_probability < 0.5  # komi outweighs the first move on an empty 9x9
