@@ -32,10 +32,12 @@ import inspect
 import os
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
-from typing import Any, NamedTuple
+from types import MappingProxyType
+from typing import Any, NamedTuple, cast
 
+from goarena.agents import weights
 from goarena.agents.protocols import (
     Agent,
     Closeable,
@@ -83,11 +85,19 @@ def renamed_options(
 
 
 class BuiltIn(NamedTuple):
-    """A built-in player: its factory, imported only when asked for, and what it plays."""
+    """A built-in player: its factory, imported only when asked for, what it plays, and how the
+    entry configures the factory (``players.options.configured``): other defaults for its
+    options, options it does not take (-> why), and class attributes (a network player's
+    ``kind`` of network)."""
 
     target: str  # "module:factory"
     summary: str  # one line, for the command line's help
+    defaults: Mapping[str, Any] = MappingProxyType({})
+    fixed: Mapping[str, str] = MappingProxyType({})
+    attributes: Mapping[str, Any] = MappingProxyType({})
 
+
+_NETWORK_PLAYER = "goarena.agents.players.network:NetworkPlayer"
 
 BUILTIN_AGENTS: dict[str, BuiltIn] = {
     "random": BuiltIn("goarena.agents.players.random:RandomAgent", "a uniformly random legal move"),
@@ -106,23 +116,53 @@ BUILTIN_AGENTS: dict[str, BuiltIn] = {
         "the best expected move against a model of its opponent",
     ),
     "gtp": BuiltIn("goarena.agents.gtp.client:GTPAgent", "an external GTP engine, run by its command"),
-    "sl-policy": BuiltIn("goarena.agents.players.policy:SLPolicyAgent", "the SL policy network's move"),
+    "sl-policy": BuiltIn(
+        _NETWORK_PLAYER,
+        "the SL policy network's move",
+        {"weights": str(weights.SL_POLICY_9X9), "play": "policy"},
+        attributes={"kind": "policy"},
+    ),
     "rollout-policy": BuiltIn(
         "goarena.agents.players.rollout:RolloutPolicyAgent", "the fast rollout policy's move"
     ),
-    "rl-policy": BuiltIn("goarena.agents.players.policy:RLPolicyAgent", "the RL policy network's move"),
+    "rl-policy": BuiltIn(
+        _NETWORK_PLAYER,
+        "the RL policy network's move",
+        {"weights": str(weights.RL_POLICY_9X9), "play": "policy"},
+        attributes={"kind": "policy"},
+    ),
     "value-greedy": BuiltIn(
-        "goarena.agents.players.value:ValueGreedyAgent",
+        _NETWORK_PLAYER,
         "the move whose position the value network likes best",
+        {"weights": str(weights.VALUE_9X9), "play": "greedy", "rank": "value"},
+        attributes={"kind": "value"},
     ),
     "ownership-greedy": BuiltIn(
-        "goarena.agents.players.ownership:OwnershipGreedyAgent",
+        _NETWORK_PLAYER,
         "the move whose position has the best ownership value V",
+        {"weights": str(weights.OWNERSHIP_9X9), "play": "greedy", "rank": "score"},
+        attributes={"kind": "ownership"},
     ),
     "alphago": BuiltIn(
-        "goarena.agents.players.alphago:AlphaGoAgent", "AlphaGo's search: SL priors, value net and rollouts"
+        "goarena.agents.players.search:PUCTAgent",
+        "AlphaGo's search: SL priors, value net and rollouts",
+        {
+            "evaluator": "pattern",
+            "prior": str(weights.SL_POLICY_9X9),
+            "value": str(weights.VALUE_9X9),
+            "rollout_weights": str(weights.ROLLOUT_9X9),
+            "mixing": 0.5,
+            "selection": "alphago",
+            "c_puct": 5.0,  # the AlphaGo paper's, with Q in [-1, 1] and u = c·P/(1 + N)
+        },
+        fixed={"evaluator": "alphago's leaves are its networks' and rollout policy's"},
     ),
-    "zero": BuiltIn("goarena.agents.players.zero:ZeroAgent", "AlphaZero's search over its dual network"),
+    "zero": BuiltIn(
+        _NETWORK_PLAYER,
+        "AlphaZero's search over its dual network",
+        {"weights": str(weights.ZERO_9X9), "play": "puct"},
+        attributes={"kind": "zero"},
+    ),
     "sb3": BuiltIn("goarena.agents.players.sb3:SB3Agent", "a saved MaskablePPO or PPO model"),
     "torch": BuiltIn(
         "goarena.agents.players.policy_player:TorchPlayer",
@@ -268,8 +308,28 @@ def _resolve(spec: str) -> tuple[Callable[..., Agent], tuple[Any, ...], dict[str
         path, _, options = rest.partition(",")
         if not path.strip():
             raise AgentSpecError(f"{name} needs the model's path: {name}:{PATH_SPECS[name]}")
-        return _load(BUILTIN_AGENTS[name].target), (path.strip(),), parse_options(options)
-    return _load(BUILTIN_AGENTS[name].target), (), parse_options(rest)
+        return builtin_factory(name), (path.strip(),), parse_options(options)
+    return builtin_factory(name), (), parse_options(rest)
+
+
+def builtin_factory(name: str) -> Callable[..., Agent]:
+    """The factory of the built-in player ``name``: its target, configured as its entry says
+    (``players.options.configured``; the same class each time)."""
+    entry = BUILTIN_AGENTS[name]
+    factory = _load(entry.target)
+    if not (entry.defaults or entry.fixed or entry.attributes):
+        return factory
+    from goarena.agents.players.options import configured
+
+    return configured(cast(Any, factory), name, entry.defaults, entry.fixed, **entry.attributes)
+
+
+def option_help(name: str) -> list[str]:
+    """The options of the built-in player ``name``, one line each (``name=default  help``), from
+    its options' declaration; [] for a player that declares none."""
+    declared = getattr(builtin_factory(name), "Options", None)
+    help = getattr(declared, "help", None)
+    return list(help()) if callable(help) else []
 
 
 def _plugin(spec: str) -> tuple[Callable[..., Agent], tuple[Any, ...], dict[str, Any]]:

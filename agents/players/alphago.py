@@ -20,28 +20,16 @@ The shipped 9x9 SL policy, value network and rollout policy are the defaults.
 
 from __future__ import annotations
 
-from goarena.agents.players.options import configured
+from typing import cast
+
 from goarena.agents.players.search import PUCTAgent
-from goarena.agents.weights import ROLLOUT_9X9, SL_POLICY_9X9, VALUE_9X9
+from goarena.agents.specs import BUILTIN_AGENTS, builtin_factory
 
 # The AlphaGo paper's exploration constant, with Q in [-1, 1] and u = c·P/(1 + N).
-ALPHAGO_C = 5.0
+ALPHAGO_C = BUILTIN_AGENTS["alphago"].defaults["c_puct"]
 
-# AlphaGo's search (see the module documentation): ``PUCTAgent`` with AlphaGo's defaults,
-# ``prior`` the shipped SL policy, ``value`` the shipped value network, ``rollout_weights`` the
-# shipped rollout policy, ``mixing`` (λ) 0.5, ``selection="alphago"``, ``c_puct`` 5.
-ALPHAGO_DEFAULTS = {
-    "evaluator": "pattern",
-    "prior": str(SL_POLICY_9X9),
-    "value": str(VALUE_9X9),
-    "rollout_weights": str(ROLLOUT_9X9),
-    "mixing": 0.5,
-    "selection": "alphago",
-    "c_puct": ALPHAGO_C,
-}
-AlphaGoAgent = configured(
-    PUCTAgent,
-    "alphago",
-    ALPHAGO_DEFAULTS,
-    fixed={"evaluator": "alphago's leaves are its networks' and rollout policy's"},
-)
+# AlphaGo's search: ``PUCTAgent`` configured by its registry entry (``agents.specs``) with
+# AlphaGo's defaults: ``prior`` the shipped SL policy, ``value`` the shipped value network,
+# ``rollout_weights`` the shipped rollout policy, ``mixing`` (λ) 0.5, ``selection="alphago"``,
+# ``c_puct`` 5; it takes no ``evaluator`` (its leaves are its networks' and playouts').
+AlphaGoAgent = cast("type[PUCTAgent]", builtin_factory("alphago"))

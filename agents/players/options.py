@@ -109,6 +109,7 @@ class PlayerOptions:
 
     RENAMES: ClassVar[dict[str, Renamed]] = {}  # deprecated spellings: old name -> (new name, conversion)
     FIXED: ClassVar[dict[str, str]] = {}  # options a configured player does not take -> why
+    FIRST: ClassVar[tuple[str, ...]] = ()  # options its help and signature list first, in this order
 
     def __post_init__(self) -> None:
         hints = typing.get_type_hints(type(self))
@@ -154,10 +155,17 @@ class PlayerOptions:
         }
 
     @classmethod
+    def ordered(cls) -> list[dataclasses.Field]:
+        """The options' fields, ``FIRST`` first, then in their declaration's order."""
+        declared = list(fields(cls))
+        rank = {name: i for i, name in enumerate(cls.FIRST)}
+        return sorted(declared, key=lambda each: rank.get(each.name, len(rank)))
+
+    @classmethod
     def help(cls) -> list[str]:
         """One line per option: ``name=default  help``."""
         rows = []
-        for each in fields(cls):
+        for each in cls.ordered():
             default = "" if each.default is MISSING else f"={each.default}"
             rows.append((f"{each.name}{default}", each.metadata.get("help", "")))
         width = max((len(name) for name, _ in rows), default=0) + 2
@@ -174,7 +182,7 @@ class PlayerOptions:
                 default=inspect.Parameter.empty if each.default is MISSING else each.default,
                 annotation=hints.get(each.name, inspect.Parameter.empty),
             )
-            for each in fields(cls)
+            for each in cls.ordered()
             if each.init
         ]
 
@@ -253,19 +261,24 @@ class OptionsPlayer:
         cls.__signature__ = declared(cls.Options, cls.positional)  # type: ignore[attr-defined]
 
     def __init__(self, *args: Any, **options: Any):
-        if len(args) > len(self.positional):
-            raise TypeError(f"{self.name} takes {len(self.positional)} options by position, got {len(args)}")
-        for name, value in zip(self.positional, args, strict=False):
-            if name in options:
-                raise TypeError(f"{self.name} got {name} twice, by position and by name")
-            options[name] = value
-        self.options = self.Options.read(self.name, options)
+        self.options = self.read(args, options)
 
     @classmethod
-    def check_options(cls, context: GameContext | None, **options: Any) -> None:
+    def read(cls, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
+        """The player's options, given as ``__init__`` takes them (``positional`` ones first)."""
+        if len(args) > len(cls.positional):
+            raise TypeError(f"{cls.name} takes {len(cls.positional)} options by position, got {len(args)}")
+        for name, value in zip(cls.positional, args, strict=False):
+            if name in options:
+                raise TypeError(f"{cls.name} got {name} twice, by position and by name")
+            options[name] = value
+        return cls.Options.read(cls.name, options)
+
+    @classmethod
+    def check_options(cls, context: GameContext | None, *args: Any, **options: Any) -> None:
         """Check the options as the player reads them, and what its files say (given a
         context, the board size and device), without building it."""
-        cls.check_files(context, cls.Options.read(cls.name, options))
+        cls.check_files(context, cls.read(args, options))
 
     @classmethod
     def check_files(cls, context: GameContext | None, options: Any) -> None:

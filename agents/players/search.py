@@ -90,7 +90,7 @@ from goarena.search.settle import PassCheck
 from goarena.search.warmup import warmup_game
 
 if TYPE_CHECKING:  # torch is imported only by players that load a network
-    from goarena.agents.nets.ownership import OwnershipNet
+    from goarena.agents.nets.ownership import OwnershipNet, WinNet
     from goarena.agents.nets.policy import PolicyNet
     from goarena.agents.nets.value import ValueNet
 
@@ -119,12 +119,13 @@ def _with_networks(
     leaves: EvaluatorSpec,
     evaluator: EvaluatorSpec,
     policy: PolicyNet | None,
-    value: ValueNet | OwnershipNet | None,
+    value: ValueNet | OwnershipNet | WinNet | None,
     mixing: float,
 ) -> Evaluator:
-    """Priors from the policy network (uniform without one); values from the value network,
-    the evaluator's playouts, or AlphaGo's blend of both (``mixing`` = λ). Both networks are
-    one ``NetworkEvaluator``: each leaf batch's planes are made once for the two."""
+    """Priors from the policy network (uniform without one); values from the value network
+    (an ownership network's: its V's win probability; a win network's: its w), the evaluator's
+    playouts, or AlphaGo's blend of both (``mixing`` = λ). The networks are one
+    ``NetworkEvaluator``: each leaf batch's planes are made once per kind for both."""
     from goarena.agents.inference import NetworkEvaluator
 
     playouts = None if evaluator == "uniform" else cast(LeafValues, leaves)
@@ -132,13 +133,6 @@ def _with_networks(
         value = None  # the playouts alone
     if policy is None and value is None:
         return UniformEvaluator(playouts)
-    if value is not None and value.arch == "ownership":  # its own planes and its V's win probability
-        from goarena.agents.inference.ownership import OwnershipEvaluator
-
-        ownership = OwnershipEvaluator(value, policy)
-        if playouts is not None and mixing > 0.0:
-            return MixedEvaluator(ownership, playouts, mixing)
-        return ownership
     network = NetworkEvaluator(policy, value, values=None if value is not None else playouts)
     if value is not None and playouts is not None and mixing > 0.0:
         return MixedEvaluator(network, playouts, mixing)

@@ -134,7 +134,7 @@ def test_bad_specs_say_what_is_wrong(spec, message):
 @pytest.mark.parametrize(
     ("spec", "options"),
     [("uct:simulationz=10", "simulations, seconds, c, rave"), ("random:depth=3", "seed"),
-     ("sl-policy:temp=1", "weights, temperature, device, seed")],
+     ("sl-policy:temp=1", "weights, play, temperature, simulations, seconds, device, seed")],
 )  # fmt: skip
 def test_an_unknown_option_lists_the_players_options(spec, options):
     for check in (make_agent, lambda spec: check_spec(spec, GameContext(9, Rules()))):

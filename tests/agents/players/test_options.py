@@ -102,3 +102,83 @@ def test_renamed_options_converts_an_old_value_and_refuses_what_it_does_not_know
     assert renamed_options("player", {}, renames, temperature=0.5) == {"temperature": 0.5}
     with pytest.raises(TypeError, match="unexpected option 'depth'"):
         renamed_options("player", {"depth": 3}, renames, temperature=None)
+
+
+# -- one declaration per player: keywords, check_options, help and old spellings -------------
+
+
+def test_a_declaration_gives_the_keywords_their_checks_and_old_spellings():
+    from dataclasses import dataclass
+
+    from goarena.agents.players.options import PlayerOptions, option, positive
+
+    @dataclass(frozen=True, kw_only=True)
+    class Options(PlayerOptions):
+        depth: int = option(2, "plies searched", check=positive)
+        greedy: bool = option(False, "play the best move")
+        RENAMES = {"plies": ("depth", None)}
+
+    assert Options.read("p", {}) == Options(depth=2, greedy=False)
+    assert Options.read("p", {"depth": 3}).depth == 3
+    with pytest.warns(DeprecationWarning, match="plies= is now depth="):
+        assert Options.read("p", {"plies": 4}).depth == 4
+    with pytest.raises(TypeError, match="depth must be an integer, got 'abc'"):
+        Options.read("p", {"depth": "abc"})
+    with pytest.raises(ValueError, match="depth must be positive, got 0"):
+        Options.read("p", {"depth": 0})
+    with pytest.raises(TypeError, match="unexpected option 'width'"):
+        Options.read("p", {"width": 3})
+    assert Options.help() == ["depth=2       plies searched", "greedy=False  play the best move"]
+    assert Options(depth=5).given() == {"depth": 5}
+
+
+@pytest.mark.parametrize(
+    "name", ["puct", "alphago", "sl-policy", "rl-policy", "value-greedy", "ownership-greedy", "zero"]
+)
+def test_a_players_signature_check_and_help_come_from_its_declaration(name):
+    import inspect
+    from dataclasses import fields
+
+    from goarena.agents.specs import builtin_factory, option_help
+
+    factory = builtin_factory(name)
+    assert builtin_factory(name) is factory  # the entry's class, made once
+    declared = [each.name for each in factory.Options.ordered()]  # its FIRST options first
+    assert sorted(declared) == sorted(each.name for each in fields(factory.Options))
+    assert sorted(inspect.signature(factory).parameters) == sorted(declared)
+    help = option_help(name)
+    assert [line.split("=")[0] for line in help] == declared
+    assert all(len(line.split(None, 1)) == 2 for line in help)  # every option has its help
+    with pytest.raises(AgentSpecError, match="unexpected option 'nonsense'"):
+        check_spec(f"{name}:nonsense=1", GameContext(9, Rules()))
+    with pytest.raises(AgentSpecError, match="unexpected option 'nonsense'"):
+        make_agent(f"{name}:nonsense=1")
+
+
+def test_an_entry_configures_its_players_defaults_and_refuses_its_fixed_options():
+    from goarena.agents.specs import builtin_factory
+
+    alphago = make_agent("alphago:simulations=4")
+    assert (
+        alphago.name == "alphago" and alphago.options.c_puct == 5.0 and alphago.options.selection == "alphago"
+    )
+    assert make_agent("puct:simulations=4").options.c_puct == 1.5  # the player itself keeps its own
+    with pytest.raises(AgentSpecError, match="alphago takes no evaluator"):
+        make_agent("alphago:evaluator=rollout")
+    zero, policy = builtin_factory("zero"), builtin_factory("sl-policy")
+    assert zero.__mro__[1] is policy.__mro__[1]  # one network player under both
+    assert (zero.kind, zero.Options().play) == ("zero", "puct")
+    assert (policy.kind, policy.Options().play) == ("policy", "policy")
+
+
+def test_a_network_player_refuses_a_way_of_playing_its_network_cannot():
+    with pytest.raises(
+        AgentSpecError, match="cannot play=greedy: its network has no value or ownership head"
+    ):
+        check_spec("sl-policy:play=greedy", GameContext(9, Rules()))
+    with pytest.raises(AgentSpecError, match="cannot play=policy: its network has no policy head"):
+        check_spec("value-greedy:play=policy", GameContext(9, Rules()))
+    with pytest.raises(AgentSpecError, match="c_puct: search options need simulations= or seconds="):
+        check_spec("sl-policy:c_puct=2", GameContext(9, Rules()))
+    with pytest.raises(AgentSpecError, match="play=greedy plays its best child: it takes no temperature"):
+        make_agent("value-greedy:temperature=1")

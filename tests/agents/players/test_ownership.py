@@ -5,9 +5,9 @@ import pytest
 import torch
 
 from go_env import BLACK, Game, Rules
-from goarena.agents.inference.ownership import OwnershipEvaluator
+from goarena.agents.inference import NetworkEvaluator
 from goarena.agents.nets.checkpoint import save_model, weights_digest
-from goarena.agents.nets.ownership import OwnershipNet
+from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.players.ownership import OwnershipGreedyAgent
 from goarena.agents.protocols import Action, Actor, GameContext, UnsupportedGame, WeightedAgent
@@ -42,13 +42,15 @@ class Controlled(torch.nn.Module):
         own, other = planes[:, 0], planes[:, 8]
         return (own - other + self.empty * (1 - own - other)).flatten(1)
 
+    heads, features = OwnershipNet.heads, OwnershipNet.features
     score = staticmethod(OwnershipNet.score)
     win_probability = OwnershipNet.win_probability
+    probability = OwnershipNet.probability
 
 
 def player_with(weights, model):
     player = OwnershipGreedyAgent(weights=weights)
-    player.model = model
+    player.model = model  # the evaluator follows
     return player
 
 
@@ -133,17 +135,17 @@ def test_puct_takes_the_ownership_network_as_its_value(weights, tmp_path):
     uniform = f"puct:prior=uniform,value={str(weights)!r},simulations=16"
     check_spec(uniform, context)
     player = make_agent(uniform)
-    assert isinstance(player.searcher.evaluator, OwnershipEvaluator)
-    assert player.searcher.evaluator._priors is None
+    assert isinstance(player.searcher.evaluator, NetworkEvaluator)
+    assert player.searcher.evaluator.policy is None  # uniform priors
     player.reset(context)
     game = Game(SIZE, Rules())
     assert game.legal_mask()[player.act(game).move]
     assert player.weights_digest() == weights_digest(weights)
     with_policy = make_agent(f"puct:prior={str(policy)!r},value={str(weights)!r},simulations=16")
-    assert with_policy.searcher.evaluator._priors is not None
+    assert with_policy.searcher.evaluator.policy is not None
     mixed = make_agent(f"puct:prior=uniform,value={str(weights)!r},evaluator=rollout,simulations=8")
     assert isinstance(mixed.searcher.evaluator, MixedEvaluator)
-    assert isinstance(mixed.searcher.evaluator.network, OwnershipEvaluator)
+    assert isinstance(mixed.searcher.evaluator.network, NetworkEvaluator)
     with pytest.raises(AgentSpecError, match="trained for 5x5, not 9x9"):
         check_spec(uniform, GameContext(9, Rules()))
 
@@ -175,7 +177,7 @@ def test_its_ownership_and_analysis_are_its_networks(weights):
 def win_weights(tmp_path_factory):
     torch.manual_seed(1)
     path = tmp_path_factory.mktemp("nets") / "win.pt"
-    save_model(path, OwnershipNet(SIZE, blocks=1, filters=8, head="win"))
+    save_model(path, WinNet(SIZE, blocks=1, filters=8))
     return path
 
 
@@ -183,7 +185,7 @@ class ControlledWin(torch.nn.Module):
     """A stand-in win network: w = tanh(0.1 · the side to move's stones less the opponent's)."""
 
     board_size = SIZE
-    head = "win"
+    heads, features = WinNet.heads, WinNet.features
 
     def __init__(self):
         super().__init__()
@@ -228,7 +230,7 @@ def test_with_a_win_network_a_pass_that_ends_the_game_is_its_result(win_weights)
 def test_a_win_network_plays_a_game_and_searches(win_weights):
     greedy = make_agent(f"ownership-greedy:weights={str(win_weights)!r}")
     puct = make_agent(f"puct:prior=uniform,value={str(win_weights)!r},simulations=16")
-    assert isinstance(puct.searcher.evaluator, OwnershipEvaluator)
+    assert isinstance(puct.searcher.evaluator, NetworkEvaluator)
     context = GameContext(SIZE, Rules())
     check_spec(f"ownership-greedy:weights={str(win_weights)!r}", context)
     game = Game(SIZE, Rules(max_moves=30))

@@ -8,17 +8,19 @@ import torch
 from go_env import Game, Rules
 from go_env.features.alphago import game_planes
 from goarena.agents.inference import PolicyNetEvaluator, ValueNetEvaluator, load_policy_net, load_value_net
+from goarena.agents.inference.network import LeafOutputs
 from goarena.agents.nets.checkpoint import save_model, weights_digest
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.value import ValueNet
-from goarena.agents.players.value import ValueGreedyAgent
 from goarena.agents.protocols import Actor, GameContext, UnsupportedGame, WeightedAgent
-from goarena.agents.specs import AgentSpecError, check_spec, make_agent
+from goarena.agents.specs import AgentSpecError, builtin_factory, check_spec, make_agent
 from goarena.agents.weights import VALUE_9X9
 from goarena.search import PUCT, Leaves
+from goarena.search.evaluator import uniform_priors
 
 SIZE = 5
-SPEC = "goarena.agents.players.value:ValueGreedyAgent"
+SPEC = "value-greedy"
+ValueGreedyAgent = builtin_factory(SPEC)
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +118,16 @@ def test_the_evaluator_refuses_another_board(value_weights):
         evaluator.values(leaves([Game(9)]))
 
 
+class Outputs:
+    """A hand-made value function as the network's outputs (uniform priors, no ownership)."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def outputs(self, leaves):
+        return LeafOutputs(uniform_priors(leaves.legal), self.function.values(leaves), None, None)
+
+
 class CornerLover:
     """A hand-made value function: a position is worth -1 to the side to move when its
     opponent holds point 6, and 0 otherwise."""
@@ -127,13 +139,14 @@ class CornerLover:
 
 
 def test_the_player_picks_the_move_the_value_function_favours(value_weights):
-    player = ValueGreedyAgent(value_weights)
-    player.evaluator = CornerLover()
+    player = ValueGreedyAgent(weights=value_weights)
+    player.evaluator = Outputs(CornerLover())
     game = Game(SIZE, Rules(komi=7))
     action = player.act(game)
     assert action.move == 6 and action.value == 1.0
     assert action.policy[6] == 1.0 and action.policy.sum() == 1.0
-    moves, values = player.move_values(game)
+    found = player.move_values(game)
+    moves, values = found.moves, found.values
     assert list(moves) == list(game.legal_moves()) and values[list(moves).index(6)] == 1.0
     assert (np.delete(values, list(moves).index(6)) == 0).all()
 
@@ -146,15 +159,16 @@ class Even:
 
 
 def test_a_pass_that_ends_the_game_is_valued_by_the_score(value_weights):
-    player = ValueGreedyAgent(value_weights)
-    player.evaluator = Even()
+    player = ValueGreedyAgent(weights=value_weights)
+    player.evaluator = Outputs(Even())
     game = Game(SIZE, Rules(komi=7))
     game.play(SIZE * SIZE)  # Black passes: White wins by komi if it passes too
     action = player.act(game)
     assert action.move == SIZE * SIZE and action.value == 1.0
     game = Game(SIZE, Rules(komi=-7))
     game.play(SIZE * SIZE)
-    moves, values = player.move_values(game)
+    found = player.move_values(game)
+    moves, values = found.moves, found.values
     assert values[-1] == -1.0 and moves[-1] == SIZE * SIZE  # now passing loses
 
 
@@ -169,7 +183,7 @@ def test_the_player_plays_legal_moves_to_the_end(value_weights):
 
 
 def test_the_player_refuses_another_board_and_reports_its_weights(value_weights):
-    player = ValueGreedyAgent(value_weights)
+    player = ValueGreedyAgent(weights=value_weights)
     with pytest.raises(UnsupportedGame, match="trained for 5x5, not 9x9"):
         player.reset(GameContext(9, Rules()))
     assert player.weights_digest() == weights_digest(value_weights)
@@ -190,6 +204,7 @@ def test_the_shipped_9x9_value_network_is_the_default():
     assert player.weights_digest() == weights_digest(VALUE_9X9)
     game = Game(9)
     player.reset(GameContext(9, game.rules))
-    moves, values = player.move_values(game)
+    found = player.move_values(game)
+    moves, values = found.moves, found.values
     assert len(moves) == 82 and np.all(np.abs(values) < 1)
     assert game.is_legal(player.select_move(game))

@@ -34,9 +34,10 @@ def started(spec: str, size: int = 5) -> tuple[object, Game]:
     return player, game
 
 
-@pytest.mark.parametrize("search", ["puct", "gumbel"])
-def test_plays_legal_moves_and_reports_its_policy(weights: Path, search: str):
-    player, game = started(f"zero:weights={weights},simulations=16,search={search}")
+@pytest.mark.parametrize("play", ["puct", "gumbel", "greedy", "policy"])
+def test_plays_legal_moves_and_reports_its_policy(weights: Path, play: str):
+    budget = "" if play in ("greedy", "policy") else ",simulations=16"
+    player, game = started(f"zero:weights={weights}{budget},play={play}")
     for _ in range(6):
         if game.is_over:
             break
@@ -77,7 +78,8 @@ def test_refuses_another_board_size(weights: Path):
 
 
 @pytest.mark.parametrize(
-    "bad", ["evaluator=rollout", "search=minimax", "prior=x.pt", "search=gumbel,seconds=1"]
+    "bad",
+    ["evaluator=rollout", "play=minimax", "prior=x.pt", "play=gumbel,seconds=1", "play=policy,c_puct=2"],
 )
 def test_refuses_options_that_are_not_its(weights: Path, bad: str):
     with pytest.raises(AgentSpecError):
@@ -88,7 +90,7 @@ def test_search_values_follow_the_network(weights: Path):
     """The root value the player reports is the search's, from the network's values."""
     player, game = started(f"zero:weights={weights},simulations=8")
     action = player.act(game)  # type: ignore[attr-defined]
-    visits = player.searcher.visit_counts()  # type: ignore[attr-defined]
+    visits = player.search.searcher.visit_counts()  # type: ignore[attr-defined]
     assert visits.sum() > 0
     assert np.isfinite(action.value)
 
@@ -103,12 +105,13 @@ def test_gtp_lz_analyze_reports_the_networks_search(weights: Path):
     assert engine.handle("genmove b").startswith("= ")
 
 
-@pytest.mark.parametrize("search", ["puct", "gumbel"])
-def test_its_ownership_is_the_networks_head_at_the_position(weights: Path, search: str):
+@pytest.mark.parametrize("play", ["puct", "gumbel", "greedy", "policy"])
+def test_its_ownership_is_the_networks_head_at_the_position(weights: Path, play: str):
     from go_env.features import history_planes
     from goarena.agents.protocols import OwnershipAgent
 
-    player, game = started(f"zero:weights={weights},simulations=8,search={search}")
+    budget = "" if play in ("greedy", "policy") else ",simulations=8"
+    player, game = started(f"zero:weights={weights}{budget},play={play}")
     assert isinstance(player, OwnershipAgent)
     for move in (12, 7, 13):
         game.play(move)  # White to move: the map is White's
@@ -116,9 +119,17 @@ def test_its_ownership_is_the_networks_head_at_the_position(weights: Path, searc
     history_planes(game.state, game.geometry, out)
     planes = torch.as_tensor(np.moveaxis(out, -1, 0)[None], dtype=torch.float32)
     with torch.inference_mode():
-        expected = player.evaluator.model(planes).ownership[0].numpy()  # type: ignore[attr-defined]
+        expected = player.model(planes).ownership[0].numpy()  # type: ignore[attr-defined]
     ownership = player.ownership(game)
     assert ownership.shape == (25,) and ownership.dtype == np.float32
     np.testing.assert_allclose(ownership, expected, atol=1e-6)
     action = player.act(game)  # type: ignore[attr-defined]
     np.testing.assert_allclose(action.ownership, expected, atol=1e-6)  # of the position it moved from
+
+
+def test_search_is_the_old_spelling_of_play(weights: Path):
+    with pytest.warns(DeprecationWarning, match="search= is now play="):
+        old, game = started(f"zero:weights={weights},simulations=8,search=gumbel")
+    new, _ = started(f"zero:weights={weights},simulations=8,play=gumbel")
+    assert old.mode == new.mode == "gumbel"  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(old.act(game).policy, new.act(game).policy)  # type: ignore[attr-defined]

@@ -1,0 +1,521 @@
+"""One network player: a network's policy, one ply greedy by its value, or a search over it.
+
+``NetworkPlayer`` plays any network the house has (``agents.nets``), read through one
+``NetworkEvaluator`` (``agents.inference``: one feature build and one forward pass per batch
+of positions, for all its heads), in one of four ways (``play``):
+
+- ``policy``: the network's policy, its most likely move (``temperature=0``) or one drawn from
+  ``p ** (1 / temperature)``. The network learned to pass where the games it learned from
+  ended, dead stones and all, so it passes only when the board's count wins for it
+  (``playing_on``); otherwise it plays on among its moves that fill no own eye.
+- ``greedy``: every legal move played on a copy of the position, and all the children valued in
+  one forward pass, each for the opponent who moves there: it plays the child best for it, by
+  the network's value (``rank="value"``) or by its score V, the expected final margin
+  (``rank="score"``, a network with an ownership head; a win network ranks by its value). A
+  child that ends the game (a pass after a pass) is valued by the game's own count.
+- ``puct``: ``PUCTAgent`` over the network (tree reuse, a time budget, resignation, analysis).
+- ``gumbel``: a deterministic Gumbel search (``search.GumbelSearch``, sequential halving) over
+  the game as a batch of one, its improved policy and root value reported; it keeps to its
+  simulations.
+
+``policy`` and ``greedy`` search with PUCT when given ``simulations`` or ``seconds``.
+
+The registry's entries (``agents.specs.BUILTIN_AGENTS``) are this player configured: its
+name, the kind of network its weights hold, the shipped weights and its way of playing::
+
+    sl-policy         the SL policy network, play=policy
+    rl-policy         the RL policy network, play=policy
+    value-greedy      the value network, play=greedy, rank=value
+    ownership-greedy  the ownership network, play=greedy, rank=score
+    zero              AlphaZero's network, play=puct (200 simulations), play=gumbel too
+
+Its options are ``NetworkOptions`` (``NetworkOptions.help()``). With a network that has an
+ownership head, ``act()`` gives the ownership map of the position it moved from, and
+``ownership(game)`` gives it alone (``OwnershipAgent``, for GTP ``kata-analyze``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, cast
+
+import numpy as np
+
+from go_env import Game, GameBatch
+from go_env import core as K
+from goarena.agents.nets.load import load_network
+from goarena.agents.players.options import OptionsPlayer, at_least, one_of, option, positive
+from goarena.agents.players.policy import playing_on
+from goarena.agents.players.search import PUCTAgent, SearchOptions
+from goarena.agents.protocols import (
+    Action,
+    GameContext,
+    MoveInfo,
+    analyze_policy,
+    check_board_size,
+    game_context,
+    restart_seed,
+)
+from goarena.search import GumbelSearch, Leaves
+from goarena.search.warmup import warmup_game
+
+PLAYS = ("policy", "greedy", "puct", "gumbel")
+RANKS = ("value", "score")
+DEFAULT_SIMULATIONS = 200  # a network player's search without simulations= or seconds=
+ANALYSIS_CANDIDATES = 20  # moves a greedy player's analysis reports
+
+# Options that only a search reads (temperature and seed are every way's).
+_SEARCH_ONLY = tuple(
+    each.name for each in dataclasses.fields(SearchOptions) if each.name not in ("temperature", "seed")
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NetworkOptions(SearchOptions):
+    """A network player's options: its network, its way of playing, and PUCT's search options."""
+
+    simulations: int | None = option(
+        None,
+        f"simulations per move (default {DEFAULT_SIMULATIONS} when seconds is not given)",
+        check=positive,
+    )
+    weights: str | None = option(None, "the network's weights file (default: the shipped one)")
+    play: str = option(
+        "policy",
+        "policy (its policy's move), greedy (the child of the best value), puct or gumbel (a search); "
+        "policy and greedy search with puct given simulations= or seconds=",
+        check=one_of(*PLAYS),
+    )
+    rank: str = option(
+        "value",
+        "what greedy ranks the children by: value, or score (V, with an ownership head)",
+        check=one_of(*RANKS),
+    )
+    max_considered: int = option(16, "root moves Gumbel search considers", check=at_least(1))
+    device: str | None = option(None, "where the network runs (cpu, cuda, cuda:N; default: the game's)")
+    precision: str = option("float32", "the network's arithmetic, float32 or bfloat16")
+    seed: int | None = option(None, "seed of the move draws and of the search")
+
+    RENAMES = {"search": ("play", None)}  # zero's search=puct|gumbel
+    FIRST = ("weights", "play", "temperature", "simulations", "seconds", "device", "seed")
+
+    @property
+    def mode(self) -> str:
+        """How it plays: ``play``, where ``policy`` and ``greedy`` given a budget search with PUCT."""
+        if self.play in ("policy", "greedy") and (self.simulations is not None or self.seconds is not None):
+            return "puct"
+        return self.play
+
+    def check(self) -> None:
+        from goarena.agents.nets.predict import resolve_precision
+
+        resolve_precision(self.precision)
+        if self.mode == "gumbel" and self.seconds is not None:
+            raise ValueError("play=gumbel takes a budget in simulations, not seconds")
+        if self.mode in ("policy", "greedy"):
+            given = [name for name in _SEARCH_ONLY if getattr(self, name) != _DEFAULTS[name]]
+            if given:
+                names = ", ".join(given)
+                raise ValueError(
+                    f"{names}: search options need simulations= or seconds= (or play=puct or gumbel)"
+                )
+        if self.mode == "greedy" and self.temperature != 0:
+            raise ValueError("play=greedy plays its best child: it takes no temperature")
+
+    def searching(self) -> dict[str, Any]:
+        """PUCT's options, with a network player's default budget."""
+        options = self.search_options()
+        if options["simulations"] is None and options["seconds"] is None:
+            options["simulations"] = DEFAULT_SIMULATIONS
+        return options
+
+
+_DEFAULTS = {each.name: each.default for each in dataclasses.fields(NetworkOptions)}
+
+
+class LoadedNetwork(NamedTuple):
+    """A player's network as it reads it: the module the evaluator runs, its board, its digest."""
+
+    model: Any  # a network with heads and features (``nets``), or an adapter (``inference``)
+    board_size: int
+    digest: str | None  # of its weights (None: a model in memory)
+
+
+class MoveValues(NamedTuple):
+    """Every legal move of a position, and what the network says after each, for the player who
+    makes it (a network without an ownership head: ``scores`` and ``ownership`` None)."""
+
+    moves: np.ndarray  # int64[L]: the legal moves, pass included (last)
+    scores: np.ndarray | None  # float64[L]: V after each move (the expected final margin)
+    values: np.ndarray  # float64[L] in [-1, 1]: the value after each move
+    ownership: np.ndarray | None  # float32[N*N]: the position's own ownership map, its side to move's
+
+
+class NetworkPlayer(OptionsPlayer):
+    """A network as a player (see the module documentation); its options are ``NetworkOptions``'.
+
+    A registry entry configures it (``options.configured``): its ``name``, the ``kind`` of
+    network its ``weights`` hold (``nets.load.load_network``'s) and the defaults of its options.
+
+    Raises:
+        NetworkFileError: the weights are no readable network of its kind.
+        ValueError: bad options, or a way of playing its network cannot (policy without a
+            policy head, greedy or a search without a value).
+    """
+
+    Options: ClassVar = NetworkOptions
+    options: NetworkOptions
+    positional = ("weights",)
+    name = "network"
+    kind = "zero"  # the network its weights hold
+    cache: ClassVar[int] = 1 << 16  # positions whose outputs the evaluator keeps (0: a network that changes)
+    heads_needed: ClassVar[dict[str, tuple[str, ...]]] = {
+        "policy": ("policy",),
+        "greedy": ("value", "ownership"),
+        "puct": ("value", "ownership"),
+        "gumbel": ("value", "ownership"),
+    }
+
+    def __init__(self, *args: Any, **options: Any):
+        super().__init__(*args, **options)
+        network = self._load(self.options, self.options.device or "cpu")
+        self.network = network
+        self.board_size = network.board_size
+        self.device = self.options.device
+        self.seed = self.options.seed
+        self.temperature = float(self.options.temperature)
+        self.rng = np.random.default_rng(self.seed)
+        self.mode = self.options.mode
+        self.evaluator = self._evaluator(network.model, self.cache)
+        self._model = network.model
+        self.search: PUCTAgent | None = None
+        if self.mode in ("puct", "gumbel"):
+            searching = self.options.searching()
+            if self.mode == "gumbel":
+                searching["seconds"] = None
+            self.search = PUCTAgent(evaluator=self.evaluator, **searching)
+            self.simulations = self.search.simulations
+        self._gumbel: GumbelSearch | None = None
+        self._gumbel_seed = self.seed
+
+    # -- the network -----------------------------------------------------------------------
+
+    @classmethod
+    def _weights(cls, options: NetworkOptions) -> str:
+        if options.weights is None:
+            raise ValueError(f"{cls.name} needs weights=PATH (a {cls.kind} network's file)")
+        return str(options.weights)
+
+    @classmethod
+    def _load(cls, options: NetworkOptions, device: str) -> LoadedNetwork:
+        """The network, read (on ``device``) and checked for the heads its way of playing needs."""
+        network = load_network(cls._weights(options), cls.kind, device, options.precision)
+        cls._check_heads(_heads(network.model), options.mode)
+        return LoadedNetwork(network.model, network.board_size, network.digest)
+
+    @classmethod
+    def _check_heads(cls, heads: tuple[str, ...], mode: str) -> None:
+        if not set(cls.heads_needed[mode]) & set(heads):
+            needed = " or ".join(cls.heads_needed[mode])
+            raise ValueError(
+                f"{cls.name} cannot play={mode}: its network has no {needed} head (its heads: {heads})"
+            )
+
+    def _evaluator(self, model: Any, cache: int = 1 << 16) -> Any:
+        """The one evaluator of the network's heads (``inference.NetworkEvaluator``)."""
+        from goarena.agents.inference import NetworkEvaluator
+
+        heads = _heads(model)
+        return NetworkEvaluator(
+            policy=model if "policy" in heads else None,
+            value=model if {"value", "ownership"} & set(heads) else None,
+            cache=cache,
+        )
+
+    @property
+    def model(self) -> Any:
+        """The network the player runs."""
+        return self._model
+
+    @model.setter
+    def model(self, model: Any) -> None:
+        """Play another network (of the same heads and board): a stand-in, in tests."""
+        self._model = model
+        self.evaluator = self._evaluator(model, self.cache)
+
+    @property
+    def heads(self) -> tuple[str, ...]:
+        return _heads(self._model)
+
+    @classmethod
+    def check_files(cls, context: GameContext | None, options: Any) -> None:
+        """Check the weights file as the player reads it (and, given a context, the board size
+        and the device)."""
+        from goarena.agents.nets.predict import player_device
+
+        player_device(options.device, context)
+        network = cls._load(options, "cpu")
+        if context is not None:
+            check_board_size(network.board_size, context.size, f"{cls._what()} was")
+
+    @classmethod
+    def _what(cls) -> str:
+        """The network as messages name it."""
+        return f"the {cls.kind} network"
+
+    def reset(self, context: GameContext) -> None:
+        """A new game: refuses a board size the network was not trained for; moves the network
+        to the player's device (its own, else the context's); the draws and the search restart
+        from the seed (the player's own, else the context's)."""
+        self._check_size(game_context(context).size)
+        self._move(context)
+        seed = restart_seed(self.seed, context)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        self._gumbel_seed = seed if seed is not None else self.seed
+        self._gumbel = None
+        if self.search is not None:
+            self.search.reset(context)
+
+    def _move(self, context: GameContext) -> None:
+        """Move the network to the player's device (its own, else the context's)."""
+        from goarena.agents.nets.predict import move_networks
+
+        move_networks([self._model], self.device, context)
+
+    def weights_digest(self) -> str | None:
+        return self.network.digest
+
+    @classmethod
+    def warmup(cls, size: int) -> None:
+        """Compile the kernels its way of playing runs: the feature planes, the children played
+        in a batch, the eye test of ``playing_on``, the searches (see ``Warmable``)."""
+        from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
+        from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
+
+        game = warmup_game(size)
+        leaves = K.GoState(*(field[None] for field in game.state))
+        for colour in (False, True):
+            batch_alphago_planes(leaves, game.geometry, new_alphago_planes(size, colour, batch=1))
+        batch_history_planes(leaves, game.geometry, np.zeros((1, size, size, NUM_HISTORY_PLANES), np.int8))
+        play = cls.Options.__dataclass_fields__["play"].default
+        if play == "policy":
+            playing_on(game, game.legal_mask())
+            K.is_eye(game.state, game.geometry, 0, game.to_play)
+        count = 2
+        children = K.GoState(*(np.repeat(field[None], count, axis=0) for field in game.state))
+        K.batch_play(
+            children, game.geometry, game.legal_moves()[:count].astype(np.int64), np.empty(count, np.int64)
+        )
+        K.batch_legal_mask(children, game.geometry, np.empty((count, game.num_points + 1), np.int8))
+        K.batch_score(children, game.geometry, np.empty(count, np.float64))
+        if play in ("puct", "gumbel"):
+            PUCTAgent.warmup(size)
+            GumbelSearch(seed=0).search(GameBatch(size, 1), simulations=2)
+
+    # -- what the network says -------------------------------------------------------------
+
+    def _check_size(self, size: int) -> None:
+        check_board_size(self.board_size, size, f"{self._what()} was")
+
+    def outputs(self, game: Game) -> Any:
+        """The network's ``LeafOutputs`` of ``game``'s position (a batch of one)."""
+        self._check_size(game.size)
+        return self.evaluator.outputs(_leaves(game))
+
+    def _policy(self, priors: np.ndarray) -> np.ndarray:
+        total = priors.sum()
+        return priors / total if total > 0 else priors
+
+    def evaluate(self, game: Game) -> tuple[np.ndarray, float | None]:
+        """(float64[N*N+1]: the network's policy over the legal moves, its value for the side
+        to move or None) of ``game``, without search."""
+        found = self.outputs(game)
+        value = float(found.values[0]) if {"value", "ownership"} & set(self.heads) else None
+        return self._policy(found.priors[0].astype(np.float64)), value
+
+    def ownership(self, game: Game) -> np.ndarray | None:
+        """float32[N*N]: the network's ownership map of ``game``'s position, for its side to
+        move (``OwnershipAgent``); None from a network without an ownership head."""
+        if "ownership" not in self.heads:
+            return None
+        found = self.outputs(game).ownership
+        return None if found is None else found[0]
+
+    # -- play=policy -------------------------------------------------------------------------
+
+    def _choose(self, game: Game, priors: np.ndarray, legal: np.ndarray) -> int:
+        """The policy's move among the moves ``playing_on`` weighs, at the temperature."""
+        if not legal.any():
+            raise ValueError("no legal move to choose: the game is over")
+        weights = priors.astype(np.float64) * playing_on(game, legal)
+        if not weights.any():  # all underflowed: the moves it weighs, alike
+            weights = playing_on(game, legal).astype(np.float64)
+        if self.temperature == 0:
+            return int(weights.argmax())
+        if self.temperature != 1:
+            weights = weights ** (1.0 / self.temperature)
+        return int(self.rng.choice(len(weights), p=weights / weights.sum()))
+
+    def _policy_action(self, game: Game) -> Action:
+        found = self.outputs(game)
+        move = self._choose(game, found.priors[0], game.legal_mask())
+        value = float(found.values[0]) if {"value", "ownership"} & set(self.heads) else None
+        ownership = None if found.ownership is None else found.ownership[0]
+        return Action(move, self._policy(found.priors[0].astype(np.float64)), value, ownership)
+
+    # -- play=greedy -------------------------------------------------------------------------
+
+    def move_values(self, game: Game) -> MoveValues:
+        """Every legal move's value (and V) for the side to move, and the position's ownership
+        map: the children (and the position itself, with an ownership head) in one forward pass."""
+        self._check_size(game.size)
+        if game.is_over:
+            raise ValueError("the game is over: no move to value")
+        moves = game.legal_moves().astype(np.int64)
+        count = len(moves)
+        own = 1 if "ownership" in self.heads else 0  # row 0: the position itself, for its map
+        states = K.GoState(*(np.repeat(field[None], count + own, axis=0) for field in game.state))
+        children = K.GoState(*(field[own:] for field in states))
+        K.batch_play(children, game.geometry, moves, np.empty(count, np.int64))
+        legal = np.empty((count + own, game.num_points + 1), np.int8)
+        K.batch_legal_mask(states, game.geometry, legal)
+        found = self.evaluator.outputs(Leaves(states, legal, game.geometry))
+        values = -np.asarray(found.values[own:], np.float64)  # the opponent moves in each child
+        scores = None if found.score is None else -np.asarray(found.score[own:], np.float64)
+        over = children.info[:, K.INFO_OVER] != K.RUNNING
+        if over.any():  # a pass after a pass: the count is known
+            margins = np.empty(count, np.float64)
+            K.batch_score(children, game.geometry, margins)
+            black = 1.0 if game.to_play == K.BLACK else -1.0
+            if scores is not None:
+                scores[over] = margins[over] * black
+            values[over] = np.sign(margins[over]) * black
+        ownership = found.ownership[0] if own and found.ownership is not None else None
+        return MoveValues(moves, scores, values, ownership)
+
+    def _ranking(self, found: MoveValues) -> np.ndarray:
+        """What greedy maximises: V (rank=score, where the network gives it), else the value."""
+        if self.options.rank == "score" and found.scores is not None:
+            return found.scores
+        return found.values
+
+    def _best(self, game: Game, found: MoveValues) -> int:
+        """The index in ``found`` of the best move; ranked by V, the pass where passing keeps it."""
+        ranking = self._ranking(found)
+        best = int(np.argmax(ranking))
+        keeps = self.options.rank == "score" and ranking[-1] >= ranking[best]
+        if found.moves[-1] == game.pass_move and keeps:
+            best = len(found.moves) - 1
+        return best
+
+    def _greedy_action(self, game: Game) -> Action:
+        found = self.move_values(game)
+        best = self._best(game, found)
+        policy = np.zeros(game.num_points + 1)
+        policy[found.moves[best]] = 1.0
+        return Action(int(found.moves[best]), policy, float(found.values[best]), found.ownership)
+
+    def _greedy_analysis(self, game: Game, report: Callable[[list[MoveInfo]], None]) -> int:
+        found = self.move_values(game)
+        best = self._best(game, found)
+        ranking = self._ranking(found)
+        order = [best, *(int(i) for i in np.argsort(-ranking, kind="stable") if i != best)]
+        prior = 1.0 / len(found.moves)
+        infos = []
+        for i in order[:ANALYSIS_CANDIDATES]:
+            move, winrate = int(found.moves[i]), (float(found.values[i]) + 1.0) / 2.0
+            lead = None if found.scores is None else float(found.scores[i])
+            infos.append(MoveInfo(move, 1, winrate, prior, winrate, (move,), lead))
+        report(infos)
+        return int(found.moves[best])
+
+    # -- play=gumbel -------------------------------------------------------------------------
+
+    def _gumbel_action(self, game: Game) -> Action:
+        self._check_size(game.size)
+        if self._gumbel is None:
+            self._gumbel = GumbelSearch(
+                self.evaluator,
+                seed=self._gumbel_seed,
+                max_considered=self.options.max_considered,
+                gumbel=False,
+            )
+        batch = GameBatch(game.size, 1, game.rules)
+        K.copy_into(K.state_item(batch.state, 0), game.state)
+        move = int(self._gumbel.search(batch, cast(int, self.simulations))[0])
+        return Action(move, self._gumbel.policy_targets()[0], float(self._gumbel.root_values()[0]))
+
+    # -- the player --------------------------------------------------------------------------
+
+    def act(self, game: Game) -> Action:
+        """The move, the policy behind it (the search's visits or improved policy; greedy's
+        one-hot), its value for the side to move, and the position's ownership map."""
+        if self.mode == "policy":
+            return self._policy_action(game)
+        if self.mode == "greedy":
+            return self._greedy_action(game)
+        action = (
+            self._gumbel_action(game) if self.mode == "gumbel" else cast(PUCTAgent, self.search).act(game)
+        )
+        return dataclasses.replace(action, ownership=self.ownership(game))
+
+    def select_move(self, game: Game) -> int:
+        if self.mode == "puct":
+            return cast(PUCTAgent, self.search).select_move(game)
+        return self.act(game).move
+
+    def policy(self, game: Game) -> np.ndarray:
+        """float64[N*N+1]: the network's move distribution (the search's when searching)."""
+        if self.mode == "puct":
+            return cast(PUCTAgent, self.search).policy(game)
+        if self.mode in ("greedy", "gumbel"):
+            return cast(np.ndarray, self.act(game).policy)
+        return self.evaluate(game)[0]
+
+    def select_moves(self, batch: GameBatch) -> np.ndarray:
+        """The move ``select_move`` would play in each game of ``batch`` (``BatchAgent``): the
+        policy's from one forward pass over all of them, a search's over all of them at once."""
+        self._check_size(batch.size)
+        if self.mode == "puct":
+            return cast(PUCTAgent, self.search).select_moves(batch)
+        if self.mode == "policy":
+            legal = batch.legal_masks()
+            found = self.evaluator.outputs(Leaves(batch.state, legal, batch.geometry))
+            return np.array(
+                [self._choose(batch.game(b), found.priors[b], legal[b]) for b in range(batch.batch_size)],
+                np.int64,
+            )
+        return np.array([self.select_move(batch.game(b)) for b in range(batch.batch_size)], np.int64)
+
+    def observe_move(self, game: Game, move: int) -> None:
+        if self.mode == "puct":
+            cast(PUCTAgent, self.search).observe_move(game, move)
+
+    def set_move_time(self, seconds: float | None) -> None:
+        """A cap on each move's time (``MoveTimeAgent``): the PUCT search's; the others' moves
+        take one forward pass (Gumbel search keeps to its simulations)."""
+        if self.search is not None:
+            self.search.set_move_time(seconds)
+
+    def analyze(
+        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
+    ) -> int:
+        """GTP ``lz-analyze``: the search's candidates (PUCT's, for ``gumbel`` too), greedy's
+        best children (the one played first), or the policy's (no search)."""
+        if self.search is not None:
+            return self.search.analyze(game, stop, report, interval)
+        if self.mode == "greedy":
+            return self._greedy_analysis(game, report)
+        return analyze_policy(self.evaluate(game)[0], report)
+
+
+def _heads(model: Any) -> tuple[str, ...]:
+    """The heads a network declares (``nets``: policy, value, ownership)."""
+    return tuple(getattr(model, "heads", ()))
+
+
+def _leaves(game: Game) -> Leaves:
+    return Leaves(K.GoState(*(field[None] for field in game.state)), game.legal_mask()[None], game.geometry)
