@@ -293,27 +293,25 @@ class NetworkEvaluator:
         """The network's heads at rows ``at`` of its kind's planes ``raw``, stacked."""
         if not len(at):
             return {}
+        if digests is None:  # no cache: every position run
+            if net.value or not any(other.value for other in self._networks):
+                self.evaluations += len(at)
+            return net.run(arrange(raw[at], net.features), legal)
         prefix = bytes([net.index])
-        entries: list[dict[str, np.ndarray] | None] = [None] * len(at)
-        if digests is not None:
-            entries = [self._known.get(prefix + digests[i]) for i in at]
+        known = self._known
+        entries: list[dict[str, np.ndarray] | None] = [known.get(prefix + digests[i]) for i in at]
         missing = [j for j, entry in enumerate(entries) if entry is None]
         if missing:
             computed = net.run(arrange(raw[at[missing]], net.features), legal[missing])
             for n, j in enumerate(missing):
-                entries[j] = {head: part[n] for head, part in computed.items()}
+                entry = {head: part[n] for head, part in computed.items()}
+                entries[j] = known[prefix + digests[at[j]]] = entry
             if net.value or not any(other.value for other in self._networks):
                 self.evaluations += len(missing)
-        if digests is not None:
-            known = self._known
-            for j, i in enumerate(at):
-                key = prefix + digests[i]
-                if j in missing:
-                    known[key] = entries[j]  # type: ignore[assignment]
-                else:
-                    known.move_to_end(key)
-            while len(known) > self.cache * len(self._networks):
-                known.popitem(last=False)
+        for i in at:
+            known.move_to_end(prefix + digests[i])
+        while len(known) > self.cache * len(self._networks):
+            known.popitem(last=False)
         rows = cast(list[dict[str, np.ndarray]], entries)
         return {head: np.stack([entry[head] for entry in rows]) for head in rows[0]}
 

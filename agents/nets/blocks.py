@@ -4,8 +4,8 @@ global pooling, the board-wide mean and max it pools with, and the value head ov
 ``ZeroNet`` (AlphaZero's network) and ``OwnershipNet`` (Bo Peng's ownership value network)
 build their towers of these blocks; their state-dict keys are the blocks' own
 (``conv1``, ``norm1``, ``conv2``, ``norm2``, ``pool``). ``ValueHead`` is ZeroNet's value head
-and the win head of ``OwnershipNet(head="win")``, the win-probability baseline the ownership value V is
-measured against.
+and the win head of ``WinNet``, the win-probability baseline the ownership value V is measured
+against.
 """
 
 from __future__ import annotations
