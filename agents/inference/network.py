@@ -296,7 +296,7 @@ class NetworkEvaluator:
         if digests is None:  # no cache: every position run
             if net.value or not any(other.value for other in self._networks):
                 self.evaluations += len(at)
-            return net.run(arrange(raw[at], net.features), legal)
+            return net.run(arrange(raw if len(at) == len(raw) else raw[at], net.features), legal)
         prefix = bytes([net.index])
         known = self._known
         entries: list[dict[str, np.ndarray] | None] = [known.get(prefix + digests[i]) for i in at]
