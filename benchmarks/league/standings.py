@@ -266,15 +266,15 @@ def print_report(report: Report, console: Any = None) -> None:
 def anchor_line(report: Report) -> str:
     """The anchor, and why a rating such as random's -519 is what it is: Elo only measures
     differences, so one player's rating is fixed and the others are read from it."""
-    line = f"Anchor: {report.anchor} = {report.anchor_elo:g} Elo, fixed (Elo measures differences only)"
+    line = f"Anchor: {report.anchor} fixed at {report.anchor_elo:g} (Elo rates differences)"
     others = [row for row in report.standings if row.name != report.anchor]
     if not others:
         return f"{line}."
     example = others[-1] if others[-1].elo < report.anchor_elo else others[0]
     if round(example.elo) == round(report.anchor_elo):
-        return f"{line}: {example.name}'s games put it level with {report.anchor}."
+        return f"{line}: {example.name}'s games put it level with it."
     side = "below" if example.elo < report.anchor_elo else "above"
-    return f"{line}: {example.name}'s {example.elo:.0f} is how far {side} {report.anchor} its games put it."
+    return f"{line}: {example.name}'s {example.elo:.0f} is how far {side} it the games put it."
 
 
 def crash_summary(report: Report) -> str:

@@ -599,7 +599,7 @@ def test_command_line_json_and_the_table_of_a_finished_league(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out) == report
     main(["table", str(league_dir), "--plot", str(tmp_path / "ladder.png")])
     text = capsys.readouterr().out
-    assert "uct-20" in text and "Points of the row player" in text and "Anchor: random = 0" in text
+    assert "uct-20" in text and "Points of the row player" in text and "Anchor: random fixed at 0" in text
     assert (tmp_path / "ladder.png").exists()
     with pytest.raises(SystemExit, match="no league"):
         main(["table", str(tmp_path / "nowhere")])

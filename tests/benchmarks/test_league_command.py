@@ -12,4 +12,4 @@ def test_the_last_lines_say_how_to_look_at_the_league(tmp_path, capsys):
     assert lines[-3] == f"Games (SGF) and results in {directory}; ladder plot {directory / 'ladder.png'}."
     assert lines[-2] == f"Watch and replay the games in a browser: goarena serve --dir {directory}"
     assert lines[-1] == f"The tables again: goarena league table {directory}  (--json for machines)"
-    assert any(line.startswith("Anchor: random = 0 Elo, fixed") for line in lines)
+    assert any(line.startswith("Anchor: random fixed at 0 (Elo rates differences)") for line in lines)

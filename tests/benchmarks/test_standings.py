@@ -136,8 +136,8 @@ def test_the_summary_says_why_the_weakest_rates_as_it_does_the_anchor(tmp_path):
     line = next(line for line in console.export_text().splitlines() if line.startswith("Anchor:"))
     elo = round(report.standings[-1].elo)
     assert line == (
-        "Anchor: gnugo-10 = 1000 Elo, fixed (Elo measures differences only): "
-        f"random's {elo} is how far below gnugo-10 its games put it."
+        f"Anchor: gnugo-10 fixed at 1000 (Elo rates differences): random's {elo} is how far below it "
+        "the games put it."
     )
 
 
