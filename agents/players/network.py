@@ -99,7 +99,15 @@ class NetworkOptions(SearchOptions):
     seed: int | None = option(None, "seed of the move draws and of the search")
 
     RENAMES = {"search": ("play", None)}  # zero's search=puct|gumbel
-    FIRST = ("weights", "play", "temperature", "simulations", "seconds", "device", "seed")
+    FIRST: ClassVar[tuple[str, ...]] = (
+        "weights",
+        "play",
+        "temperature",
+        "simulations",
+        "seconds",
+        "device",
+        "seed",
+    )
 
     @property
     def mode(self) -> str:
@@ -115,18 +123,26 @@ class NetworkOptions(SearchOptions):
         if self.mode == "gumbel" and self.seconds is not None:
             raise ValueError("play=gumbel takes a budget in simulations, not seconds")
         if self.mode in ("policy", "greedy"):
-            given = [name for name in _SEARCH_ONLY if getattr(self, name) != _DEFAULTS[name]]
+            defaults = {each.name: each.default for each in dataclasses.fields(self)}
+            given = [name for name in _SEARCH_ONLY if getattr(self, name) != defaults[name]]
             if given:
                 names = ", ".join(given)
                 raise ValueError(
                     f"{names}: search options need simulations= or seconds= (or play=puct or gumbel)"
                 )
-        if self.mode == "greedy" and self.temperature != 0:
+        if self.mode == "greedy" and self.play_temperature != 0:
             raise ValueError("play=greedy plays its best child: it takes no temperature")
+
+    @property
+    def play_temperature(self) -> float:
+        """The temperature of its draws (0: the best move)."""
+        return float(self.temperature)
 
     def searching(self) -> dict[str, Any]:
         """PUCT's options, with a network player's default budget."""
         options = self.search_options()
+        options["simulations"] = options["simulations"] or None
+        options["temperature"] = self.play_temperature
         if options["simulations"] is None and options["seconds"] is None:
             options["simulations"] = DEFAULT_SIMULATIONS
         return options
@@ -165,11 +181,12 @@ class NetworkPlayer(OptionsPlayer):
             policy head, greedy or a search without a value).
     """
 
-    Options: ClassVar = NetworkOptions
+    Options = NetworkOptions
     options: NetworkOptions
     positional = ("weights",)
     name = "network"
     kind = "zero"  # the network its weights hold
+    plays_on: ClassVar[bool] = True  # a policy passes only when the count wins for it (playing_on)
     cache: ClassVar[int] = 1 << 16  # positions whose outputs the evaluator keeps (0: a network that changes)
     heads_needed: ClassVar[dict[str, tuple[str, ...]]] = {
         "policy": ("policy",),
@@ -185,7 +202,7 @@ class NetworkPlayer(OptionsPlayer):
         self.board_size = network.board_size
         self.device = self.options.device
         self.seed = self.options.seed
-        self.temperature = float(self.options.temperature)
+        self.temperature = self.options.play_temperature
         self.rng = np.random.default_rng(self.seed)
         self.mode = self.options.mode
         self.evaluator = self._evaluator(network.model, self.cache)
@@ -311,7 +328,7 @@ class NetworkPlayer(OptionsPlayer):
         )
         K.batch_legal_mask(children, game.geometry, np.empty((count, game.num_points + 1), np.int8))
         K.batch_score(children, game.geometry, np.empty(count, np.float64))
-        if play in ("puct", "gumbel"):
+        if play in ("puct", "gumbel") or cls.kind in ("sb3", "function"):  # those search given a budget
             PUCTAgent.warmup(size)
             GumbelSearch(seed=0).search(GameBatch(size, 1), simulations=2)
 
@@ -323,7 +340,11 @@ class NetworkPlayer(OptionsPlayer):
     def outputs(self, game: Game) -> Any:
         """The network's ``LeafOutputs`` of ``game``'s position (a batch of one)."""
         self._check_size(game.size)
-        return self.evaluator.outputs(_leaves(game))
+        return self._leaf_outputs(_leaves(game))
+
+    def _leaf_outputs(self, leaves: Leaves) -> Any:
+        """The evaluator's ``LeafOutputs`` of ``leaves``."""
+        return self.evaluator.outputs(leaves)
 
     def _policy(self, priors: np.ndarray) -> np.ndarray:
         total = priors.sum()
@@ -350,9 +371,10 @@ class NetworkPlayer(OptionsPlayer):
         """The policy's move among the moves ``playing_on`` weighs, at the temperature."""
         if not legal.any():
             raise ValueError("no legal move to choose: the game is over")
-        weights = priors.astype(np.float64) * playing_on(game, legal)
+        weighed = playing_on(game, legal) if self.plays_on else legal
+        weights = priors.astype(np.float64) * weighed
         if not weights.any():  # all underflowed: the moves it weighs, alike
-            weights = playing_on(game, legal).astype(np.float64)
+            weights = weighed.astype(np.float64)
         if self.temperature == 0:
             return int(weights.argmax())
         if self.temperature != 1:
@@ -382,7 +404,7 @@ class NetworkPlayer(OptionsPlayer):
         K.batch_play(children, game.geometry, moves, np.empty(count, np.int64))
         legal = np.empty((count + own, game.num_points + 1), np.int8)
         K.batch_legal_mask(states, game.geometry, legal)
-        found = self.evaluator.outputs(Leaves(states, legal, game.geometry))
+        found = self._leaf_outputs(Leaves(states, legal, game.geometry))
         values = -np.asarray(found.values[own:], np.float64)  # the opponent moves in each child
         scores = None if found.score is None else -np.asarray(found.score[own:], np.float64)
         over = children.info[:, K.INFO_OVER] != K.RUNNING
@@ -483,7 +505,7 @@ class NetworkPlayer(OptionsPlayer):
             return cast(PUCTAgent, self.search).select_moves(batch)
         if self.mode == "policy":
             legal = batch.legal_masks()
-            found = self.evaluator.outputs(Leaves(batch.state, legal, batch.geometry))
+            found = self._leaf_outputs(Leaves(batch.state, legal, batch.geometry))
             return np.array(
                 [self._choose(batch.game(b), found.priors[b], legal[b]) for b in range(batch.batch_size)],
                 np.int64,

@@ -24,14 +24,16 @@ It is called under ``torch.inference_mode``; a module given as ``fn`` is put in 
 each call and back in training mode after, so a network in training can be played between
 updates. The player never moves ``fn``.
 
-It plays the most likely legal move (``sample=False``) or draws one from
-``softmax(logits / temperature)`` over the legal moves (``sample=True``). With
-``simulations > 0`` it searches with PUCT (``PUCTAgent``), ``fn``'s policy over the legal
-moves as the priors and its value as the leaf value; search needs the value, so ``fn`` must
-then return ``(logits, value)`` (checked at ``reset``: there is no value without a network
-that gives one, and random playouts would be another player). The search plays its most
-visited move, or with ``sample=True`` draws one in proportion to ``visits ** (1 /
-temperature)``.
+It is the network player (``players.network.NetworkPlayer``) over ``fn``, read as a network
+(``inference.function.FunctionNetwork``) by the one ``NetworkEvaluator``. It plays the most
+likely legal move (``sample=False``) or draws one from ``softmax(logits / temperature)`` over
+the legal moves (``sample=True``). With ``simulations > 0`` it searches with PUCT
+(``PUCTAgent``), ``fn``'s policy over the legal moves as the priors and its value as the leaf
+value (``play=gumbel``: Gumbel search); search needs the value, so ``fn`` must then return
+``(logits, value)`` (checked at ``reset``: there is no value without a network that gives one,
+and random playouts would be another player). The search plays its most visited move, or with
+``sample=True`` draws one in proportion to ``visits ** (1 / temperature)``. Its options are
+``PolicyOptions``' (``fn`` first, by position).
 
 ``board_size`` names the sizes it plays; others are refused at ``reset`` with
 ``UnsupportedGame``. Without it, ``reset`` calls ``fn`` once on the empty board of each new
@@ -60,7 +62,8 @@ on its ``device``, else the game context's (the league's ``--device``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,137 +73,143 @@ from torch import nn
 
 from go_env import Game, Rules
 from go_env.features import check_layout
-from goarena.agents.inference.features import arrange
-from goarena.agents.inference.function import FunctionNetwork
-from goarena.agents.inference.network import NetworkEvaluator
+from goarena.agents.inference.features import arrange, planes_of
+from goarena.agents.inference.function import FunctionNetwork, PolicyFn
+from goarena.agents.inference.network import LeafOutputs, legal_weights
 from goarena.agents.nets.load import TorchProgram, load_torch_program
-from goarena.agents.nets.predict import masked_softmax, move_networks, player_device, resolve_device
-from goarena.agents.players.search import PUCTAgent, SearchedNetwork
-from goarena.agents.protocols import (
-    Action,
-    GameContext,
-    UnsupportedGame,
-    game_context,
-)
+from goarena.agents.nets.predict import move_networks, player_device, resolve_device
+from goarena.agents.players.network import LoadedNetwork, NetworkOptions, NetworkPlayer
+from goarena.agents.players.options import at_least, option
+from goarena.agents.protocols import GameContext, UnsupportedGame, game_context
 from goarena.search import Leaves
 
-PolicyFn = Callable[[torch.Tensor, torch.Tensor], Any]  # (planes, mask) -> logits or (logits, value)
+__all__ = ["PolicyFn", "PolicyOptions", "PolicyPlayer", "TorchOptions", "TorchPlayer"]
 
 
-class PolicyPlayer(SearchedNetwork):
-    """A function of the position, most often a torch module, as a player (see the module docs).
+def _above_zero(name: str, value: float) -> str | None:
+    return None if 0 < value < math.inf else f"{name} must be finite and above 0, got {value!r}"
 
-    Args:
-        fn: ``fn(planes, mask) -> logits`` or ``-> (logits, value)``.
-        sample: draw the move (from the policy, or the search's visits) rather than play the
-            most likely (most visited) one.
-        temperature: the draw's temperature, above 0 (used with ``sample`` only).
-        simulations: 0 plays from the policy alone; above 0, PUCT with this many simulations
-            per move (``fn`` must give a value).
-        c_puct: PUCT's exploration constant.
-        batch: leaves per call of ``fn`` in the search.
-        board_size: the board size, or sizes, ``fn`` plays (None: any it answers for).
-        channels_first: planes ``[B, 17, N, N]`` (True) or ``[B, N, N, 17]``.
-        layout: the planes' order, as the env's ``observation_layout``: ``"goarena"``,
-            ``"pgx"`` or ``"go_v5"``.
-        device: where the planes go when ``fn`` is no module with parameters (default cpu).
-        seed: seed of the draws and of the search.
-        name: the player's name in records.
-        search_options: more ``PUCTAgent`` options (``fpu``, ``noise``, ``resign_threshold``, ...).
+
+def _layout(name: str, value: str) -> str | None:
+    try:
+        check_layout(value, name)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def _board_sizes(name: str, value: Any) -> str | None:
+    try:
+        _sizes(value)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PolicyOptions(NetworkOptions):
+    """``PolicyPlayer``'s options: a network player's, its network a function."""
+
+    fn: Any = option(None, "fn(planes, mask) -> logits or (logits, value); a torch module most often")
+    sample: bool = option(
+        False, "draw the move (from the policy, or the search's visits) rather than the best"
+    )
+    temperature: float = option(1.0, "the draw's temperature, above 0 (with sample only)", check=_above_zero)
+    simulations: int = option(  # type: ignore[assignment]
+        0,
+        "0 plays from the policy alone; above 0, PUCT with this many simulations per move",
+        check=at_least(0),
+    )
+    board_size: Any = option(
+        None, "the board size, or sizes, fn plays (None: any it answers for)", check=_board_sizes
+    )
+    channels_first: bool = option(True, "planes [B, 17, N, N] (true) or [B, N, N, 17]")
+    layout: str = option("goarena", "the planes' order, as the env's: goarena, pgx or go_v5", check=_layout)
+    device: str | None = option(
+        None, "where the planes go when fn is no module with parameters (default cpu)"
+    )
+    name: str = option("policy", "the player's name in records")
+
+    FIRST = ("fn", "sample", "temperature", "simulations", "board_size", "device", "seed", "name")
+    FIXED = {"weights": "it plays fn", "rank": "it plays fn's policy or searches"}
+
+    @property
+    def mode(self) -> str:
+        if self.play == "policy" and self.simulations:
+            return "puct"
+        return self.play
+
+    @property
+    def play_temperature(self) -> float:
+        return self.temperature if self.sample else 0.0
+
+
+class PolicyPlayer(NetworkPlayer):
+    """A function of the position, most often a torch module, as a player (see the module
+    docs); its options are ``PolicyOptions``', ``fn`` first.
 
     Raises:
         ValueError: bad options.
     """
 
-    def __init__(
-        self,
-        fn: PolicyFn,
-        *,
-        sample: bool = False,
-        temperature: float = 1.0,
-        simulations: int = 0,
-        c_puct: float = 1.5,
-        batch: int = 8,
-        board_size: int | Iterable[int] | None = None,
-        channels_first: bool = True,
-        layout: str = "goarena",
-        device: str | None = None,
-        seed: int | None = None,
-        name: str = "policy",
-        **search_options: Any,
-    ):
-        _check_options(sample, temperature, simulations, layout, search_options)
-        self.fn = fn
-        self.sample = sample
-        self.temperature = float(temperature)
-        self.board_sizes = _sizes(board_size)
-        self.channels_first = channels_first
-        self.layout = layout
-        self._device = resolve_device(device) if device is not None else None
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
-        self.name = name
-        self._answered: set[int] = set()  # the sizes fn was tried on at reset
-        self.search: PUCTAgent | None = None
-        if simulations:
-            self.search = PUCTAgent(
-                simulations=simulations,
-                evaluator=self._evaluate_leaves,
-                c_puct=c_puct,
-                batch=batch,
-                temperature=self.temperature if sample else 0.0,
-                seed=seed,
-                **search_options,
-            )
+    Options = PolicyOptions  # type: ignore[assignment]
+    options: PolicyOptions
+    positional = ("fn",)
+    name = "policy"
+    kind = "function"
+    cache = 0  # fn may change between moves (a network in training)
+    plays_on = False  # plays fn's best move, passes included
 
-    def reset(self, context: GameContext) -> None:
-        """A new game: refuses a size ``fn`` does not play (``UnsupportedGame``); the draws and
-        the search restart from the seed (the player's own, else the context's)."""
-        self._check_size(game_context(context).size)
-        self.restart(context)
+    _device: torch.device | None = None  # where the planes go: its own device, else fn's
+    _gives_value: bool | None = None  # whether fn gives a value (known once it is called)
+
+    def __init__(self, *args: Any, **options: Any):
+        super().__init__(*args, **options)
+        self.name = self.options.name
+        self.fn = self.network.model.fn
+        self.sample = self.options.sample
+        self.board_sizes = self._sizes()
+        self.channels_first = self.options.channels_first
+        self.layout = self.options.layout
+        self._device = resolve_device(self.device) if self.device is not None else None
+        self._answered: set[int] = set()  # the sizes fn was tried on
+
+    def _sizes(self) -> frozenset[int] | None:
+        return _sizes(self.options.board_size)
+
+    @classmethod
+    def _load(cls, options: Any, device: str) -> LoadedNetwork:
+        if options.fn is None:
+            raise TypeError(f"{options.name} needs fn, the function it plays")
+        return LoadedNetwork(
+            FunctionNetwork(options.fn, options.layout, options.channels_first, None, options.name), 0, None
+        )
+
+    def _evaluator(self, model: Any, cache: int = 0) -> Any:
+        from goarena.agents.inference import NetworkEvaluator
+
+        model._device = self._input_device  # the planes go to the player's device, else fn's
+        if self._gives_value is False and self.search is None:  # fn's policy alone
+            alone = _PolicyOnly(
+                model.fn, self.options.layout, self.options.channels_first, model._device, self.name
+            )
+            return NetworkEvaluator(policy=alone, cache=cache)
+        return NetworkEvaluator(policy=model, value=model, cache=cache)
+
+    @property
+    def heads(self) -> tuple[str, ...]:
+        return ("policy", "value") if self._gives_value else ("policy",)
+
+    @classmethod
+    def check_files(cls, context: GameContext | None, options: Any) -> None:
+        """The device (given a context); ``fn`` is tried at ``reset``."""
+        player_device(options.device, context)
+
+    def _move(self, context: GameContext) -> None:
+        """``fn`` is never moved."""
 
     def weights_digest(self) -> str | None:
         return None
-
-    def evaluate(self, game: Game) -> tuple[np.ndarray, float | None]:
-        """(float64[N*N+1]: ``fn``'s policy over the legal moves, its value for the side to
-        move or None) of ``game``, without search."""
-        legal = game.legal_mask()[None]
-        logits, values = self._outputs(game.observation()[None], legal)
-        return masked_softmax(logits, legal)[0], None if values is None else float(values[0])
-
-    def act(self, game: Game) -> Action:
-        """The move ``select_move`` plays, with the policy behind it (the search's visit
-        distribution when searching) and the value."""
-        if self.search is not None:
-            return self.search.act(game)
-        legal = game.legal_mask()[None]
-        logits, values = self._outputs(game.observation()[None], legal)
-        policy = masked_softmax(logits, legal)[0]
-        if self.sample:
-            weights = policy if self.temperature == 1 else masked_softmax(logits, legal, self.temperature)[0]
-            move = int(self.rng.choice(len(weights), p=weights))
-        else:
-            move = int(policy.argmax())
-        value = None if values is None else float(values[0])
-        return Action(move, policy, value)
-
-    # -- calling fn ----------------------------------------------------------------------
-
-    def _check_size(self, size: int) -> None:
-        if self.board_sizes is not None and size not in self.board_sizes:
-            sizes = ", ".join(f"{n}x{n}" for n in sorted(self.board_sizes))
-            raise UnsupportedGame(f"{self.name} plays {sizes}, not {size}x{size}")
-        if size in self._answered:
-            return
-        game = Game(size, Rules())
-        try:
-            _, values = self._outputs(game.observation()[None], game.legal_mask()[None])
-        except Exception as error:  # a network made for another size fails in many ways
-            raise UnsupportedGame(f"{self.name} cannot play {size}x{size}: {error}") from error
-        if self.search is not None and values is None:
-            raise ValueError(f"{self.name}: searching (simulations > 0) needs fn to return (logits, value)")
-        self._answered.add(size)
 
     def _input_device(self) -> torch.device:
         if self._device is not None:
@@ -211,44 +220,92 @@ class PolicyPlayer(SearchedNetwork):
                 return weight.device
         return torch.device("cpu")
 
-    # fn as a network (``inference.function``) and the search's evaluator over it, made at first use
-    _function_network: FunctionNetwork | None = None
-    _leaf_evaluator: NetworkEvaluator | None = None
+    def _check_size(self, size: int) -> None:
+        """Refuse a size outside its sizes (``UnsupportedGame``)."""
+        sizes = self.board_sizes
+        if sizes is not None and size not in sizes:
+            named = ", ".join(f"{n}x{n}" for n in sorted(sizes))
+            raise UnsupportedGame(f"{self.name} plays {named}, not {size}x{size}")
 
-    def _network(self) -> FunctionNetwork:
-        if self._function_network is None:
-            self._function_network = FunctionNetwork(
-                self.fn, self.layout, self.channels_first, self._input_device, self.name
+    def _leaf_outputs(self, leaves: Leaves) -> Any:
+        """The evaluator's outputs; before ``fn`` was first called (no ``reset`` yet), ``fn``'s
+        own, which say whether it gives a value (and so what the evaluator asks of it)."""
+        if self._gives_value is not None:
+            return self.evaluator.outputs(leaves)
+        network = self.network.model
+        logits, values = network.call(
+            planes_of(leaves.states, leaves.geometry, network.features), leaves.legal
+        )
+        self._found_value(values is not None)
+        priors = legal_weights(logits, leaves.legal)
+        return LeafOutputs(priors, values if values is not None else np.zeros(len(leaves)), None, None)
+
+    def _found_value(self, gives_value: bool) -> None:
+        if self._gives_value is None:
+            self._gives_value = gives_value
+            self.evaluator = self._evaluator(
+                self.network.model, self.cache
+            )  # fn's value beside its policy, if any
+
+    def reset(self, context: GameContext) -> None:
+        """A new game: refuses a size ``fn`` does not play (``UnsupportedGame``): one outside
+        its sizes, or, tried once on the empty board, one where ``fn`` fails or gives other
+        than ``N*N + 1`` logits; a search refuses an ``fn`` that gives no value. The draws and
+        the search restart from the seed (the player's own, else the context's)."""
+        self._try(game_context(context).size)
+        super().reset(context)
+
+    def _try(self, size: int) -> None:
+        self._check_size(size)
+        if size in self._answered:
+            return
+        game = Game(size, Rules())
+        network = self.network.model
+        try:
+            _, values = network.call(
+                arrange(game.observation()[None], network.features), game.legal_mask()[None]
             )
-        return self._function_network
+        except Exception as error:  # a network made for another size fails in many ways
+            raise UnsupportedGame(f"{self.name} cannot play {size}x{size}: {error}") from error
+        if self.search is not None and values is None:
+            raise ValueError(f"{self.name}: searching (simulations > 0) needs fn to return (logits, value)")
+        self._found_value(values is not None)
+        self._answered.add(size)
 
-    def _outputs(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """``fn`` on history planes int8 ``[B, N, N, 17]`` and legal masks ``[B, N*N+1]``:
-        (float32 logits ``[B, N*N+1]``, float64 values ``[B]`` clipped to [-1, 1], or None)."""
-        network = self._network()
-        return network.call(arrange(planes, network.features), legal)
 
-    def _evaluate_leaves(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
-        """The search's evaluator: ``fn``'s priors over the legal moves and its values, through
-        one ``NetworkEvaluator`` (no cache: ``fn`` may change between moves)."""
-        if self._leaf_evaluator is None:
-            network = self._network()
-            self._leaf_evaluator = NetworkEvaluator(network, network, cache=0)
-        return self._leaf_evaluator.evaluate(leaves)
+class _PolicyOnly(FunctionNetwork):
+    """``fn`` that gives logits alone, as a network with a policy head only."""
+
+    heads = ("policy",)  # type: ignore[assignment]
+
+    def run(self, planes: np.ndarray, legal: np.ndarray) -> np.ndarray:  # type: ignore[override]
+        return self.call(planes, legal)[0]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TorchOptions(PolicyOptions):
+    """``torch``'s options: ``PolicyPlayer``'s, its function a saved program."""
+
+    path: Any = option(None, "the saved program (torch.export.save), or module (torch.jit.save)")
+    size: int | None = option(None, "the board size it plays (None: any it answers for)")
+    run_code: bool = option(
+        False, "load a TorchScript module, which runs the file's own code (only for a file you trust)"
+    )
+    device: str | None = option(None, "where it runs (cpu, cuda, cuda:N; default: the game's)")
+    name: str = option("torch", "the player's name in records")
+
+    FIRST = ("path", "sample", "temperature", "simulations", "size", "device", "seed", "run_code")
+    FIXED = {
+        **PolicyOptions.FIXED,
+        "fn": "it plays its file",
+        "board_size": "its size is size=",
+        "name": "it is torch",
+    }
 
 
 class TorchPlayer(PolicyPlayer):
     """An exported program, or a TorchScript module, as a player: spec ``torch:PATH`` (see the
-    module docs).
-
-    Args:
-        path: the saved program (``torch.export.save``), or module (``torch.jit.save``).
-        size: the board size it plays (None: any it answers for).
-        run_code: load a TorchScript module, which runs the file's own code (only for a file
-            you trust); without it, a TorchScript module is refused.
-        device: where it runs (cpu, cuda, cuda:N); None: where the game's context says
-            (``GameContext.device``). Resolved, and the module moved there, at ``reset``.
-        The others: as ``PolicyPlayer``'s.
+    module docs); its options are ``TorchOptions``', the path first.
 
     Raises:
         NetworkFileError: the file is no exported program (or, with ``run_code``, TorchScript
@@ -256,83 +313,55 @@ class TorchPlayer(PolicyPlayer):
         ValueError: bad options.
     """
 
-    def __init__(
-        self,
-        path: Path | str,
-        sample: bool = False,
-        temperature: float = 1.0,
-        simulations: int = 0,
-        size: int | None = None,
-        channels_first: bool = True,
-        layout: str = "goarena",
-        device: str | None = None,
-        seed: int | None = None,
-        c_puct: float = 1.5,
-        batch: int = 8,
-        run_code: bool = False,
-        **search_options: Any,
-    ):
-        _check_run_code(run_code)
-        program = load_torch_program(path, run_code=run_code)
-        super().__init__(
-            _program_fn(program),
-            sample=sample,
-            temperature=temperature,
-            simulations=simulations,
-            c_puct=c_puct,
-            batch=batch,
-            board_size=size,
-            channels_first=channels_first,
-            layout=layout,
-            seed=seed,
-            name="torch",
-            **search_options,
-        )
-        self.path = Path(path)
-        self.module = program.module
-        self.device = device
-        self._device = torch.device("cpu")  # until a reset moves it
-        self._digest = program.digest
+    Options = TorchOptions
+    options: TorchOptions
+    positional = ("path",)
+    name = "torch"
 
-    @staticmethod
-    def check_options(
-        context: GameContext | None,
-        path: Path | str | None = None,
-        sample: bool = False,
-        temperature: float = 1.0,
-        simulations: int = 0,
-        size: int | None = None,
-        channels_first: bool = True,
-        layout: str = "goarena",
-        device: str | None = None,
-        seed: int | None = None,
-        c_puct: float = 1.5,
-        batch: int = 8,
-        run_code: bool = False,
-        **search_options: Any,
-    ) -> None:
-        """Check the options and, given the path, the file as the player reads it (and, given
-        a context, the device and the ``size`` option), without running the network (a
-        TorchScript module's load runs its code: only with ``run_code``)."""
-        _check_options(sample, temperature, simulations, layout, search_options)
-        _check_run_code(run_code)
-        player_device(device, context)
-        if simulations:
-            PUCTAgent(simulations=simulations, c_puct=c_puct, batch=batch, **search_options)
-        if path is not None:
-            load_torch_program(path, run_code=run_code)
+    def __init__(self, *args: Any, **options: Any):
+        super().__init__(*args, **options)
+        self.path = Path(self.options.path)
+        self.module = self.network.model.program.module
+        self._device = torch.device("cpu")  # until a reset moves it
+
+    def _sizes(self) -> frozenset[int] | None:
+        return _sizes(self.options.size)
+
+    @classmethod
+    def _load(cls, options: Any, device: str) -> LoadedNetwork:
+        if options.path is None:
+            raise TypeError("torch needs the program's path: torch:policy.pt2")
+        program = load_torch_program(options.path, run_code=options.run_code)
+        network = FunctionNetwork(_program_fn(program), options.layout, options.channels_first, None, "torch")
+        network.program = program  # type: ignore[assignment]
+        return LoadedNetwork(network, options.size or 0, program.digest)
+
+    @classmethod
+    def check_files(cls, context: GameContext | None, options: Any) -> None:
+        """The device and the file as the player reads it (and, given a context, the ``size``
+        option), without running the network (a TorchScript module's load runs its code: only
+        with ``run_code``)."""
+        player_device(options.device, context)
+        if options.path is not None:
+            load_torch_program(options.path, run_code=options.run_code)
+        size = options.size
         if context is not None and size is not None and size != context.size:
-            raise UnsupportedGame(f"torch:{path} plays {size}x{size}, not {context.size}x{context.size}")
+            raise UnsupportedGame(
+                f"torch:{options.path} plays {size}x{size}, not {context.size}x{context.size}"
+            )
+
+    def _move(self, context: GameContext) -> None:
+        """The module goes to the player's device (its own, else the context's)."""
+        self._device = move_networks([self.module], self.device, context)
 
     def reset(self, context: GameContext) -> None:
-        """A new game: moves the module to the player's device (its own, else the context's),
-        then as ``PolicyPlayer.reset``."""
-        self._device = move_networks([self.module], self.device, context)
+        """A new game: the module moves to the player's device first, then as ``PolicyPlayer``'s."""
+        self._move(context)
         super().reset(context)
 
-    def weights_digest(self) -> str:
+    def weights_digest(self) -> str | None:
         """The sha256 of the file."""
-        return self._digest
+        return self.network.digest
 
 
 def _program_fn(program: TorchProgram) -> PolicyFn:
@@ -365,24 +394,3 @@ def _sizes(board_size: int | Iterable[int] | None) -> frozenset[int] | None:
     if not sizes or not all(isinstance(n, int) and 2 <= n <= 25 for n in sizes):
         raise ValueError(f"board_size must be a board size (2 to 25) or several, got {board_size!r}")
     return sizes
-
-
-def _check_run_code(run_code: object) -> None:
-    if not isinstance(run_code, bool):
-        raise ValueError(f"run_code must be true or false, got {run_code!r}")
-
-
-def _check_options(
-    sample: bool, temperature: float, simulations: int, layout: str, search_options: dict[str, Any]
-) -> None:
-    if not isinstance(sample, bool):
-        raise ValueError(f"sample must be true or false, got {sample!r}")
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
-        raise ValueError(f"temperature must be a number, got {temperature!r}")
-    if not 0 < temperature < math.inf:
-        raise ValueError(f"temperature must be finite and above 0, got {temperature!r}")
-    if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 0:
-        raise ValueError(f"simulations must be an integer >= 0 (0: no search), got {simulations!r}")
-    check_layout(layout, "layout")
-    if search_options and not simulations:
-        raise ValueError(f"{', '.join(sorted(search_options))}: search options need simulations > 0")

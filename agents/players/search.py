@@ -66,7 +66,6 @@ from goarena.agents.protocols import (
     Action,
     GameContext,
     MoveInfo,
-    analyze_policy,
     game_context,
     move_time,
     restart_seed,
@@ -643,7 +642,6 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
         """Compile PUCT's kernels with every evaluator it may run: random and pattern
         playouts, and the networks' feature planes (see ``agents.protocols.Warmable``)."""
         from go_env import core as K
-        from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
         from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
         from go_env.features.patterns import load_weights
         from goarena.agents.weights import ROLLOUT_9X9
@@ -686,58 +684,3 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
         if self.temperature_moves is None or len(game.moves) < self.temperature_moves:
             return self.temperature
         return 0.0
-
-
-class SearchedNetwork:
-    """The moves of a network player that may search: ``search`` is a ``PUCTAgent`` over the
-    network, or None to play from the network's own policy (``evaluate(game)``: its move
-    probabilities and value). The player defines ``act`` and ``evaluate``."""
-
-    search: PUCTAgent | None
-    seed: int | None
-    rng: np.random.Generator
-
-    def restart(self, context: GameContext) -> None:
-        """A new game: the draws and the search restart from the seed (the player's own, else
-        the context's)."""
-        seed = restart_seed(self.seed, context)
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-        if self.search is not None:
-            self.search.reset(context)
-
-    def act(self, game: Game) -> Action:
-        raise NotImplementedError
-
-    def evaluate(self, game: Game) -> tuple[np.ndarray, float | None]:
-        raise NotImplementedError
-
-    @staticmethod
-    def warmup(size: int) -> None:
-        """Compile the search's kernels and the history planes of its leaves (the network's input) (see
-        ``agents.protocols.Warmable``)."""
-        PUCTAgent.warmup(size)
-        game = warmup_game(size)
-        leaves = K.GoState(*(field[None] for field in game.state))
-        batch_history_planes(leaves, game.geometry, np.empty((1, size, size, NUM_HISTORY_PLANES), np.int8))
-
-    def select_move(self, game: Game) -> int:
-        return self.act(game).move
-
-    def policy(self, game: Game) -> np.ndarray:
-        """float64[N*N+1]: the network's move distribution (the search's visits when searching)."""
-        if self.search is not None:
-            return self.search.policy(game)
-        return self.evaluate(game)[0]
-
-    def observe_move(self, game: Game, move: int) -> None:
-        if self.search is not None:
-            self.search.observe_move(game, move)
-
-    def analyze(
-        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
-    ) -> int:
-        """GTP ``lz-analyze``: the search's candidates, or the policy's without search."""
-        if self.search is not None:
-            return self.search.analyze(game, stop, report, interval)
-        return analyze_policy(self.policy(game), report)
