@@ -86,9 +86,9 @@ def renamed_options(
 
 class BuiltIn(NamedTuple):
     """A built-in player: its factory, imported only when asked for, what it plays, and how the
-    entry configures the factory (``players.options.configured``): other defaults for its
-    options, options it does not take (-> why), and class attributes (a network player's
-    ``kind`` of network)."""
+    entry configures the factory (its ``configured``, ``players.options.OptionsPlayer``'s):
+    other defaults for its options, options it does not take (-> why), and class attributes (a
+    network player's ``kind`` of network)."""
 
     target: str  # "module:factory"
     summary: str  # one line, for the command line's help
@@ -314,14 +314,16 @@ def _resolve(spec: str) -> tuple[Callable[..., Agent], tuple[Any, ...], dict[str
 
 def builtin_factory(name: str) -> Callable[..., Agent]:
     """The factory of the built-in player ``name``: its target, configured as its entry says
-    (``players.options.configured``; the same class each time)."""
+    (the target's ``configured``, ``players.options.OptionsPlayer.configured``: the same class
+    each time)."""
     entry = BUILTIN_AGENTS[name]
     factory = _load(entry.target)
     if not (entry.defaults or entry.fixed or entry.attributes):
         return factory
-    from goarena.agents.players.options import configured
-
-    return configured(cast(Any, factory), name, entry.defaults, entry.fixed, **entry.attributes)
+    configure = getattr(factory, "configured", None)  # an options player's (players.options)
+    if not callable(configure):
+        raise AgentSpecError(f"{entry.target} declares no options to configure as {name!r}")
+    return cast(Callable[..., Agent], configure(name, entry.defaults, entry.fixed, **entry.attributes))
 
 
 def option_help(name: str) -> list[str]:

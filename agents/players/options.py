@@ -275,6 +275,13 @@ class OptionsPlayer:
         return cls.Options.read(cls.name, options)
 
     @classmethod
+    def configured(
+        cls, name: str, defaults: Mapping[str, Any], fixed: Mapping[str, str] | None = None, **attributes: Any
+    ) -> type[OptionsPlayer]:
+        """This player as a registry entry configures it (``configured``)."""
+        return configured(cls, name, defaults, fixed, **attributes)
+
+    @classmethod
     def check_options(cls, context: GameContext | None, *args: Any, **options: Any) -> None:
         """Check the options as the player reads them, and what its files say (given a
         context, the board size and device), without building it."""
