@@ -1,0 +1,64 @@
+"""The one network player (``players.network.NetworkPlayer``): every registry entry that
+configures it plays each way its network allows, alone and in a batch of games."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from go_env import Game, GameBatch, Rules
+from goarena.agents.nets.checkpoint import save_model
+from goarena.agents.nets.zero import ZeroNet
+from goarena.agents.players.network import NetworkPlayer
+from goarena.agents.protocols import BatchAgent, GameContext
+from goarena.agents.specs import make_agent
+
+RULES = Rules(komi=0.5)
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("zero") / "zero.pt"
+    torch.manual_seed(0)
+    save_model(path, ZeroNet(5, blocks=1, filters=8))
+    return path
+
+
+@pytest.mark.parametrize("play", ["policy", "greedy", "puct", "gumbel"])
+def test_each_way_of_playing_moves_in_a_batch_as_it_does_alone(weights: Path, play: str):
+    budget = ",simulations=8,reuse=false" if play in ("puct", "gumbel") else ""
+    spec = f"zero:weights={weights},play={play}{budget}"
+    player = make_agent(spec, seed=0)
+    assert isinstance(player, NetworkPlayer) and isinstance(player, BatchAgent)
+    batch = GameBatch(5, 3, RULES)
+    batch.play(np.array([12, 6, 24]))
+    player.reset(GameContext(5, RULES, seed=0))
+    moves = player.select_moves(batch)
+    for b in range(3):
+        alone = make_agent(spec, seed=0)
+        alone.reset(GameContext(5, RULES, seed=0))
+        game = batch.game(b)
+        assert game.legal_mask()[moves[b]]
+        if play != "puct":  # batched PUCT's trees are its own (the same search, another order)
+            assert alone.select_move(game) == moves[b]
+
+
+def test_a_budget_makes_a_policy_player_search(weights: Path):
+    player = make_agent(f"zero:weights={weights},play=policy,simulations=8")
+    assert player.mode == "puct" and player.search is not None  # type: ignore[attr-defined]
+    player = make_agent(f"zero:weights={weights},play=policy")
+    assert player.mode == "policy" and player.search is None  # type: ignore[attr-defined]
+
+
+def test_greedy_ranks_by_value_or_by_v(weights: Path):
+    game = Game(5, RULES)
+    by_value = make_agent(f"zero:weights={weights},play=greedy")
+    by_score = make_agent(f"zero:weights={weights},play=greedy,rank=score")
+    found = by_value.move_values(game)  # type: ignore[attr-defined]
+    assert found.scores is not None and found.ownership is not None  # the zero net has an ownership head
+    assert by_value.select_move(game) == found.moves[int(np.argmax(found.values))]
+    best = by_score.select_move(game)
+    assert found.scores[list(found.moves).index(best)] == found.scores.max()
