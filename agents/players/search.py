@@ -415,6 +415,13 @@ class UCTAgent(_SearchAgent, OptionsPlayer):
             make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks, pass_check
         )
 
+    @classmethod
+    def check_files(cls, context: GameContext | None, options: Any) -> None:
+        """The rollout policy's file as the player reads it (and its board size, given a context)."""
+        if options.rollout_weights is not None:
+            networks = [load_network(str(options.rollout_weights), "rollout")]
+            check_sizes(networks, context.size if context is not None else None)
+
     @staticmethod
     def warmup(size: int) -> None:
         """Compile UCT's kernels, random and pattern playouts (see ``agents.protocols.Warmable``)."""
