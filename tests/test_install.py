@@ -156,6 +156,19 @@ def test_a_command_of_an_extra_names_it(without, monkeypatch):
     )
 
 
+def test_a_league_player_of_an_extra_names_it(without, monkeypatch, tmp_path):
+    from goarena.benchmarks.commands.league import league
+
+    without("stable_baselines3", "sb3_contrib")
+    for name in [name for name in sys.modules if name.startswith("goarena.agents.players.sb3")]:
+        monkeypatch.delitem(sys.modules, name)
+    with pytest.raises(SystemExit) as exit:
+        league(["--player", "random", "--player", "sb3:model.zip", "--size", "5", "--dir", str(tmp_path)])
+    message = str(exit.value.code)
+    assert message.startswith("goarena league: ") and "\n" not in message
+    assert message.endswith("; it needs the sb3 extra: pip install 'goarena[sb3]'")
+
+
 def test_ray_without_the_ray_extra_names_it(without):
     from goarena.agents.training.workers import SelfPlayWorkers
     from goarena.benchmarks.league.runner import LeagueRunError, run_ray
