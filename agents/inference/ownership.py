@@ -8,9 +8,6 @@ evaluator over either network is ``NetworkEvaluator`` (``inference.network``)::
 
     PUCT(NetworkEvaluator(value=model))                  # priors uniform, values 2p − 1
     PUCT(NetworkEvaluator(policy=policy_net, value=model))   # a policy network's priors
-
-``OwnershipEvaluator(model, policy)`` is that evaluator under its old name, for the players
-that still ask for it.
 """
 
 from __future__ import annotations
@@ -19,19 +16,17 @@ from typing import NamedTuple
 
 import numpy as np
 import torch
-from torch import nn
 
 from go_env import Game
 from go_env.core import Geometry, GoState
 from goarena.agents.inference.features import planes_of
-from goarena.agents.inference.network import NetworkEvaluator, komi_terms
+from goarena.agents.inference.network import komi_terms
 from goarena.agents.nets.ownership import NO_OWNERSHIP, PositionNet
 from goarena.agents.nets.predict import forward
 from goarena.agents.protocols import check_board_size
 
 __all__ = [
     "OwnershipEstimate",
-    "OwnershipEvaluator",
     "estimate",
     "komi_terms",
     "ownership_map",
@@ -94,18 +89,3 @@ def position_score(model: PositionNet, game: Game) -> float:
     score = _found(model, game).score
     assert score is not None  # an ownership network's
     return float(score[0])
-
-
-class OwnershipEvaluator(NetworkEvaluator):
-    """``NetworkEvaluator(policy, value=model)`` under its old name (a shim for the players
-    that still ask for it: they will ask for the ``NetworkEvaluator``).
-
-    Args:
-        model: an ``OwnershipNet`` or a ``WinNet``.
-        policy: a policy network for the priors; None: uniform priors.
-    """
-
-    def __init__(self, model: nn.Module, policy: nn.Module | None = None):
-        super().__init__(policy=policy, value=model)
-        self.model = model
-        self._priors = self.policy  # the old evaluator's: what gives the priors (None: uniform)
