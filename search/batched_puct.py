@@ -43,7 +43,8 @@ from goarena.search.puct import collect, mix_root_noise
 from goarena.search.selection import make_selection
 from goarena.search.tree import ROOT, Tree
 
-__all__ = ["BatchedPUCT", "collect_all", "expand_backup_all"]  # the kernels: tests/search/test_batched_puct.py
+# The kernels are tested in tests/search/test_batched_puct.py.
+__all__ = ["BatchedPUCT", "collect_all", "expand_backup_all"]
 
 
 @batch_kernel(MIN_WORK_TREES, batch_arg=1)  # the roots
