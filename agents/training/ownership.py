@@ -19,7 +19,8 @@ without final owners (resigned games, records without marks) are skipped.
 **moves** (Method 2, fit moves): for the move i chosen at s (the expert's, or the argmax of
 the search's policy target in self-play) and ``--moves-alternatives`` alternatives j, drawn at
 random among the empty points and the pass (illegal ones, suicide or a repeated board, are
-dropped), the children s+i and s+j are made from the history planes (``play_children``: the
+dropped), the children s+i and s+j are made from the history planes (``children_planes`` of
+``go_env.features.history``: the
 child's planes are its board followed by s's boards). With ``--moves-pool P`` the alternatives
 are instead the ones the network as it stands values highest among P random ones (evaluated
 without gradient): they are the likeliest to break the seed's inequality. Values are taken
@@ -92,6 +93,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from go_env.features.history import children_planes
 from go_env.features.symmetry import SYMMETRIES, transform_moves, transform_planes
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.ownership import OwnershipNet, WinNet
@@ -112,7 +114,6 @@ from goarena.agents.training.ownership_data import (
     candidate_moves,
     game_ending_scores,
     open_positions,
-    play_children,
 )
 
 DESCRIPTION = (
@@ -477,13 +478,13 @@ class OwnershipJob:
             positions.planes, positions.chosen, config.moves_pool or config.moves_alternatives, rng
         )
         if config.moves_pool:  # keep the alternatives the network values highest for the mover
-            pool, pool_legal = play_children(positions.planes, alternatives)
+            pool, pool_legal = children_planes(positions.planes, alternatives)
             values = -self._evaluate_children(pool, self.model).cpu().numpy()
             values[~pool_legal] = -np.inf
             best = np.argsort(-values, axis=1, kind="stable")[:, : config.moves_alternatives]
             alternatives = np.take_along_axis(alternatives, best, axis=1)
         moves = np.concatenate([positions.chosen[:, None], alternatives], axis=1)
-        children, legal_np = play_children(positions.planes, moves)
+        children, legal_np = children_planes(positions.planes, moves)
         legal = torch.as_tensor(legal_np, device=self.device)
         v = self._forward(children)  # [B, 1+K, P]
         targets, broken, gap = moves_targets(v, legal, config.moves_form)
@@ -512,7 +513,7 @@ class OwnershipJob:
         assert self.target is not None
         others = candidate_moves(positions.planes, positions.chosen, self.config.minimax_children - 1, rng)
         moves = np.concatenate([positions.chosen[:, None], others], axis=1)
-        children, legal = play_children(positions.planes, moves)
+        children, legal = children_planes(positions.planes, moves)
         values = -self._evaluate_children(children, self.target)  # s's mover's view, komi aside
         ending = game_ending_scores(positions)
         ends = np.isfinite(ending)

@@ -14,46 +14,33 @@ length of its game.
   stones on its board (the opening's moves, captures and passes aside), and the positions
   after it count on from there.
 - A zero run's replay buffer (``agents.training.replay``): the chunks hold the history planes,
-  the search's policy target (its argmax is the move chosen) and the ownership of played-out
-  games, but neither game numbers nor move numbers: a chunk's positions are ordered by move,
-  the running games of each move together. The games are rebuilt by following the history:
-  a position follows another when its boards 1..7 moves ago are the other's boards 0..6 from
-  the other side's view; a game begins at the empty board with no history. A position that
-  follows none (a search not recorded under playout cap randomization) begins a game of its
-  own, its move number the count of stones on its board.
+  the search's policy target (its argmax is the move chosen), the ownership of played-out
+  games, and each position's game and move number, as self-play recorded them. A chunk
+  written before self-play recorded those is named on stderr and left out.
 
-``play_children`` makes the history planes of the positions after given moves, from the
-planes alone: the move's stone, its captures, suicide refused, and a move that would repeat
-one of the 7 earlier boards the planes hold refused (simple ko, and positional superko as far
-as the planes see).
+The planes' layout is ``go_env.features.history``'s, which also makes the positions after given
+moves from the planes alone (``children_planes``) for the methods that train on children.
 """
 
 from __future__ import annotations
 
 import json
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from go_env.core import (
-    BLACK,
-    HISTORY,
-    LEGAL,
-    WHITE,
-    copy_into,
-    kernel,
-    make_geometry,
-    new_state,
-    play,
-    reset,
-    setup_stones,
+from go_env.core import BLACK, HISTORY
+from go_env.features.history import (
+    NUM_HISTORY_PLANES,
+    after_a_pass,
+    black_to_play,
+    occupied,
+    planes_from_boards,
 )
-from go_env.features import NUM_HISTORY_PLANES
-from go_env.rules import Rules
 from goarena.agents.data.dataset import ShardDataset, split_by_game
-from goarena.agents.training.replay import read_chunk
+from goarena.agents.data.integrity import note
+from goarena.agents.training.replay import Chunk, read_chunk
 
 MOVE_BUCKET = 10  # moves per bucket of the held-out metrics
 
@@ -209,17 +196,14 @@ class ShardPositions(OwnershipPositions):
     def fetch(self, indices: np.ndarray) -> OwnershipBatch:
         indices = self._check(indices)
         size = self.board_size
-        planes = np.zeros((len(indices), NUM_HISTORY_PLANES, size * size), np.int8)
-        mover = self.to_play[indices].astype(np.int8)[:, None]
+        boards = np.zeros((len(indices), HISTORY, size * size), np.int8)  # empty before the game
         for i in range(HISTORY):
             back = indices - i
             present = back >= self._first[indices]
             if not present.any():
                 break
-            boards = self._gather("boards", back[present])
-            planes[present, i] = boards == mover[present]
-            planes[present, HISTORY + i] = boards == 3 - mover[present]
-        planes[:, 2 * HISTORY] = (mover == BLACK).astype(np.int8)
+            boards[present, i] = self._gather("boards", back[present])
+        planes = planes_from_boards(boards, self.to_play[indices])
         return OwnershipBatch(
             planes=planes.reshape(len(indices), NUM_HISTORY_PLANES, size, size),
             ownership=self._gather("ownership", indices).astype(np.int8),
@@ -231,6 +215,14 @@ class ShardPositions(OwnershipPositions):
             move_numbers=self.move_numbers[indices],
             game_lengths=self.game_lengths[indices],
         )
+
+
+def _records_games(path: Path, chunk: Chunk) -> bool:
+    """Whether self-play recorded the chunk's games and move numbers; if not, it is named on stderr."""
+    if chunk.game is not None and chunk.move_number is not None:
+        return True
+    note(f"{path}: written before self-play recorded each position's game and move number; left out")
+    return False
 
 
 class BufferPositions(OwnershipPositions):
@@ -246,8 +238,8 @@ class BufferPositions(OwnershipPositions):
                 f"{self.directory} is read as a zero run's buffer, but its run's {config} gives no komi"
             ) from None
         paths = sorted(p for p in self.directory.glob("chunk-*") if p.is_dir())
-        self._chunks = [read_chunk(path) for path in paths]
-        self._chunks = [chunk for chunk in self._chunks if len(chunk)]
+        read = [(path, read_chunk(path)) for path in paths]
+        self._chunks = [chunk for path, chunk in read if len(chunk) and _records_games(path, chunk)]
         if not self._chunks:
             raise ValueError(f"the buffer {self.directory} holds no positions")
         self.board_size = int(self._chunks[0].planes.shape[-1])
@@ -255,10 +247,7 @@ class BufferPositions(OwnershipPositions):
         games, moves = [], []
         offset = 0
         for chunk in self._chunks:
-            if chunk.game is not None and chunk.move_number is not None:  # recorded by self-play
-                chunk_games, chunk_moves = np.asarray(chunk.game), np.asarray(chunk.move_number)
-            else:  # a chunk written before they were recorded
-                chunk_games, chunk_moves = _rebuild_games(np.asarray(chunk.planes))
+            chunk_games, chunk_moves = np.asarray(chunk.game), np.asarray(chunk.move_number)
             games.append(chunk_games + offset)  # a game is within one chunk (one round)
             moves.append(chunk_moves)
             offset += int(chunk_games.max()) + 1
@@ -268,9 +257,7 @@ class BufferPositions(OwnershipPositions):
         np.maximum.at(lengths, self.game_ids, self.move_numbers + 1)
         self.game_lengths = lengths[self.game_ids]
         self.owned = np.concatenate([np.asarray(chunk.owned, bool) for chunk in self._chunks])
-        black = (
-            np.concatenate([np.asarray(chunk.planes[:, 2 * HISTORY, 0, 0]) for chunk in self._chunks]) == 1
-        )
+        black = np.concatenate([black_to_play(np.asarray(chunk.planes)) for chunk in self._chunks])
         self.komi_terms = np.where(black, -komi, komi).astype(np.float32)
 
     def _gather(self, key: str, indices: np.ndarray) -> np.ndarray:
@@ -299,120 +286,13 @@ class BufferPositions(OwnershipPositions):
         )
 
 
-def _rebuild_games(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Game ids and move numbers of a chunk's positions (int8[T, 17, N, N]), by following
-    each position's history to the one before it (see the module's docs)."""
-    count = len(planes)
-    flat = planes.reshape(count, NUM_HISTORY_PLANES, -1)
-    own, theirs = flat[:, :HISTORY], flat[:, HISTORY : 2 * HISTORY]
-    games = np.empty(count, np.int64)
-    moves = np.empty(count, np.int64)
-    waiting: dict[bytes, deque[int]] = {}  # a position's boards 0..6 -> positions awaiting a successor
-    empty_history = np.logical_not(own.any(axis=(1, 2)) | theirs.any(axis=(1, 2)))
-    black: np.ndarray = flat[:, 2 * HISTORY, 0] == 1
-    next_game = 0
-    for t in range(count):
-        start = bool(empty_history[t] and black[t])  # the empty board, no move before it
-        key = theirs[t, 1:].tobytes() + own[t, 1:].tobytes()  # the one before, from its own view
-        queue = None if start else waiting.get(key)
-        if queue:
-            before = queue.popleft()
-            games[t], moves[t] = games[before], moves[before] + 1
-        else:
-            games[t] = next_game
-            next_game += 1
-            moves[t] = 0 if start else int(own[t, 0].sum() + theirs[t, 0].sum())
-        waiting.setdefault(own[t, :-1].tobytes() + theirs[t, :-1].tobytes(), deque()).append(t)
-    return games, moves
-
-
-# -- the positions after moves, from history planes alone ------------------------------
-
-
-@kernel
-def _play_children(planes, moves, parent, child, geometry, rules, points, colors, out, legal):
-    """The rules core plays each move on the position set up from the planes' board (the side
-    to move as Black, colours being relative); a child that repeats one of the 7 earlier
-    boards the planes hold is refused too (the ko the setup position cannot know)."""
-    count, width = moves.shape
-    size = geometry.size
-    num_points = size * size
-    for b in range(count):
-        reset(parent, geometry, rules)
-        stones = 0
-        for p in range(num_points):
-            row, col = p // size, p % size
-            if planes[b, 0, row, col] or planes[b, HISTORY, row, col]:
-                points[stones] = p
-                colors[stones] = BLACK if planes[b, 0, row, col] else WHITE
-                stones += 1
-        valid = setup_stones(parent, geometry, points[:stones], colors[:stones], BLACK) == LEGAL
-        for m in range(width):
-            move = moves[b, m]
-            ok = valid and 0 <= move <= num_points
-            if ok:
-                copy_into(child, parent)
-                ok = play(child, geometry, move) == LEGAL
-            for i in range(1, HISTORY):  # no earlier board again
-                if not ok or move == num_points:
-                    break
-                same = True
-                for p in range(num_points):
-                    row, col = p // size, p % size
-                    if (child.board[p] == BLACK) != (planes[b, i, row, col] == 1) or (
-                        child.board[p] == WHITE
-                    ) != (planes[b, HISTORY + i, row, col] == 1):
-                        same = False
-                        break
-                ok = not same
-            legal[b, m] = ok
-            for p in range(num_points):  # the child's mover is White here; an illegal one's all 0
-                row, col = p // size, p % size
-                out[b, m, 0, row, col] = ok and child.board[p] == WHITE
-                out[b, m, HISTORY, row, col] = ok and child.board[p] == BLACK
-                for i in range(HISTORY - 1):
-                    out[b, m, 1 + i, row, col] = planes[b, HISTORY + i, row, col] if ok else 0
-                    out[b, m, HISTORY + 1 + i, row, col] = planes[b, i, row, col] if ok else 0
-                out[b, m, 2 * HISTORY, row, col] = 1 - planes[b, 2 * HISTORY, row, col] if ok else 0
-
-
-def play_children(planes: np.ndarray, moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The positions after ``moves`` from the positions of ``planes``.
-
-    Args:
-        planes: int8[B, 17, N, N], history planes from the side to move's view.
-        moves: int[B, M], moves for the side to move there (N*N a pass; a negative number,
-            no move: its child is refused).
-
-    Returns:
-        (children int8[B, M, 17, N, N], the history planes of each position after its move
-        from its new side to move's view; legal bool[B, M]). An illegal move's planes are 0.
-    """
-    planes = np.ascontiguousarray(planes, np.int8)
-    moves = np.ascontiguousarray(moves, np.int64)
-    if planes.ndim != 4 or planes.shape[1] != NUM_HISTORY_PLANES or moves.shape[:1] != planes.shape[:1]:
-        raise ValueError(f"planes [B, 17, N, N] and moves [B, M], got {planes.shape} and {moves.shape}")
-    size = planes.shape[-1]
-    out = np.empty((*moves.shape, *planes.shape[1:]), np.int8)
-    legal = np.empty(moves.shape, np.bool_)
-    rules = np.array(Rules(ko="positional").kernel_rules(size), np.int64)
-    parent, child = (new_state(size, *rules) for _ in range(2))
-    points = np.empty(size * size, np.int64)
-    colors = np.empty(size * size, np.int8)
-    _play_children(planes, moves, parent, child, make_geometry(size), rules, points, colors, out, legal)
-    return out, legal
-
-
 def game_ending_scores(positions: OwnershipBatch) -> np.ndarray:
     """float32[B]: the final area score where passing at the position ends the game, NaN elsewhere.
 
     That is the last position of a game ended by two passes (its final owners known, the move
     before it a pass): its pass child is the end-game position, whose value the seed defines
     exactly, the area score, for the side to move."""
-    planes = positions.planes
-    previous_passed = (planes[:, 0] == planes[:, 1]).all(axis=(1, 2)) & (
-        planes[:, HISTORY] == planes[:, HISTORY + 1]
-    ).all(axis=(1, 2))
+    previous_passed = after_a_pass(positions.planes)
     last = positions.move_numbers == positions.game_lengths - 1
     ends = positions.owned & last & previous_passed & (positions.move_numbers > 0)
     return np.where(ends, positions.scores, np.nan).astype(np.float32)
@@ -426,8 +306,8 @@ def candidate_moves(
     own check refuses the illegal ones among them)."""
     size = planes.shape[-1]
     num_points = size * size
-    occupied = (planes[:, 0] | planes[:, HISTORY]).reshape(len(planes), num_points).astype(bool)
-    open_moves = np.concatenate([~occupied, np.ones((len(planes), 1), bool)], axis=1)
+    taken = occupied(planes).reshape(len(planes), num_points)
+    open_moves = np.concatenate([~taken, np.ones((len(planes), 1), bool)], axis=1)
     open_moves[np.arange(len(planes)), chosen] = False
     keys = rng.random(open_moves.shape)
     keys[~open_moves] = np.inf

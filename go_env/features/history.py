@@ -6,8 +6,24 @@ import numpy as np
 import numpy.typing as npt
 from numba import prange
 
-from go_env.core import BLACK, HISTORY, INFO_MOVE_NUMBER, INFO_TO_PLAY, batch_item, kernel
+from go_env.core import (
+    BLACK,
+    HISTORY,
+    INFO_MOVE_NUMBER,
+    INFO_TO_PLAY,
+    LEGAL,
+    WHITE,
+    batch_item,
+    copy_into,
+    kernel,
+    make_geometry,
+    new_state,
+    play,
+    reset,
+    setup_stones,
+)
 from go_env.core.parallel import batch_kernel
+from go_env.rules import Rules
 
 NUM_HISTORY_PLANES = 2 * HISTORY + 1
 # The least games x board points at which ``batch_history_planes`` runs in parallel: about a
@@ -130,3 +146,114 @@ def batch_history_planes(batch, geometry, out):
     """``history_planes`` of every game of a batch into ``out`` (int8[B, N, N, 17])."""
     for b in prange(batch.board.shape[0]):
         history_planes(batch_item(batch, b), geometry, out[b])
+
+
+# -- reading stored planes: a batch channels first, int8[B, 17, N, N] ------------------------
+
+
+def black_to_play(planes: np.ndarray) -> np.ndarray:
+    """bool[B]: whether Black is to move at each position of ``planes``."""
+    return planes[:, 2 * HISTORY, 0, 0] == 1
+
+
+def occupied(planes: np.ndarray) -> np.ndarray:
+    """bool[B, N, N]: the points with a stone on each position's board."""
+    return (planes[:, 0] | planes[:, HISTORY]).astype(bool)
+
+
+def after_a_pass(planes: np.ndarray) -> np.ndarray:
+    """bool[B]: whether each position's board is the one before it (the move before was a pass,
+    as far as the planes tell: a position with no history reads as one too)."""
+    same_own = (planes[:, 0] == planes[:, 1]).all(axis=(1, 2))
+    return same_own & (planes[:, HISTORY] == planes[:, HISTORY + 1]).all(axis=(1, 2))
+
+
+def planes_from_boards(boards: np.ndarray, to_play: np.ndarray) -> np.ndarray:
+    """int8[B, 17, *S]: the history planes of positions given by their boards.
+
+    Args:
+        boards: int[B, HISTORY, *S] (S the board's shape, flat or N x N), ``boards[b, i]`` the
+            board ``i`` moves before position ``b`` (BLACK, WHITE or EMPTY at each point; all
+            EMPTY before the game's first position).
+        to_play: int[B], the colour to move at each position.
+    """
+    mover = np.asarray(to_play, np.int8).reshape(-1, *([1] * (boards.ndim - 1)))
+    planes = np.zeros((boards.shape[0], NUM_HISTORY_PLANES, *boards.shape[2:]), np.int8)
+    planes[:, :HISTORY] = boards == mover
+    planes[:, HISTORY : 2 * HISTORY] = boards == 3 - mover
+    planes[:, 2 * HISTORY] = mover[:, 0] == BLACK
+    return planes
+
+
+@kernel
+def _children_planes(planes, moves, parent, child, geometry, rules, points, colors, out, legal):
+    """The rules core plays each move on the position set up from the planes' board (the side
+    to move as Black, colours being relative); a child that repeats one of the 7 earlier
+    boards the planes hold is refused too (the ko the setup position cannot know)."""
+    count, width = moves.shape
+    size = geometry.size
+    num_points = size * size
+    for b in range(count):
+        reset(parent, geometry, rules)
+        stones = 0
+        for p in range(num_points):
+            row, col = p // size, p % size
+            if planes[b, 0, row, col] or planes[b, HISTORY, row, col]:
+                points[stones] = p
+                colors[stones] = BLACK if planes[b, 0, row, col] else WHITE
+                stones += 1
+        valid = setup_stones(parent, geometry, points[:stones], colors[:stones], BLACK) == LEGAL
+        for m in range(width):
+            move = moves[b, m]
+            ok = valid and 0 <= move <= num_points
+            if ok:
+                copy_into(child, parent)
+                ok = play(child, geometry, move) == LEGAL
+            for i in range(1, HISTORY):  # no earlier board again
+                if not ok or move == num_points:
+                    break
+                same = True
+                for p in range(num_points):
+                    row, col = p // size, p % size
+                    if (child.board[p] == BLACK) != (planes[b, i, row, col] == 1) or (
+                        child.board[p] == WHITE
+                    ) != (planes[b, HISTORY + i, row, col] == 1):
+                        same = False
+                        break
+                ok = not same
+            legal[b, m] = ok
+            for p in range(num_points):  # the child's mover is White here; an illegal one's all 0
+                row, col = p // size, p % size
+                out[b, m, 0, row, col] = ok and child.board[p] == WHITE
+                out[b, m, HISTORY, row, col] = ok and child.board[p] == BLACK
+                for i in range(HISTORY - 1):
+                    out[b, m, 1 + i, row, col] = planes[b, HISTORY + i, row, col] if ok else 0
+                    out[b, m, HISTORY + 1 + i, row, col] = planes[b, i, row, col] if ok else 0
+                out[b, m, 2 * HISTORY, row, col] = 1 - planes[b, 2 * HISTORY, row, col] if ok else 0
+
+
+def children_planes(planes: np.ndarray, moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions after ``moves`` from the positions of ``planes``.
+
+    Args:
+        planes: int8[B, 17, N, N], history planes from the side to move's view.
+        moves: int[B, M], moves for the side to move there (N*N a pass; a negative number,
+            no move: its child is refused).
+
+    Returns:
+        (children int8[B, M, 17, N, N], the history planes of each position after its move
+        from its new side to move's view; legal bool[B, M]). An illegal move's planes are 0.
+    """
+    planes = np.ascontiguousarray(planes, np.int8)
+    moves = np.ascontiguousarray(moves, np.int64)
+    if planes.ndim != 4 or planes.shape[1] != NUM_HISTORY_PLANES or moves.shape[:1] != planes.shape[:1]:
+        raise ValueError(f"planes [B, 17, N, N] and moves [B, M], got {planes.shape} and {moves.shape}")
+    size = planes.shape[-1]
+    out = np.empty((*moves.shape, *planes.shape[1:]), np.int8)
+    legal = np.empty(moves.shape, np.bool_)
+    rules = np.array(Rules(ko="positional").kernel_rules(size), np.int64)
+    parent, child = (new_state(size, *rules) for _ in range(2))
+    points = np.empty(size * size, np.int64)
+    colors = np.empty(size * size, np.int8)
+    _children_planes(planes, moves, parent, child, make_geometry(size), rules, points, colors, out, legal)
+    return out, legal

@@ -6,14 +6,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from go_env import BLACK, WHITE, Game, GameBatch
+from go_env import BLACK, WHITE, Game, GameBatch, Rules
 from go_env.features.history import (
     NUM_HISTORY_PLANES,
+    after_a_pass,
     batch_history_planes,
+    black_to_play,
     check_observation_options,
+    children_planes,
     history_planes,
     new_history_planes,
+    occupied,
     other_side_view,
+    planes_from_boards,
     planes_in_layout,
 )
 
@@ -80,3 +85,88 @@ def test_a_batch_gives_each_games_planes():
     batch_history_planes(batch.state, batch.geometry, out)
     for b in range(3):
         np.testing.assert_array_equal(out[b], planes_of(batch.game(b)))
+
+
+# -- stored planes, channels first ------------------------------------------------------
+
+SIZE = 5
+
+
+def channels_first(game: Game) -> np.ndarray:
+    return np.moveaxis(planes_of(game), -1, 0).copy()
+
+
+def random_games(count: int, seed: int, max_moves: int = 40) -> list[list[tuple[Game, int]]]:
+    """Played-out random 5x5 games: each a list of (the position before the move, the move)."""
+    rng = np.random.default_rng(seed)
+    games = []
+    for _ in range(count):
+        game = Game(SIZE, Rules(komi=0.5, scoring="area"))
+        record = []
+        while not game.is_over:
+            legal = game.legal_moves()
+            points = legal[legal < SIZE * SIZE]
+            late = game.move_number >= max_moves
+            pick = len(points) and not late and rng.random() > 0.05
+            move = int(rng.choice(points)) if pick else SIZE * SIZE
+            record.append((game.copy(), move))
+            game.play(move)
+        games.append(record)
+    return games
+
+
+def test_the_planes_of_stored_boards_are_the_games_own():
+    for record in random_games(3, seed=2):
+        boards = [position.board.reshape(-1) for position, _ in record]
+        for t, (position, _) in enumerate(record):
+            stored = np.zeros((1, 8, SIZE * SIZE), np.int8)  # empty before the game's first board
+            for i in range(min(8, t + 1)):
+                stored[0, i] = boards[t - i]
+            made = planes_from_boards(stored, np.array([position.to_play]))
+            expected = channels_first(position).reshape(NUM_HISTORY_PLANES, SIZE * SIZE)
+            np.testing.assert_array_equal(made[0], expected)
+
+
+def test_the_side_to_move_the_stones_and_a_pass_are_read_from_the_planes():
+    game = Game(SIZE)
+    game.play(6)
+    planes = channels_first(game)[None]
+    assert black_to_play(planes).tolist() == [False]
+    assert occupied(planes)[0].reshape(-1).nonzero()[0].tolist() == [6]
+    assert after_a_pass(planes).tolist() == [False]
+    game.play(SIZE * SIZE)
+    assert black_to_play(channels_first(game)[None]).tolist() == [True]
+    assert after_a_pass(channels_first(game)[None]).tolist() == [True]
+
+
+def test_children_are_the_positions_after_the_moves():
+    """Every move of every position of the games, against the game itself: the planes after a
+    legal move (captures, passes), and illegal ones (occupied, suicide, ko) refused."""
+    checked = captured = refused = 0
+    for record in random_games(4, seed=1):
+        for position, _ in record[:-1]:
+            moves = np.arange(SIZE * SIZE + 1)[None]
+            children, legal = children_planes(channels_first(position)[None], moves)
+            mask = position.legal_mask()
+            np.testing.assert_array_equal(legal[0], mask.astype(bool))
+            refused += int((mask == 0).sum())
+            for move in np.flatnonzero(mask):
+                child = position.copy()
+                before = int((child.board != 0).sum())
+                child.play(int(move))
+                captured += int((child.board != 0).sum()) < before + (move < SIZE * SIZE)
+                np.testing.assert_array_equal(children[0, move], channels_first(child))
+                checked += 1
+    assert checked > 500 and captured > 0 and refused > 0
+
+
+def test_a_ko_recapture_is_refused():
+    game = Game(SIZE, Rules(komi=0.5, scoring="area"))
+    # . B W . .
+    # B W . W .   Black takes at (1, 2), White may not take back at (1, 1) at once
+    # . B W . .
+    for move in [(0, 1), (0, 2), (1, 0), (1, 1), (2, 1), (2, 2), (4, 4), (1, 3), (1, 2)]:
+        game.play(move[0] * SIZE + move[1])
+    assert game.legal_mask()[1 * SIZE + 1] == 0
+    _, legal = children_planes(channels_first(game)[None], np.array([[1 * SIZE + 1, 4 * SIZE + 0]]))
+    assert legal.tolist() == [[False, True]]
