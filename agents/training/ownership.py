@@ -20,12 +20,12 @@ without final owners (resigned games, records without marks) are skipped.
 the search's policy target in self-play) and ``--moves-alternatives`` alternatives j, drawn at
 random among the empty points and the pass (illegal ones, suicide or a repeated board, are
 dropped), the children s+i and s+j are made from the history planes (``children_planes`` of
-``go_env.features.history``: the
-child's planes are its board followed by s's boards). With ``--moves-pool P`` the alternatives
-are instead the ones the network as it stands values highest among P random ones (evaluated
-without gradient): they are the likeliest to break the seed's inequality. Values are taken
-from the mover at s's view: V(s+j) there is -Σ v(s+j, ·) of the child (the komi term is the
-same for every child and cancels). Where V(s+j) > V(s+i), the child s+j is trained:
+``go_env.features.history``: the child's planes are its board followed by s's boards). With
+``--moves-pool P`` the alternatives are instead the ones the network as it stands values
+highest among P random ones (evaluated without gradient): they are the likeliest to break the
+seed's inequality. Values are taken from the mover at s's view: V(s+j) there is -Σ v(s+j, ·)
+of the child (the komi term is the same for every child and cancels). Where V(s+j) > V(s+i),
+the child s+j is trained:
 
 - ``--moves-form soft`` (the seed's): v(s+j, k) toward v(s+j, k) + (V(s+i) - V(s+j)) / N²
   at every point k, clipped to [-1, 1];
