@@ -69,11 +69,12 @@ class MinimaxAgent(OptionsPlayer):
     """
 
     Options = MinimaxOptions
+    positional = ("depth", "seconds", "heuristic", "tt_size")
     options: MinimaxOptions
     name = "minimax"
 
-    def __init__(self, **options: Any):
-        super().__init__(**options)
+    def __init__(self, *args: Any, **options: Any):
+        super().__init__(*args, **options)
         self.depth = self.options.depth
         self.seconds = self.options.seconds
         self.searcher = Minimax(_heuristic(self.options.heuristic), tt_size=self.options.tt_size)
@@ -120,11 +121,12 @@ class ExpectimaxAgent(OptionsPlayer):
     its options are ``ExpectimaxOptions``'."""
 
     Options = ExpectimaxOptions
+    positional = ("depth", "opponent", "heuristic")
     options: ExpectimaxOptions
     name = "expectimax"
 
-    def __init__(self, **options: Any):
-        super().__init__(**options)
+    def __init__(self, *args: Any, **options: Any):
+        super().__init__(*args, **options)
         self.depth = self.options.depth
         self.opponent = _opponent(self.options.opponent)
         self.heuristic = _heuristic(self.options.heuristic)

@@ -37,6 +37,7 @@ ownership head, ``act()`` gives the ownership map of the position it moved from,
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, cast
@@ -183,7 +184,7 @@ class NetworkPlayer(OptionsPlayer):
 
     Options = NetworkOptions
     options: NetworkOptions
-    positional = ("weights",)
+    positional: ClassVar[tuple[str, ...]] = ("weights",)
     name = "network"
     kind = "zero"  # the network its weights hold
     plays_on: ClassVar[bool] = True  # a policy passes only when the count wins for it (playing_on)
@@ -216,6 +217,17 @@ class NetworkPlayer(OptionsPlayer):
             self.simulations = self.search.simulations
         self._gumbel: GumbelSearch | None = None
         self._gumbel_seed = self.seed
+        self.__class__ = _capable(cast(Any, type(self)), self._absent())
+
+    def _absent(self) -> frozenset[str]:
+        """The protocol methods its way of playing does not offer: no time per move without a
+        search (``MoveTimeAgent``: the callers that see one take it for a search), no policy and
+        no batch for greedy (its one-hot choice is no distribution), no ownership map without
+        an ownership head (an ownership network's file may hold a win network: it says None)."""
+        absent = set(_ABSENT[self.mode])
+        if "ownership" not in self.heads and self.kind != "ownership":
+            absent.add("ownership")
+        return frozenset(absent)
 
     # -- the network -----------------------------------------------------------------------
 
@@ -360,6 +372,9 @@ class NetworkPlayer(OptionsPlayer):
     def ownership(self, game: Game) -> np.ndarray | None:
         """float32[N*N]: the network's ownership map of ``game``'s position, for its side to
         move (``OwnershipAgent``); None from a network without an ownership head."""
+        return self._ownership(game)
+
+    def _ownership(self, game: Game) -> np.ndarray | None:
         if "ownership" not in self.heads:
             return None
         found = self.outputs(game).ownership
@@ -482,7 +497,7 @@ class NetworkPlayer(OptionsPlayer):
         action = (
             self._gumbel_action(game) if self.mode == "gumbel" else cast(PUCTAgent, self.search).act(game)
         )
-        return dataclasses.replace(action, ownership=self.ownership(game))
+        return dataclasses.replace(action, ownership=self._ownership(game))
 
     def select_move(self, game: Game) -> int:
         if self.mode == "puct":
@@ -532,6 +547,27 @@ class NetworkPlayer(OptionsPlayer):
         if self.mode == "greedy":
             return self._greedy_analysis(game, report)
         return analyze_policy(self.evaluate(game)[0], report)
+
+
+# What each way of playing does not offer of the players' protocols (see ``_absent``).
+_ABSENT = {
+    "policy": ("set_move_time",),
+    "greedy": ("set_move_time", "policy", "select_moves"),
+    "puct": (),
+    "gumbel": (),
+}
+
+
+@functools.cache
+def _capable(player: type, absent: frozenset[str]) -> type:
+    """``player`` without the methods ``absent`` (set to None, which the runtime protocol
+    checks read as absent: ``isinstance(player, PolicyAgent)`` is False without ``policy``)."""
+    if not absent:
+        return player
+    hidden: dict[str, Any] = dict.fromkeys(absent)
+    return type(
+        player.__name__, (player,), {**hidden, "__module__": player.__module__, "__doc__": player.__doc__}
+    )
 
 
 def _heads(model: Any) -> tuple[str, ...]:

@@ -65,7 +65,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -154,7 +154,7 @@ class PolicyPlayer(NetworkPlayer):
 
     Options = PolicyOptions  # type: ignore[assignment]
     options: PolicyOptions
-    positional = ("fn",)
+    positional: ClassVar[tuple[str, ...]] = ("fn",)
     name = "policy"
     kind = "function"
     cache = 0  # fn may change between moves (a network in training)
@@ -315,7 +315,20 @@ class TorchPlayer(PolicyPlayer):
 
     Options = TorchOptions
     options: TorchOptions
-    positional = ("path",)
+    positional = (
+        "path",
+        "sample",
+        "temperature",
+        "simulations",
+        "size",
+        "channels_first",
+        "layout",
+        "device",
+        "seed",
+        "c_puct",
+        "batch",
+        "run_code",
+    )  # as it took them before its declaration
     name = "torch"
 
     def __init__(self, *args: Any, **options: Any):

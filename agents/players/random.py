@@ -26,11 +26,12 @@ class RandomAgent(OptionsPlayer):
     """Plays a uniformly random legal move; its options are ``RandomOptions``'."""
 
     Options = RandomOptions
+    positional = ("seed", "pass_only_when_forced")  # as it took them before its declaration
     options: RandomOptions
     name = "random"
 
-    def __init__(self, **options: Any):
-        super().__init__(**options)
+    def __init__(self, *args: Any, **options: Any):
+        super().__init__(*args, **options)
         self.seed = self.options.seed
         self.pass_only_when_forced = self.options.pass_only_when_forced
         self.rng = np.random.default_rng(self.seed)

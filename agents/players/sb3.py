@@ -70,6 +70,7 @@ class SB3Agent(NetworkPlayer):
     """
 
     Options = SB3Options
+    positional = ("weights", "temperature", "simulations", "seconds", "c_puct", "batch", "device", "seed")
     options: SB3Options
     name = "sb3"
     kind = "sb3"

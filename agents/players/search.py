@@ -382,11 +382,24 @@ class UCTAgent(_SearchAgent, OptionsPlayer):
     ``UCTOptions``' (``playouts``, the old name of ``simulations``, is deprecated)."""
 
     Options = UCTOptions
+    positional = (
+        "simulations",
+        "seconds",
+        "c",
+        "rave",
+        "rave_equivalence",
+        "rollout_weights",
+        "reuse",
+        "resign_threshold",
+        "resign_moves",
+        "pass_check",
+        "seed",
+    )  # as it took them before its declaration
     options: UCTOptions
     name = "uct"
 
-    def __init__(self, **options: Any):
-        OptionsPlayer.__init__(self, **options)
+    def __init__(self, *args: Any, **options: Any):
+        OptionsPlayer.__init__(self, *args, **options)
         o = self.options
         simulations, seconds, c, rave = o.simulations, o.seconds, o.c, o.rave
         rave_equivalence, rollout_weights, reuse = o.rave_equivalence, o.rollout_weights, o.reuse
@@ -543,11 +556,12 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
     """
 
     Options = PUCTOptions
+    positional = ("simulations", "seconds", "evaluator")  # the first it took by position before
     options: PUCTOptions
     name = "puct"
 
-    def __init__(self, **options: Any):
-        OptionsPlayer.__init__(self, **options)
+    def __init__(self, *args: Any, **options: Any):
+        OptionsPlayer.__init__(self, *args, **options)
         o = self.options
         simulations, seconds, evaluator, rollouts = o.simulations, o.seconds, o.evaluator, o.rollouts
         prior, rollout_weights, value, mixing = o.prior, o.rollout_weights, o.value, o.mixing

@@ -13,7 +13,15 @@ from go_env import Game, GameBatch, Rules
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.players.network import NetworkPlayer
-from goarena.agents.protocols import BatchAgent, GameContext
+from goarena.agents.protocols import (
+    AnalysisAgent,
+    BatchAgent,
+    GameContext,
+    MoveObserver,
+    MoveTimeAgent,
+    OwnershipAgent,
+    PolicyAgent,
+)
 from goarena.agents.specs import make_agent
 
 RULES = Rules(komi=0.5)
@@ -27,7 +35,7 @@ def weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("play", ["policy", "greedy", "puct", "gumbel"])
+@pytest.mark.parametrize("play", ["policy", "puct", "gumbel"])
 def test_each_way_of_playing_moves_in_a_batch_as_it_does_alone(weights: Path, play: str):
     budget = ",simulations=8,reuse=false" if play in ("puct", "gumbel") else ""
     spec = f"zero:weights={weights},play={play}{budget}"
@@ -62,3 +70,19 @@ def test_greedy_ranks_by_value_or_by_v(weights: Path):
     assert by_value.select_move(game) == found.moves[int(np.argmax(found.values))]
     best = by_score.select_move(game)
     assert found.scores[list(found.moves).index(best)] == found.scores.max()
+
+
+@pytest.mark.parametrize(
+    ("play", "offers", "lacks"),
+    [
+        ("policy", (PolicyAgent, BatchAgent, OwnershipAgent, AnalysisAgent), (MoveTimeAgent,)),
+        ("greedy", (OwnershipAgent, AnalysisAgent), (PolicyAgent, BatchAgent, MoveTimeAgent)),
+        ("puct", (PolicyAgent, BatchAgent, OwnershipAgent, AnalysisAgent, MoveTimeAgent, MoveObserver), ()),
+    ],
+)
+def test_a_player_offers_the_protocols_its_way_of_playing_has(weights: Path, play: str, offers, lacks):
+    player = make_agent(f"zero:weights={weights},play={play}")
+    assert all(isinstance(player, protocol) for protocol in offers)
+    assert not any(isinstance(player, protocol) for protocol in lacks)  # a greedy player has no policy
+    assert not isinstance(make_agent("sl-policy"), OwnershipAgent)  # no ownership head
+    assert isinstance(make_agent("ownership-greedy"), OwnershipAgent)

@@ -182,3 +182,17 @@ def test_a_network_player_refuses_a_way_of_playing_its_network_cannot():
         check_spec("sl-policy:c_puct=2", GameContext(9, Rules()))
     with pytest.raises(AgentSpecError, match="play=greedy plays its best child: it takes no temperature"):
         make_agent("value-greedy:temperature=1")
+
+
+def test_options_taken_by_position_before_their_declaration_still_are():
+    from goarena.agents.players.minimax import MinimaxAgent
+    from goarena.agents.players.random import RandomAgent
+    from goarena.agents.players.search import UCTAgent
+
+    player = RandomAgent(3, True)
+    assert (player.seed, player.pass_only_when_forced) == (3, True)
+    assert MinimaxAgent(2).depth == 2 and UCTAgent(50).simulations == 50
+    with pytest.raises(TypeError, match="got seed twice"):
+        RandomAgent(3, seed=4)
+    with pytest.raises(TypeError, match="takes 2 options by position, got 3"):
+        RandomAgent(3, True, 5)
