@@ -219,6 +219,19 @@ class NetworkPlayer(OptionsPlayer):
         self._gumbel_seed = self.seed
         self.__class__ = _capable(cast(Any, type(self)), self._absent())
 
+    @classmethod
+    def configured(
+        cls, name: str, defaults: Any, fixed: Any = None, **attributes: Any
+    ) -> type[OptionsPlayer]:
+        """This player as a registry entry configures it, offering the protocols of the
+        entry's way of playing (what the web board reads from the class)."""
+        entry: Any = super().configured(name, defaults, fixed, **attributes)
+        play = str(entry.Options.__dataclass_fields__["play"].default)
+        absent = set(_ABSENT[play])
+        if entry.kind not in _OWNERSHIP_KINDS:
+            absent.add("ownership")
+        return cast(type[OptionsPlayer], _capable(entry, frozenset(absent)))
+
     def _absent(self) -> frozenset[str]:
         """The protocol methods its way of playing does not offer: no time per move without a
         search (``MoveTimeAgent``: the callers that see one take it for a search), no policy and
@@ -558,16 +571,21 @@ _ABSENT = {
 }
 
 
+_CAPABILITIES = ("set_move_time", "policy", "select_moves", "ownership")
+_OWNERSHIP_KINDS = ("ownership", "zero")  # the networks that have an ownership head (or say None)
+
+
 @functools.cache
 def _capable(player: type, absent: frozenset[str]) -> type:
-    """``player`` without the methods ``absent`` (set to None, which the runtime protocol
-    checks read as absent: ``isinstance(player, PolicyAgent)`` is False without ``policy``)."""
-    if not absent:
-        return player
-    hidden: dict[str, Any] = dict.fromkeys(absent)
-    return type(
-        player.__name__, (player,), {**hidden, "__module__": player.__module__, "__doc__": player.__doc__}
-    )
+    """``player`` with the protocol methods ``absent`` set to None, which the runtime protocol
+    checks read as absent (``isinstance(player, PolicyAgent)`` is False without ``policy``),
+    and the others its own (a class made for another way of playing may have hidden them)."""
+    namespace: dict[str, Any] = {}
+    for name in _CAPABILITIES:
+        own = next(base.__dict__[name] for base in player.__mro__ if base.__dict__.get(name) is not None)
+        namespace[name] = None if name in absent else own
+    namespace.update(__module__=player.__module__, __doc__=player.__doc__)
+    return type(player.__name__, (player,), namespace)
 
 
 def _heads(model: Any) -> tuple[str, ...]:

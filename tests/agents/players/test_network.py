@@ -86,3 +86,20 @@ def test_a_player_offers_the_protocols_its_way_of_playing_has(weights: Path, pla
     assert not any(isinstance(player, protocol) for protocol in lacks)  # a greedy player has no policy
     assert not isinstance(make_agent("sl-policy"), OwnershipAgent)  # no ownership head
     assert isinstance(make_agent("ownership-greedy"), OwnershipAgent)
+
+
+def test_a_registry_class_offers_what_its_default_way_of_playing_has():
+    from goarena.agents.specs import builtin_factory
+
+    offers = {
+        name: [issubclass(builtin_factory(name), p) for p in (PolicyAgent, OwnershipAgent, MoveTimeAgent)]
+        for name in ("sl-policy", "value-greedy", "ownership-greedy", "zero")
+    }
+    assert offers == {
+        "sl-policy": [True, False, False],
+        "value-greedy": [False, False, False],
+        "ownership-greedy": [False, True, False],
+        "zero": [True, True, True],
+    }
+    searching = make_agent("value-greedy:simulations=4")  # a budget: a search, with its protocols
+    assert isinstance(searching, PolicyAgent) and isinstance(searching, MoveTimeAgent)
