@@ -83,6 +83,11 @@ class NetworkOptions(SearchOptions):
         check=positive,
     )
     weights: str | None = option(None, "the network's weights file (default: the shipped one)")
+    network: Any = option(
+        None,
+        "a network in memory in place of weights: a module that declares its features and heads "
+        "(nets.features; a network in training is read as it is now)",
+    )
     play: str = option(
         "policy",
         "policy (its policy's move), greedy (the child of the best value), puct or gumbel (a search); "
@@ -206,7 +211,8 @@ class NetworkPlayer(OptionsPlayer):
         self.temperature = self.options.play_temperature
         self.rng = np.random.default_rng(self.seed)
         self.mode = self.options.mode
-        self.evaluator = self._evaluator(network.model, self.cache)
+        in_memory = self.options.network is not None  # it may be in training: its outputs are not kept
+        self.evaluator = self._evaluator(network.model, 0 if in_memory else self.cache)
         self._model = network.model
         self.search: PUCTAgent | None = None
         if self.mode in ("puct", "gumbel"):
@@ -253,6 +259,12 @@ class NetworkPlayer(OptionsPlayer):
     @classmethod
     def _load(cls, options: NetworkOptions, device: str) -> LoadedNetwork:
         """The network, read (on ``device``) and checked for the heads its way of playing needs."""
+        module = getattr(options, "network", None)
+        if module is not None:
+            if options.weights != type(options).__dataclass_fields__["weights"].default:
+                raise ValueError("give weights= or network=, not both")
+            cls._check_heads(_heads(module), options.mode)
+            return LoadedNetwork(module, int(module.board_size), None)
         network = load_network(cls._weights(options), cls.kind, device, options.precision)
         cls._check_heads(_heads(network.model), options.mode)
         return LoadedNetwork(network.model, network.board_size, network.digest)

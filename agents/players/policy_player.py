@@ -131,7 +131,7 @@ class PolicyOptions(NetworkOptions):
     name: str = option("policy", "the player's name in records")
 
     FIRST = ("fn", "sample", "temperature", "simulations", "board_size", "device", "seed", "name")
-    FIXED = {"weights": "it plays fn", "rank": "it plays fn's policy or searches"}
+    FIXED = {"weights": "it plays fn", "network": "it plays fn", "rank": "it plays fn's policy or searches"}
 
     @property
     def mode(self) -> str:

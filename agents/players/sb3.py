@@ -55,6 +55,7 @@ class SB3Options(NetworkOptions):
     )
 
     RENAMES = {**NetworkOptions.RENAMES, "deterministic": ("temperature", _deterministic)}
+    FIXED = {"network": "its model is weights= (a path, or a model in memory)"}
 
 
 RENAMES: dict[str, Renamed] = SB3Options.RENAMES  # deprecated spellings

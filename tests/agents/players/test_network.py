@@ -11,6 +11,7 @@ import torch
 
 from go_env import Game, GameBatch, Rules
 from goarena.agents.nets.checkpoint import save_model
+from goarena.agents.nets.features import HISTORY
 from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.players.network import NetworkPlayer
 from goarena.agents.protocols import (
@@ -103,3 +104,35 @@ def test_a_registry_class_offers_what_its_default_way_of_playing_has():
     }
     searching = make_agent("value-greedy:simulations=4")  # a budget: a search, with its protocols
     assert isinstance(searching, PolicyAgent) and isinstance(searching, MoveTimeAgent)
+
+
+class TinyDual(torch.nn.Module):
+    """A network of one's own: it declares what it reads and what it gives, and plays."""
+
+    features = HISTORY
+    heads = ("policy", "value")
+    board_size = 5
+
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(17 * 25, 26 + 1)
+
+    def forward(self, planes):
+        out = self.body(planes.float().flatten(1))
+        return out[:, :26], torch.tanh(out[:, 26])
+
+
+@pytest.mark.parametrize("play", ["policy", "greedy", "puct", "gumbel"])
+def test_a_network_in_memory_plays_each_way(play: str):
+    torch.manual_seed(0)
+    budget = {"simulations": 8} if play in ("puct", "gumbel") else {}
+    player = NetworkPlayer(network=TinyDual(), play=play, seed=0, **budget)
+    player.reset(GameContext(5, RULES, seed=0))
+    game = Game(5, RULES)
+    for _ in range(4):
+        action = player.act(game)
+        assert game.legal_mask()[action.move] and -1 <= action.value <= 1
+        game.play(action.move)
+    assert player.weights_digest() is None
+    with pytest.raises(ValueError, match="weights= or network=, not both"):
+        NetworkPlayer(network=TinyDual(), weights="zero.pt")
