@@ -47,9 +47,9 @@ import numpy as np
 from go_env import Game, GameBatch
 from go_env import core as K
 from goarena.agents.nets.load import load_network
-from goarena.agents.players.options import OptionsPlayer, at_least, one_of, option, positive
+from goarena.agents.players.options import OptionsPlayer, at_least, one_of, option, positive, temperature
 from goarena.agents.players.policy import playing_on
-from goarena.agents.players.search import PUCTAgent, SearchOptions
+from goarena.agents.players.search import PUCTAgent, SearchOptions, precision
 from goarena.agents.protocols import (
     Action,
     GameContext,
@@ -82,6 +82,12 @@ class NetworkOptions(SearchOptions):
         f"simulations per move (default {DEFAULT_SIMULATIONS} when seconds is not given)",
         check=positive,
     )
+    temperature: float = option(
+        0.0,
+        "0 plays the most likely move (the most visited when searching); above 0, moves are drawn in "
+        "proportion to p^(1/temperature) (visits^(1/temperature))",
+        check=temperature,
+    )
     weights: str | None = option(None, "the network's weights file (default: the shipped one)")
     network: Any = option(
         None,
@@ -101,7 +107,7 @@ class NetworkOptions(SearchOptions):
     )
     max_considered: int = option(16, "root moves Gumbel search considers", check=at_least(1))
     device: str | None = option(None, "where the network runs (cpu, cuda, cuda:N; default: the game's)")
-    precision: str = option("float32", "the network's arithmetic, float32 or bfloat16")
+    precision: str = option("float32", "the network's arithmetic, float32 or bfloat16", check=precision)
     seed: int | None = option(None, "seed of the move draws and of the search")
 
     RENAMES = {"search": ("play", None)}  # zero's search=puct|gumbel
@@ -123,9 +129,6 @@ class NetworkOptions(SearchOptions):
         return self.play
 
     def check(self) -> None:
-        from goarena.agents.nets.predict import resolve_precision
-
-        resolve_precision(self.precision)
         if self.mode == "gumbel" and self.seconds is not None:
             raise ValueError("play=gumbel takes a budget in simulations, not seconds")
         if self.mode in ("policy", "greedy"):
