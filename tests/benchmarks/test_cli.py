@@ -1,5 +1,5 @@
 """The ``goarena`` command line: one registry, every command wired one way, one meaning for
-``goarena bench --seconds``, and the league's komi from the board size's default."""
+``goarena bench --seconds``, help in plain text."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ import sys
 import pytest
 
 from goarena.benchmarks import cli
-from goarena.benchmarks.commands.league import league_config
-from goarena.benchmarks.commands.league import parser as league_parser
 
 
 def options(name: str) -> dict[str, argparse.Action]:
@@ -119,21 +117,3 @@ def test_an_unknown_command_or_none_is_a_usage_error(capsys):
             cli.main(argv)
         assert usage.value.code == 2
     assert "usage: goarena" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(("size", "komi"), [(9, 7.0), (5, 7.5), (19, 7.5)])
-def test_the_default_leagues_komi_follows_its_board_size(size, komi):
-    assert league_config(league_parser().parse_args(["--size", str(size)])).komi == komi
-    given = league_parser().parse_args(["--size", str(size), "--komi", "0.5"])
-    assert league_config(given).komi == 0.5
-
-
-def test_the_gtp_help_says_the_default_rules_as_the_preset_has_them(capsys):
-    from go_env.rules import RULES_PRESETS
-
-    with pytest.raises(SystemExit):
-        cli.main(["gtp", "--help"])
-    said = " ".join(capsys.readouterr().out.split())
-    rules = RULES_PRESETS["goarena"]
-    assert rules.scoring == "area" and rules.ko == "positional" and not rules.suicide
-    assert f"(default goarena: area scoring, positional superko, no suicide, komi {rules.komi})" in said

@@ -1,4 +1,5 @@
-"""Ownership pictures: ``plot_ownership`` on a live game, and ``goarena show ownership`` on a record."""
+"""Ownership pictures: ``plot_ownership`` on a live game, and ``show_ownership`` on a record (the
+command: ``tests/benchmarks/commands/test_show_ownership.py``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.errors import NetworkFileError
 from goarena.agents.nets.ownership import OwnershipNet
 from goarena.agents.nets.policy import PolicyNet
-from goarena.benchmarks import cli
 from goarena.benchmarks.pictures import (
     DPI,
     FIGSIZE,
@@ -40,7 +40,11 @@ def png_size(path: Path) -> tuple[int, int]:
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("pictures")
+    return record_and_networks(tmp_path_factory.mktemp("pictures"))
+
+
+def record_and_networks(folder: Path) -> dict[str, Path]:
+    """A 5x5 record (``game``), a broken one, an ownership and a policy network in ``folder``."""
     torch.manual_seed(0)
     save_model(folder / "ownership.pt", OwnershipNet(SIZE, blocks=1, filters=8))
     save_model(folder / "policy.pt", PolicyNet(SIZE, layers=2, filters=4))
@@ -140,36 +144,6 @@ def test_show_ownership_refuses_bad_sources(files, tmp_path):
         save_sgf(tmp_path / "nine.sgf", game)
         show_ownership(tmp_path / "nine.sgf", weights=files["ownership"], out=tmp_path / "x.png")
     assert not (tmp_path / "x.png").exists()
-
-
-def test_goarena_show_ownership(files, tmp_path, capsys):
-    out = tmp_path / "cli.png"
-    cli.main(
-        [
-            "show",
-            "ownership",
-            str(files["game"]),
-            "--move",
-            "4",
-            "--weights",
-            str(files["ownership"]),
-            "--out",
-            str(out),
-        ]
-    )
-    printed = capsys.readouterr().out
-    assert (
-        printed.startswith("Move 4, Black to move: this position's figures, for Black: V = ")
-        and f"wrote {out}" in printed
-    )
-    assert png_size(out) == PNG_SIZE
-    with pytest.raises(SystemExit, match="--move 9 is out of range"):
-        cli.main(
-            ["show", "ownership", str(files["game"]), "--move", "9", "--weights", str(files["ownership"])]
-        )
-    with pytest.raises(SystemExit) as usage:  # both --weights and --player
-        cli.main(["show", "ownership", str(files["game"]), "--weights", "a.pt", "--player", "random"])
-    assert usage.value.code == 2
 
 
 def test_show_ownership_defaults_to_the_shipped_network_and_a_player_of_it_agrees(tmp_path):

@@ -91,7 +91,9 @@ def test_ctrl_c_exits_130_and_says_how_to_resume(tmp_path):
     run = tmp_path / "run"
     options = ["--data", str(data), "--run", str(run), "--steps", "100000", "--checkpoint-every", "5"]
     options += ["--layers", "2", "--filters", "4", "--hidden", "16", "--held-out", "0.2", "--no-progress"]
-    cli = [sys.executable, "-m", "goarena.benchmarks.cli", "train", "value", *options]
+    # goarena train value, in a process of its own: the job's main with the command's options
+    train_value_code = "import sys; from goarena.agents.training.value import main; main(sys.argv[1:])"
+    cli = [sys.executable, "-c", train_value_code, *options]
     # As a terminal starts it: Ctrl-C not ignored (a process inherits an ignored SIGINT, and
     # Python then installs no KeyboardInterrupt for it).
     process = subprocess.Popen(

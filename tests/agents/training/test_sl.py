@@ -20,8 +20,7 @@ from goarena.agents.nets.checkpoint import load_model, read_checkpoint, weights_
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import resolve_device
 from goarena.agents.training.loop import EpochSampler, RunConfigError, cosine_lr
-from goarena.agents.training.sl import SLConfig, train_sl
-from goarena.benchmarks.cli import main
+from goarena.agents.training.sl import SLConfig, main, train_sl
 
 SIZE = 5
 
@@ -135,16 +134,21 @@ def test_a_bit_flipped_target_is_refused_by_name_before_anything_is_written(shar
 
 
 def command(shards, directory, *extra):
+    """The options of ``goarena train sl``, which hands them to this job's ``main``."""
     options = ["--data", str(shards), "--run", str(directory), "--layers", "3", "--filters", "8"]
     options += ["--batch-size", "16", "--held-out", "0.2", "--threads", "1", "--no-progress", *extra]
-    return ["train", "sl", *options]
+    return options
+
+
+# ``goarena train sl ...`` in a process of its own: the job's main with the command's options.
+TRAIN_SL = "import sys; from goarena.agents.training.sl import main; main(sys.argv[1:])"
 
 
 @pytest.mark.slow
 def test_training_resumes_after_kill_9_with_the_same_final_weights(shards, tmp_path):
     steps = ["--steps", "200", "--checkpoint-every", "25"]
     last = tmp_path / "killed" / "checkpoints" / "last.pt"
-    cli = [sys.executable, "-m", "goarena.benchmarks.cli", *command(shards, tmp_path / "killed", *steps)]
+    cli = [sys.executable, "-c", TRAIN_SL, *command(shards, tmp_path / "killed", *steps)]
     process = subprocess.Popen(cli, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         while not last.exists() and process.poll() is None:

@@ -1,6 +1,6 @@
 """``goarena gtp`` (``goarena.benchmarks.commands.gtp``) in a process of its own: whole sessions
-through a pipe, errors included; as a GTP player of our own client; and whole games on the
-clock.
+through a pipe, errors included (cut rollout weights refused without a traceback); as a GTP
+player of our own client; and whole games on the clock. Its help says the default rules.
 
 Whole games on the clock: ``goarena gtp`` driven by a controller that keeps both clocks as a
 GUI or a server does, under sudden death, Japanese byo-yomi and Canadian time.
@@ -22,16 +22,20 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.coords import from_gtp, to_gtp
+from go_env.features.patterns import pattern_tables, save_weights
 from go_env.game import RESIGN
 from go_env.sgf import read_sgf, write_sgf
 from goarena.agents.gtp import GTPAgent
 from goarena.agents.gtp.clock import DEFAULT_LAG, Clock, TimeControl
 from goarena.agents.players.random import RandomAgent
 from goarena.agents.protocols import GameContext
+from goarena.benchmarks import cli
+from tests.agents.nets.test_load import _cut
 
 SIZE = 9
 MOVE_CAP = 160  # moves of both sides: a random opponent rarely lets a game end sooner
@@ -312,3 +316,37 @@ def test_our_engine_as_a_gtp_player_gets_the_rules():
         game.play(move)
         assert read_sgf(agent.send("printsgf")).moves == (move,)
         assert agent.final_score(game) == game.score()
+
+
+def test_the_gtp_help_says_the_default_rules_as_the_preset_has_them(capsys):
+    from go_env.rules import RULES_PRESETS
+
+    with pytest.raises(SystemExit):
+        cli.main(["gtp", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    rules = RULES_PRESETS["goarena"]
+    assert rules.scoring == "area" and rules.ko == "positional" and not rules.suicide
+    assert f"(default goarena: area scoring, positional superko, no suicide, komi {rules.komi})" in said
+
+
+def test_gtp_refuses_cut_rollout_weights_without_a_traceback(tmp_path):
+    rollout = tmp_path / "rollout.npz"
+    save_weights(rollout, np.zeros(pattern_tables().num_features, np.float32), 9)
+    _cut(rollout)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "goarena.benchmarks.cli",
+            "gtp",
+            "--agent",
+            f"rollout-policy:weights={rollout}",
+        ],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert f"{rollout}: not a readable .npz (cut short or corrupt?)" in done.stderr

@@ -1,6 +1,7 @@
 """The league's game runner: players that crash, hang, kill their process or meddle with the
 game lose that game and the league goes on; a player that cannot be built or reset leaves its
-games unplayed, not lost; Ctrl-C and kill -9 leave nothing behind."""
+games unplayed, not lost (crashing GTP engines and illegal moves too); Ctrl-C and kill -9 leave
+nothing behind; the same league on a local Ray instance."""
 
 from __future__ import annotations
 
@@ -26,10 +27,12 @@ from go_env.sgf import read_sgf
 from goarena.benchmarks.league.config import LeagueConfig
 from goarena.benchmarks.league.play import LeagueSetupError, run_league
 from goarena.benchmarks.league.runner import LeagueRunError, ScheduledGame, UnplayedGame, run_local
+from goarena.benchmarks.league.schedule import schedule
 from goarena.benchmarks.league.standings import build_report
 from goarena.benchmarks.league.store import LeagueStore
+from tests.benchmarks.league.test_play import FAST
 
-HERE = Path(__file__).parent  # misbehaving_players is imported from here, in the workers too
+HERE = Path(__file__).parents[1]  # misbehaving_players is imported from here, in the workers too
 RULES = Rules(komi=0.5)
 
 # How each misbehaviour (at the player's second move) ends its games: the reason, and
@@ -210,6 +213,11 @@ class Counted:
 @pytest.fixture
 def counted(tmp_path, monkeypatch):
     """A spec factory for logged players, and a reader of their log: (tag, event) -> count."""
+    return counted_players(tmp_path, monkeypatch)
+
+
+def counted_players(tmp_path, monkeypatch):
+    """``counted``'s spec factory and log reader, for the tests of other files."""
     (tmp_path / "counted_players.py").write_text(COUNTED_PLAYERS)
     monkeypatch.syspath_prepend(str(tmp_path))  # the workers start with this process's path
     log = tmp_path / "log"
@@ -360,17 +368,6 @@ def test_a_player_whose_setup_fails_leaves_its_games_unplayed_and_a_rerun_plays_
     assert not (directory / "crashes" / "0000-a-vs-b.txt").exists()  # that setup failure is over
 
 
-def test_the_league_command_says_how_many_games_crashed_and_where(counted, tmp_path, capsys):
-    from goarena.benchmarks.commands.league import league as main
-
-    spec, _ = counted
-    directory = tmp_path / "league"
-    options = ["--player", f"a={spec('a', fail_seed=0)}", "--player", f"b={spec('b')}", "--size", "5"]
-    main([*options, "--games-per-pair", "2", "--workers", "1", "--no-progress", "--dir", str(directory)])
-    out = capsys.readouterr().out
-    assert f"Crashed: 1 of 2 games; tracebacks in {directory / 'crashes'}/." in " ".join(out.split())
-
-
 def league_command(directory: Path, *players: str, games_per_pair: int) -> list[str]:
     options = [option for player in players for option in ("--player", player)]
     return [
@@ -485,3 +482,91 @@ def test_workers_and_their_engines_end_when_the_league_is_killed(tmp_path):
         for pid in started:
             if running(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+CRASHING_ENGINE = """
+import sys
+moves = 0
+for line in sys.stdin:
+    parts = line.split()
+    if not parts:
+        continue
+    command = parts[0]
+    if command == "name":
+        answer = "crasher"
+    elif command == "version":
+        answer = "1"
+    elif command == "list_commands":
+        answer = "name\\nversion\\nlist_commands\\nboardsize\\nclear_board\\nkomi\\nplay\\ngenmove\\nquit"
+    elif command == "genmove":
+        moves += 1
+        if moves > 3:
+            sys.exit(3)  # dies in the middle of the game
+        answer = ["A1", "J9", "A9"][moves - 1]
+    elif command == "quit":
+        print("=\\n", flush=True)
+        break
+    else:
+        answer = ""
+    print("= " + answer + "\\n", flush=True)
+"""
+
+
+ILLEGAL_PLAYER = """
+class OccupiedPointPlayer:
+    name = "occupied-point"
+
+    def reset(self, rules):
+        pass
+
+    def select_move(self, game):
+        stones = game.board.ravel().nonzero()[0]
+        return int(stones[0]) if len(stones) else 40  # a taken point once there is one
+"""
+
+
+def test_crashing_engines_and_illegal_moves_lose_the_game_and_the_league_goes_on(tmp_path, monkeypatch):
+    (tmp_path / "crasher.py").write_text(CRASHING_ENGINE)
+    (tmp_path / "illegal_players.py").write_text(ILLEGAL_PLAYER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    players = {
+        "random": "random",
+        "crasher": f"gtp:{sys.executable} {tmp_path / 'crasher.py'}",
+        "illegal": "illegal_players:OccupiedPointPlayer",
+    }
+    config = LeagueConfig(players=players, games_per_pair=2)
+    store = run_league(config, tmp_path / "league", workers=2)
+    games = store.games()
+    assert len(games) == len(schedule(config)) == 6
+    for game in games:
+        loser = {"black": game.white, "white": game.black}.get(game.winner)
+        if "crasher" in (game.black, game.white) and "random" in (game.black, game.white):
+            assert loser == "crasher" and game.reason.startswith("crash:") and "exited" in game.reason
+        if "illegal" in (game.black, game.white) and "random" in (game.black, game.white):
+            assert (
+                loser == "illegal" and game.reason.startswith("illegal move:") and "occupied" in game.reason
+            )
+    report = build_report(store)
+    assert report.standings[0].name == "random"  # the only player that never failed
+    store.close()
+
+
+@pytest.fixture
+def local_ray():
+    """A local Ray instance, or a skip saying why there is none."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'goarena[ray]')")
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    except Exception as error:  # a machine where Ray cannot start (no shared memory, ...)
+        pytest.skip(f"Ray cannot start here: {type(error).__name__}: {error}")
+    yield ray
+    ray.shutdown()
+
+
+@pytest.mark.slow
+def test_the_same_league_runs_on_a_local_ray_instance(tmp_path, local_ray):
+    config = LeagueConfig(players=FAST, games_per_pair=2, seed=5)
+    store = run_league(config, tmp_path, workers=2, use_ray=True)
+    assert [g.id for g in store.games()] == [0, 1]
+    assert local_ray.is_initialized()  # a Ray instance the league did not start is left running
+    store.close()

@@ -1,5 +1,5 @@
 """The league database: games stored with their SGF once, the directory's lock, damaged or
-unwritable storage refused with one clear error."""
+unwritable storage refused with one clear error, a corrupt or lost database never started over."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ import sys
 
 import pytest
 
+from goarena.benchmarks.league.config import LeagueConfig
+from goarena.benchmarks.league.play import run_league
 from goarena.benchmarks.league.store import LeagueStore, LeagueStoreError, StoredGame
+from tests.benchmarks.league.test_play import FAST
 
 CONFIG = {"players": {"zeta": "random", "alpha": "uct:simulations=20"}, "games_per_pair": 2}
 
@@ -150,3 +153,25 @@ def test_players_weights_digests_are_kept_and_older_databases_gain_the_column(st
     with LeagueStore(tmp_path) as resumed:  # brought up to date when played again
         resumed.add_player("net", "nets:player", "v3", "cd34")
         assert resumed.weights() == {"net": "cd34"}
+
+
+def test_a_corrupt_database_is_refused_not_overwritten(tmp_path):
+    (tmp_path / LeagueStore.FILENAME).write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(LeagueStoreError, match="not a league database"):
+        run_league(LeagueConfig(players=FAST, games_per_pair=1), tmp_path, workers=1)
+    assert (tmp_path / LeagueStore.FILENAME).read_bytes().startswith(b"this is not sqlite")
+
+
+@pytest.mark.parametrize("damage", ["emptied", "missing"])
+def test_a_league_whose_database_is_lost_is_not_started_over_its_games(tmp_path, damage):
+    config = LeagueConfig(players={"random": "random", "random-2": "random"}, size=5, games_per_pair=1)
+    run_league(config, tmp_path, workers=1).close()
+    database = tmp_path / LeagueStore.FILENAME
+    if damage == "emptied":
+        database.write_bytes(b"")
+    else:
+        database.unlink()
+    sgf = next((tmp_path / "games").glob("*.sgf"))
+    with pytest.raises(LeagueStoreError, match="holds 1 games"):
+        run_league(config, tmp_path, workers=1)
+    assert database.exists() == (damage == "emptied") and list((tmp_path / "games").iterdir()) == [sgf]
