@@ -5,7 +5,9 @@
   the players, and so on. Imports are read from the source, also inside functions, and so are the
   modules a test runs in a fresh process (``python -m goarena.benchmarks.cli``, or code it hands
   to ``python -c``): a test that drives a command of a higher layer belongs to that layer.
-- The tests of ``go_env/<sub>/<module>.py`` live in ``tests/go_env/<sub>/test_<module>.py``.
+- The tests of ``go_env/<sub>/<module>.py`` live in ``tests/go_env/<sub>/test_<module>.py``, and
+  so do those of ``benchmarks/{match,league,bench,commands}/<module>.py`` in
+  ``tests/benchmarks/<sub>/test_<module>.py``.
 """
 
 from __future__ import annotations
@@ -22,15 +24,21 @@ TESTS = ROOT / "tests"
 # The layers, lowest first, by the names they are imported under (the packages of goarena are
 # also importable by their folders' names from the repository root, as `python -m` does).
 LAYERS = ["go_env", "search", "agents", "benchmarks"]
-# The folders of tests whose files this checks, and the layer each stands on.
-FOLDERS = {
-    "go_env": "go_env",
-    "search": "search",
-    "agents/data": "agents",
-    "agents/gtp": "agents",
-}
+# The folders of tests whose files this checks, and the layer each stands on: the tests of a
+# layer are in the folder of its name.
+FOLDERS = {layer: layer for layer in LAYERS}
+# Tests being reworked (the network players, issue 32 part 1): not checked for now. Drop an entry
+# once its tests hold to their layer.
+NOT_YET_CHECKED = ["agents/players", "agents/test_specs.py"]
 # The sub-packages whose modules each have their mirrored test file.
-MIRRORED = ["go_env/core", "go_env/features"]
+MIRRORED = [
+    "go_env/core",
+    "go_env/features",
+    "benchmarks/match",
+    "benchmarks/league",
+    "benchmarks/bench",
+    "benchmarks/commands",
+]
 
 MODULE_OPTION = re.compile(r"(?:^|\s)-m\s+([\w.]+)")
 GOARENA_NAME = re.compile(r"\bgoarena\.(\w+)")
@@ -93,8 +101,11 @@ def _call_name(func: ast.expr) -> str | None:
 def crossings(folder: str, layer: str) -> list[str]:
     """``file: module`` for each module above ``layer`` a test file under ``folder`` uses."""
     allowed = set(LAYERS[: LAYERS.index(layer) + 1])
+    skipped = [TESTS / path for path in NOT_YET_CHECKED]
     found = []
     for path in sorted((TESTS / folder).rglob("*.py")):
+        if any(path == skip or skip in path.parents for skip in skipped):
+            continue
         for module in sorted(used_modules(path)):
             if layer_of(module) not in (None, *allowed):
                 found.append(f"tests/{path.relative_to(TESTS).as_posix()}: {module}")
@@ -104,6 +115,18 @@ def crossings(folder: str, layer: str) -> list[str]:
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_tests_import_no_higher_layer_than_their_folder(folder):
     assert crossings(folder, FOLDERS[folder]) == []
+
+
+def test_each_folder_of_tests_is_named_after_a_layer():
+    """A test file is either beside this one (the whole house) or in a layer's folder, which
+    the check above reads."""
+    folders = {path.name for path in TESTS.iterdir() if path.is_dir() and any(path.rglob("test_*.py"))}
+    assert folders <= set(FOLDERS)
+
+
+def test_the_files_not_yet_checked_are_still_there():
+    """An entry of ``NOT_YET_CHECKED`` that names nothing is dropped, not kept by mistake."""
+    assert [path for path in NOT_YET_CHECKED if not (TESTS / path).exists()] == []
 
 
 @pytest.mark.parametrize("package", MIRRORED)

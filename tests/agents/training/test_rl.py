@@ -239,4 +239,4 @@ def test_the_rl_player_plays_the_shipped_weights_by_default():
     player = make_agent(RL_PLAYER)
     assert player.weights_digest() == weights_digest(RL_POLICY_9X9)
     assert player.weights_digest() != make_agent("sl-policy").weights_digest()
-    check_spec(RL_PLAYER, GameContext(9, Rules()))  # the board it plays: see tests/benchmarks/league/test_play.py
+    check_spec(RL_PLAYER, GameContext(9, Rules()))  # the board it plays: tests/benchmarks/league/test_play.py
