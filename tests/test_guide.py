@@ -1,4 +1,5 @@
-"""Every example of ``docs/guide.md``, run in order in one fresh directory, as a user would.
+"""Every example of ``docs/guide.md`` and ``docs/networks.md``, each page's run in order in one
+fresh directory, as a user would.
 
 A fenced block is run by its language: ``python`` as a script, ``bash`` by bash (failing at
 the first failing command). An HTML comment just above a block changes how it is run:
@@ -26,7 +27,10 @@ import pytest
 from goarena.benchmarks.league.config import LeagueConfig
 from goarena.benchmarks.league.store import LeagueStore
 
-GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide.md"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+GUIDE = DOCS / "guide.md"
+NETWORKS = DOCS / "networks.md"  # a network of one's own as a player, in under 60 lines
+WALKTHROUGH_LINES = 60
 BLOCK = re.compile(r"((?:<!-- .*? -->\n)*)```(\w+)\n(.*?)```", re.DOTALL)
 REPLACE = re.compile(r'<!-- test: replace "(.*?)" "(.*?)" -->')
 FILE = re.compile(r"<!-- file: (\S+) -->")
@@ -110,6 +114,17 @@ def test_every_example_of_the_guide_runs(tmp_path):
     assert {example.language for example in found} >= {"python", "bash"}
     for example in found:
         run(example, tmp_path)
+
+
+def test_a_network_of_ones_own_plays_greedy_by_puct_and_by_gumbel_as_its_page_shows(tmp_path):
+    found = examples(NETWORKS.read_text())
+    code = [line for example in found for line in example.code.splitlines() if line.strip()]
+    assert len(code) < WALKTHROUGH_LINES, f"the walkthrough's code is {len(code)} lines"
+    league = next(example for example in found if "goarena league" in example.code)
+    assert all(f"play={way}" in league.code for way in ("puct", "gumbel"))
+    for example in found:
+        run(example, tmp_path)
+    assert (tmp_path / "runs" / "mynet" / LeagueStore.FILENAME).exists()  # each way played its games
 
 
 CRASHING_PLAYER = """
