@@ -254,8 +254,11 @@ def print_report(report: Report, console: Any = None) -> None:
     advantage, margin = round(report.black_advantage), round(1.96 * report.black_advantage_stderr)
     for line in (
         anchor_line(report),
+        "opp. Elo: the mean rating of a player's opponents; LOS next: the chance, by the same fit, "
+        "that it is stronger than the player below it.",
         f"Black's advantage: {advantage:+d} ± {margin} Elo.",
-        f"Prior: {PRIOR_GAMES:g} virtual game per player (a draw against the field) and per colour.",
+        f"Each player counts {PRIOR_GAMES:g} imagined draw against the field per colour, so that a "
+        "player who won or lost every game still gets a finite rating.",
         f"Endings: {endings or 'none yet'}.",
     ):
         console.print(line, highlight=False)
