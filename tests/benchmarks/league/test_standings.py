@@ -109,7 +109,7 @@ def test_the_report_fits_the_terminal_with_every_name_whole_and_no_cell_wrapped(
     if width == 120 and not extra:  # every column, and the names head the crosstable's
         assert "opp. Elo" in lines[2] and "uct-3000" in lines[crosstable[0] - 2]
     # The columns a newcomer does not know and the prior are said in words under the tables.
-    footer = " ".join(console.export_text().split())
+    footer = " ".join(" ".join(lines).split())
     assert "opp. Elo: the mean rating of a player's opponents; LOS next: the chance" in footer
     assert "imagined draw against the field per colour" in footer and "virtual" not in footer
 
