@@ -1,5 +1,7 @@
 """Building blocks the convolutional trunks share: the residual block with KataGo's optional
-global pooling, the board-wide mean and max it pools with, and the value head over them.
+global pooling, the board-wide mean and max it pools with, the value head over them, and
+``HistoryTrunk``, the residual network over the history planes that ``ZeroNet``, ``OwnershipNet``
+and ``WinNet`` each close with their heads.
 
 ``ZeroNet`` (AlphaZero's network) and ``OwnershipNet`` (Bo Peng's ownership value network)
 build their towers of these blocks; their state-dict keys are the blocks' own
@@ -14,6 +16,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from go_env.features import NUM_HISTORY_PLANES
+from goarena.agents.nets.features import HISTORY
+from goarena.agents.nets.network import Network
 from goarena.agents.nets.policy import check_dimensions
 
 VALUE_HIDDEN = 64
@@ -79,3 +84,27 @@ def residual_trunk(
         *(ResidualBlock(filters, global_pool and i % POOL_EVERY == POOL_EVERY - 1) for i in range(blocks))
     )
     return stem, tower
+
+
+class HistoryTrunk(Network):
+    """The residual trunk over the 17 history planes (``go_env.features.history_planes``,
+    channels first) that a network closes with its heads: ``trunk`` gives its ``float[B, C, N, N]``.
+
+    Args:
+        board_size: N, the board it plays (the weights fit any; checked on input).
+        blocks: residual blocks.
+        filters: channels of the tower.
+        global_pool: global pooling in every third block.
+    """
+
+    features = HISTORY
+
+    def __init__(self, board_size: int, blocks: int, filters: int, global_pool: bool):
+        super().__init__(
+            NUM_HISTORY_PLANES, board_size=board_size, blocks=blocks, filters=filters, global_pool=global_pool
+        )
+        self.stem, self.tower = residual_trunk(NUM_HISTORY_PLANES, board_size, blocks, filters, global_pool)
+
+    def trunk(self, planes: torch.Tensor) -> torch.Tensor:
+        """``planes`` float[B, 17, N, N] -> the tower's output float[B, filters, N, N]."""
+        return self.tower(self.stem(self.check_planes(planes)))

@@ -40,15 +40,11 @@ Both are "value of a position" networks (``PositionNet``): each declares its ``h
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
 from torch import nn
 
-from go_env.features import NUM_HISTORY_PLANES
-from goarena.agents.nets.blocks import ValueHead, mean_and_max, residual_trunk
-from goarena.agents.nets.features import HISTORY
+from goarena.agents.nets.blocks import HistoryTrunk, ValueHead, mean_and_max
 
 NEWTON_STEPS = 50  # calibration converges in under ten on real data
 RIDGE = 1e-6  # per position: keeps the fit finite where wins and losses are separable by V
@@ -67,34 +63,7 @@ class OwnershipHead(nn.Conv2d):
         return torch.tanh(super().forward(x).flatten(1))
 
 
-class _Trunk(nn.Module):
-    """The residual trunk both position networks share, over the 17 history planes."""
-
-    arch = ""
-    features = HISTORY
-
-    def __init__(self, board_size: int, blocks: int, filters: int, global_pool: bool):
-        super().__init__()
-        self.stem, self.tower = residual_trunk(NUM_HISTORY_PLANES, board_size, blocks, filters, global_pool)
-        self.kwargs: dict[str, Any] = {
-            "board_size": board_size,
-            "blocks": blocks,
-            "filters": filters,
-            "global_pool": global_pool,
-        }
-        self.board_size = board_size
-        self.planes = NUM_HISTORY_PLANES
-
-    def trunk(self, planes: torch.Tensor) -> torch.Tensor:
-        expected = (self.planes, self.board_size, self.board_size)
-        if planes.dim() != 4 or tuple(planes.shape[1:]) != expected:
-            raise ValueError(
-                f"expected planes of shape [B, {', '.join(map(str, expected))}], got {list(planes.shape)}"
-            )
-        return self.tower(self.stem(planes))
-
-
-class OwnershipNet(_Trunk):
+class OwnershipNet(HistoryTrunk):
     """``[B, 17, N, N]`` history planes -> ownership ``float[B, N*N]`` in (-1, 1), for the
     side to move.
 
@@ -102,12 +71,7 @@ class OwnershipNet(_Trunk):
     ``blocks`` residual blocks of ``filters`` channels (every third with global pooling, as in
     ``ZeroNet``), closed by an ``OwnershipHead``. The weights fit any board (all convolutions
     and pooling); ``board_size`` is the one trained, recorded in the file and checked on input.
-
-    Args:
-        board_size: N.
-        blocks: residual blocks.
-        filters: channels of the tower.
-        global_pool: global pooling in every third block.
+    Its arguments are ``HistoryTrunk``'s.
     """
 
     arch = "ownership"
@@ -145,17 +109,12 @@ class OwnershipNet(_Trunk):
         return float(self.calibration_a), float(self.calibration_b)
 
 
-class WinNet(_Trunk):
+class WinNet(HistoryTrunk):
     """The win-probability baseline: ``[B, 17, N, N]`` history planes -> w ``float[B]`` in
     (-1, 1), the expected outcome for the side to move (see the module documentation).
 
-    ``OwnershipNet``'s trunk with ``blocks.ValueHead`` in place of the ownership head.
-
-    Args:
-        board_size: N.
-        blocks: residual blocks.
-        filters: channels of the tower.
-        global_pool: global pooling in every third block.
+    ``OwnershipNet``'s trunk with ``blocks.ValueHead`` in place of the ownership head; its
+    arguments are ``HistoryTrunk``'s.
     """
 
     arch = "win"

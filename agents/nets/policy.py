@@ -10,12 +10,11 @@ of the last hidden layer averaged over the board. The AlphaGo paper's network fo
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 from torch import nn
 
 from goarena.agents.nets.features import alphago_features
+from goarena.agents.nets.network import Network
 
 ALPHAGO_PLANES = 48
 
@@ -39,7 +38,7 @@ def convolution_stack(planes: int, layers: int, filters: int) -> list[nn.Module]
     return stack
 
 
-class PolicyNet(nn.Module):
+class PolicyNet(Network):
     """Logits over the moves of an N x N board: ``[B, planes, N, N] -> [B, N*N + 1]`` (pass last).
 
     Args:
@@ -53,16 +52,8 @@ class PolicyNet(nn.Module):
     heads = ("policy",)
 
     def __init__(self, board_size: int, planes: int = ALPHAGO_PLANES, layers: int = 6, filters: int = 64):
-        super().__init__()
         check_dimensions(layers, board_size=(board_size, 2), planes=(planes, 1), filters=(filters, 1))
-        self.kwargs: dict[str, Any] = {
-            "board_size": board_size,
-            "planes": planes,
-            "layers": layers,
-            "filters": filters,
-        }
-        self.board_size = board_size
-        self.planes = planes
+        super().__init__(planes, board_size=board_size, planes=planes, layers=layers, filters=filters)
         self.features = alphago_features(planes)
         self.hidden = nn.Sequential(*convolution_stack(planes, layers, filters))
         self.point_head = nn.Conv2d(filters, 1, 1, bias=False)
@@ -71,12 +62,7 @@ class PolicyNet(nn.Module):
 
     def forward(self, planes: torch.Tensor) -> torch.Tensor:
         """``planes`` float[B, planes, N, N] -> logits float[B, N*N + 1] (softmax outside)."""
-        expected = (self.planes, self.board_size, self.board_size)
-        if planes.dim() != 4 or tuple(planes.shape[1:]) != expected:
-            raise ValueError(
-                f"expected planes of shape [B, {', '.join(map(str, expected))}], got {list(planes.shape)}"
-            )
-        features = self.hidden(planes)
+        features = self.hidden(self.check_planes(planes))
         points = self.point_head(features).flatten(1) + self.point_bias
         passing = self.pass_head(features.mean(dim=(2, 3)))
         return torch.cat([points, passing], dim=1)

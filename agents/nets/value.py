@@ -10,19 +10,18 @@ our 3x3 stack's last and the 1x1); the 9x9 default (6 x 64) has about 240k weigh
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 from torch import nn
 
 from goarena.agents.nets.features import alphago_features
+from goarena.agents.nets.network import Network
 from goarena.agents.nets.policy import check_dimensions, convolution_stack
 
 VALUE_PLANES = 49
 HIDDEN_UNITS = 256
 
 
-class ValueNet(nn.Module):
+class ValueNet(Network):
     """Values of N x N positions: ``[B, planes, N, N] -> [B]`` in (-1, 1), for the side to move.
 
     Args:
@@ -44,19 +43,12 @@ class ValueNet(nn.Module):
         filters: int = 64,
         hidden: int = HIDDEN_UNITS,
     ):
-        super().__init__()
         check_dimensions(
             layers, board_size=(board_size, 2), planes=(planes, 1), filters=(filters, 1), hidden=(hidden, 1)
         )
-        self.kwargs: dict[str, Any] = {
-            "board_size": board_size,
-            "planes": planes,
-            "layers": layers,
-            "filters": filters,
-            "hidden": hidden,
-        }
-        self.board_size = board_size
-        self.planes = planes
+        super().__init__(
+            planes, board_size=board_size, planes=planes, layers=layers, filters=filters, hidden=hidden
+        )
         self.features = alphago_features(planes)
         convolutions = convolution_stack(planes, layers, filters)
         convolutions.append(nn.Conv2d(filters, 1, 1))  # linear: one ReLU channel could die
@@ -71,9 +63,4 @@ class ValueNet(nn.Module):
 
     def forward(self, planes: torch.Tensor) -> torch.Tensor:
         """``planes`` float[B, planes, N, N] -> values float[B] in (-1, 1)."""
-        expected = (self.planes, self.board_size, self.board_size)
-        if planes.dim() != 4 or tuple(planes.shape[1:]) != expected:
-            raise ValueError(
-                f"expected planes of shape [B, {', '.join(map(str, expected))}], got {list(planes.shape)}"
-            )
-        return self.head(self.convolutions(planes)).squeeze(1)
+        return self.head(self.convolutions(self.check_planes(planes))).squeeze(1)

@@ -24,14 +24,12 @@ has 478,916 weights; ``goarena train zero`` trains 4 x 32 by default (85,636 wei
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import torch
 from torch import nn
 
-from go_env.features import NUM_HISTORY_PLANES
-from goarena.agents.nets.blocks import ValueHead, mean_and_max, residual_trunk
-from goarena.agents.nets.features import HISTORY
+from goarena.agents.nets.blocks import HistoryTrunk, ValueHead, mean_and_max
 from goarena.agents.nets.ownership import OwnershipHead
 
 
@@ -43,31 +41,15 @@ class ZeroOutput(NamedTuple):
     ownership: torch.Tensor  # float[B, N*N] in (-1, 1), for the side to move
 
 
-class ZeroNet(nn.Module):
-    """``[B, 17, N, N]`` history planes -> ``ZeroOutput`` (logits, value, ownership).
-
-    Args:
-        board_size: N, the board it plays (the weights fit any; checked on input).
-        blocks: residual blocks.
-        filters: channels of the tower.
-        global_pool: global pooling in every third block.
-    """
+class ZeroNet(HistoryTrunk):
+    """``[B, 17, N, N]`` history planes -> ``ZeroOutput`` (logits, value, ownership): the heads
+    over a ``HistoryTrunk``, whose arguments it takes (by default 6 blocks of 64 filters)."""
 
     arch = "zero"
     heads = ("policy", "value", "ownership")  # ZeroOutput's fields, in order
-    features = HISTORY
 
     def __init__(self, board_size: int, blocks: int = 6, filters: int = 64, global_pool: bool = True):
-        super().__init__()
-        self.stem, self.tower = residual_trunk(NUM_HISTORY_PLANES, board_size, blocks, filters, global_pool)
-        self.kwargs: dict[str, Any] = {
-            "board_size": board_size,
-            "blocks": blocks,
-            "filters": filters,
-            "global_pool": global_pool,
-        }
-        self.board_size = board_size
-        self.planes = NUM_HISTORY_PLANES
+        super().__init__(board_size, blocks, filters, global_pool)
         self.point_logits = nn.Conv2d(filters, 1, 1)
         self.pass_logit = nn.Linear(2 * filters, 1)
         self.value_head = ValueHead(filters)
@@ -75,12 +57,7 @@ class ZeroNet(nn.Module):
 
     def forward(self, planes: torch.Tensor) -> ZeroOutput:
         """``planes`` float[B, 17, N, N] -> ``ZeroOutput``."""
-        expected = (self.planes, self.board_size, self.board_size)
-        if planes.dim() != 4 or tuple(planes.shape[1:]) != expected:
-            raise ValueError(
-                f"expected planes of shape [B, {', '.join(map(str, expected))}], got {list(planes.shape)}"
-            )
-        trunk = self.tower(self.stem(planes))
+        trunk = self.trunk(planes)
         pooled = mean_and_max(trunk)
         logits = torch.cat([self.point_logits(trunk).flatten(1), self.pass_logit(pooled)], dim=1)
         value = self.value_head(pooled)
