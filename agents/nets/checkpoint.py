@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from goarena.agents.atomic import replacing
-from goarena.agents.nets.errors import NetworkFileError, zip_size_problem
+from goarena.agents.nets.errors import NetworkFileError, zip_file_problem
 from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.rollout import RolloutPolicy
@@ -101,8 +101,7 @@ def read_checkpoint(
     if not path.is_file():
         raise CheckpointError(f"{path}: no checkpoint file there")
     try:
-        with zipfile.ZipFile(path) as archive:
-            problem = zip_size_problem(archive, path.stat().st_size)
+        problem = zip_file_problem(path)
     except (zipfile.BadZipFile, OSError) as error:  # torch.save always writes a zip
         raise CheckpointError(f"{path}: not a readable checkpoint (corrupt or cut short?): {error}") from None
     if problem is not None:

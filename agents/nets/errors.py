@@ -1,5 +1,6 @@
 """The one error a network file gives, with its one shape of message: ``"PATH: what is wrong"``;
-and the size check every zip-based model file passes before anything in it is decompressed.
+and the size check every zip-based model file passes before anything in it is decompressed
+(``zip_file_problem``, ``zip_size_problem``).
 
 Its own module so that the loader (``load``) and the checkpoint format (``checkpoint``), which
 the loader calls, both raise it without importing each other.
@@ -49,6 +50,17 @@ def zip_size_problem(archive: zipfile.ZipFile, packed: int) -> str | None:
             "before decompressing"
         )
     return None
+
+
+def zip_file_problem(path: Path) -> str | None:
+    """``zip_size_problem`` of the zip file at ``path``: what is wrong with the sizes (and
+    names) its directory declares, read before anything in it is decompressed; None when nothing is.
+
+    Raises:
+        zipfile.BadZipFile, OSError: the file is no readable zip (each reader says so its way).
+    """
+    with zipfile.ZipFile(path) as archive:
+        return zip_size_problem(archive, path.stat().st_size)
 
 
 def _size(count: int) -> str:

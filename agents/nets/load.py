@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from goarena.agents.nets.errors import NetworkFileError as NetworkFileError  # raised here
-from goarena.agents.nets.errors import refuse, zip_size_problem
+from goarena.agents.nets.errors import refuse, zip_file_problem, zip_size_problem
 from goarena.agents.protocols import UnsupportedGame, files_digest
 
 # What a player asks for, and the architectures (``arch``) of the checkpoints that are one: the
@@ -238,8 +238,7 @@ _KIND_NAMES = {"script": "TorchScript module", "export": "exported program"}
 def _check_zip_sizes(path: Path) -> None:
     """Refuse a zip whose directory declares absurd sizes, before anything is decompressed."""
     try:
-        with zipfile.ZipFile(path) as archive:
-            problem = zip_size_problem(archive, path.stat().st_size)
+        problem = zip_file_problem(path)
     except (zipfile.BadZipFile, OSError):
         return  # the reader that follows says what is wrong with it
     if problem is not None:

@@ -25,7 +25,7 @@ from gymnasium import spaces
 from stable_baselines3.common.base_class import BaseAlgorithm
 
 from goarena.agents.nets.checkpoint import nonfinite_weight
-from goarena.agents.nets.errors import zip_size_problem
+from goarena.agents.nets.errors import zip_file_problem, zip_size_problem
 from goarena.agents.nets.predict import resolve_device
 from goarena.agents.nets.sb3_extractor import GoResNetExtractor, board_size_of
 
@@ -138,10 +138,10 @@ def read_model_data(path: Path | str) -> dict[str, Any]:
     if not path.is_file():
         raise SB3ModelError(f"{path}: no Stable-Baselines3 model at that path")
     try:
+        problem = zip_file_problem(path)
+        if problem is not None:
+            raise SB3ModelError(f"{path}: {problem}")
         with zipfile.ZipFile(path) as archive:
-            problem = zip_size_problem(archive, path.stat().st_size)
-            if problem is not None:
-                raise SB3ModelError(f"{path}: {problem}")
             text = archive.read("data").decode()
     except zipfile.BadZipFile:
         raise SB3ModelError(
