@@ -234,7 +234,7 @@ def test_the_rules_and_search_never_import_torch():
 
 def _test_module_name(path: Path) -> str:
     """The name pytest imports a test file by: its dotted path from the first folder up that is
-    not a package (``tests/agents/players/test_value.py`` is ``tests.agents.players.test_value``,
+    not a package (``tests/agents/inference/test_value.py`` is ``tests.agents.inference.test_value``,
     a file in a folder that is not a package is its file name alone)."""
     parts = [path.stem]
     folder = path.parent
@@ -246,11 +246,11 @@ def _test_module_name(path: Path) -> str:
 
 def test_test_modules_have_names_of_their_own():
     """Two test files that pytest would import by one name collide: ``tests/agents``' folders are
-    packages (their files share names, ``players/test_value.py`` and ``nets/test_value.py``); in the
+    packages (their files share names, ``inference/test_value.py`` and ``nets/test_value.py``); in the
     other folders, which are not, each file name is used once."""
     names = Counter(_test_module_name(path) for path in (ROOT / "tests").rglob("test_*.py"))
     assert not [name for name, count in names.items() if count > 1]
-    assert _test_module_name(ROOT / "tests/agents/players/test_value.py") == "tests.agents.players.test_value"
+    assert _test_module_name(ROOT / "tests/agents/nets/test_value.py") == "tests.agents.nets.test_value"
 
 
 def test_the_gymnasium_env_does_not_stand_on_the_pettingzoo_adapter():

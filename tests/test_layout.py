@@ -27,9 +27,6 @@ LAYERS = ["go_env", "search", "agents", "benchmarks"]
 # The folders of tests whose files this checks, and the layer each stands on: the tests of a
 # layer are in the folder of its name.
 FOLDERS = {layer: layer for layer in LAYERS}
-# Tests being reworked (the network players, issue 32 part 1): not checked for now. Drop an entry
-# once its tests hold to their layer.
-NOT_YET_CHECKED = ["agents/players", "agents/test_specs.py"]
 # The sub-packages whose modules each have their mirrored test file.
 MIRRORED = [
     "go_env/core",
@@ -101,11 +98,8 @@ def _call_name(func: ast.expr) -> str | None:
 def crossings(folder: str, layer: str) -> list[str]:
     """``file: module`` for each module above ``layer`` a test file under ``folder`` uses."""
     allowed = set(LAYERS[: LAYERS.index(layer) + 1])
-    skipped = [TESTS / path for path in NOT_YET_CHECKED]
     found = []
     for path in sorted((TESTS / folder).rglob("*.py")):
-        if any(path == skip or skip in path.parents for skip in skipped):
-            continue
         for module in sorted(used_modules(path)):
             if layer_of(module) not in (None, *allowed):
                 found.append(f"tests/{path.relative_to(TESTS).as_posix()}: {module}")
@@ -122,11 +116,6 @@ def test_each_folder_of_tests_is_named_after_a_layer():
     the check above reads."""
     folders = {path.name for path in TESTS.iterdir() if path.is_dir() and any(path.rglob("test_*.py"))}
     assert folders <= set(FOLDERS)
-
-
-def test_the_files_not_yet_checked_are_still_there():
-    """An entry of ``NOT_YET_CHECKED`` that names nothing is dropped, not kept by mistake."""
-    assert [path for path in NOT_YET_CHECKED if not (TESTS / path).exists()] == []
 
 
 @pytest.mark.parametrize("package", MIRRORED)

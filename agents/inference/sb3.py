@@ -5,8 +5,6 @@ history planes in the layout and dtype of its observation space) and heads (poli
 
     network = SB3Network(model)
     NetworkEvaluator(policy=network, value=network, cache=0)   # one forward pass for both
-
-``SB3Evaluator(model)`` is that evaluator under its old name.
 """
 
 from __future__ import annotations
@@ -21,12 +19,10 @@ from torch import nn
 
 from go_env import Game
 from go_env.features import NUM_HISTORY_PLANES, planes_in_layout
-from goarena.agents.inference.network import NetworkEvaluator
 from goarena.agents.nets.features import Features
 from goarena.agents.nets.predict import masked_softmax
 from goarena.agents.nets.sb3 import SB3Model, check_spaces, layout_of
 from goarena.agents.nets.sb3_extractor import channels_first_of
-from goarena.search import Leaves
 
 # -- observations ------------------------------------------------------------------------
 
@@ -118,24 +114,3 @@ class SB3Network(nn.Module):
     def run(self, planes: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(float32[B, A] logits, float64[B] values) of the observations ``planes``."""
         return _logits_and_values(self.model, planes)
-
-
-class SB3Evaluator(NetworkEvaluator):
-    """``NetworkEvaluator`` over ``SB3Network(model)`` under its old name (a shim for the
-    players that still ask for it), with no cache: the model may be in training.
-
-    Args:
-        model: a PPO or MaskablePPO model over Go planes.
-    """
-
-    def __init__(self, model: BaseAlgorithm | SB3Model):
-        network = SB3Network(model)
-        super().__init__(policy=network, value=network, cache=0)
-        self.model = model
-        self.layout = network.layout
-
-    def evaluate(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
-        """(priors float32[B, A], values float64[B]): the policy's probabilities over the legal
-        moves (normalised, as the old evaluator gave them), the critic's values."""
-        priors, values = super().evaluate(leaves)
-        return priors / priors.sum(axis=1, keepdims=True), values

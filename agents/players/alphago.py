@@ -23,10 +23,7 @@ from __future__ import annotations
 from typing import cast
 
 from goarena.agents.players.search import PUCTAgent
-from goarena.agents.specs import BUILTIN_AGENTS, builtin_factory
-
-# The AlphaGo paper's exploration constant, with Q in [-1, 1] and u = c·P/(1 + N).
-ALPHAGO_C = BUILTIN_AGENTS["alphago"].defaults["c_puct"]
+from goarena.agents.specs import builtin_factory
 
 # AlphaGo's search: ``PUCTAgent`` configured by its registry entry (``agents.specs``) with
 # AlphaGo's defaults: ``prior`` the shipped SL policy, ``value`` the shipped value network,

@@ -1,4 +1,4 @@
-"""The policy players' passing rule, ``playing_on``, and their old class names.
+"""The policy players' passing rule, ``playing_on``.
 
 The network learned to pass where the games it learned from ended, dead stones and all,
 and to answer a pass with a pass; under area scoring either can end a game that the board's
@@ -6,29 +6,14 @@ count loses (a second pass ends it). So a policy player (``players.network.Netwo
 with ``play=policy``: ``sl-policy``, ``rl-policy``) passes only when the count of the board as
 it stands wins for it; otherwise it plays on among its moves that fill no own eye, and passes
 when there is none left.
-
-``SLPolicyAgent`` and ``RLPolicyAgent`` are the registry's ``sl-policy`` and ``rl-policy``
-(``agents.specs.builtin_factory``), kept as names for the callers that import them.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
 from go_env import Game
 from go_env import core as K
-
-_OLD_NAMES = {"SLPolicyAgent": "sl-policy", "RLPolicyAgent": "rl-policy"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _OLD_NAMES:
-        from goarena.agents.specs import builtin_factory
-
-        return builtin_factory(_OLD_NAMES[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def playing_on(game: Game, legal: np.ndarray) -> np.ndarray:

@@ -47,7 +47,7 @@ from torch import nn
 from go_env import GameBatch, Rules
 from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
-from goarena.agents.inference.zero import ZeroEvaluator
+from goarena.agents.inference.network import NetworkEvaluator
 from goarena.agents.nets.checkpoint import load_model
 from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.training.selfplay import SEARCHES, SelfPlaySettings, make_search
@@ -262,7 +262,7 @@ class SelfPlayMoves:
 
     def __init__(self, model: ZeroNet, search: str, batch_size: int, simulations: int, seed: int = 0):
         self.settings = SelfPlaySettings(search=search, simulations=simulations)
-        self.evaluator = ZeroEvaluator(model)
+        self.evaluator = NetworkEvaluator(policy=model, value=model, cache=0)  # every leaf run
         self.searcher = make_search(self.evaluator, self.settings, seed, full=True)
         self.size, self.batch_size, self.seed = model.board_size, batch_size, seed
         self.planes = np.empty((batch_size, self.size, self.size, NUM_HISTORY_PLANES), np.int8)

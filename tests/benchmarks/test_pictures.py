@@ -15,12 +15,14 @@ from go_env.sgf import save_sgf
 from goarena.agents.inference.ownership import estimate
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.errors import NetworkFileError
-from goarena.agents.nets.ownership import OwnershipNet
+from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.nets.policy import PolicyNet
 from goarena.benchmarks.pictures import (
     DPI,
     FIGSIZE,
     black_score,
+    network_ownership,
+    player_ownership,
     plot_ownership,
     record_position,
     show_ownership,
@@ -158,3 +160,13 @@ def test_show_ownership_defaults_to_the_shipped_network_and_a_player_of_it_agree
         assert shipped.title == player.title
         assert player.win_probability == pytest.approx(shipped.win_probability, abs=1e-4)
         assert shipped.win_probability < 0.5  # komi outweighs the first move on an empty 9x9
+
+
+def test_the_callers_of_an_ownership_map_are_told_a_win_network_has_none(tmp_path):
+    path = tmp_path / "win.pt"
+    save_model(path, WinNet(SIZE, blocks=1, filters=8))
+    game = Game(SIZE, Rules(komi=0.5))
+    with pytest.raises(NetworkFileError, match=r"win\.pt: a win-probability network .* no ownership head"):
+        network_ownership(path, game)
+    with pytest.raises(ValueError, match="ownership-greedy gives no ownership map"):
+        player_ownership(f"ownership-greedy:weights={str(path)!r}", game)

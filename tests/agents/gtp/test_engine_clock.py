@@ -13,11 +13,11 @@ import pytest
 from go_env import BLACK, WHITE, Game, Rules
 from goarena.agents.gtp.clock import DEFAULT_LAG, TimeControl, expected_moves
 from goarena.agents.gtp.engine import GTPEngine
-from goarena.agents.players.alphago import AlphaGoAgent
 from goarena.agents.players.minimax import MinimaxAgent
 from goarena.agents.players.random import RandomAgent
 from goarena.agents.players.search import UCTAgent
 from goarena.agents.protocols import GameContext, MoveTimeAgent
+from goarena.agents.specs import make_agent
 from tests.agents.gtp.test_engine import FakeAnalyst, ScriptedAgent, Wire, answer_of, ok
 
 
@@ -166,7 +166,7 @@ def test_the_clock_stops_a_search_that_has_simulations_to_spare():
 
 def test_alphagos_mixed_search_stops_on_the_clock():
     """Its leaves wait on the networks' batches and the rollouts: the clock still stops it."""
-    agent = AlphaGoAgent(simulations=10**6, seed=0)
+    agent = make_agent("alphago:simulations=1000000,seed=0")
     agent.reset(GameContext(9, Rules(komi=7)))
     agent.set_move_time(0.2)
     game = Game(9, Rules(komi=7))

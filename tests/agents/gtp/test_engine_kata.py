@@ -14,11 +14,11 @@ from go_env.coords import from_gtp
 from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.ownership import OwnershipNet
-from goarena.agents.players.ownership import OwnershipGreedyAgent
 from goarena.agents.players.random import RandomAgent
-from goarena.agents.protocols import MoveInfo
+from goarena.agents.protocols import Agent, MoveInfo
+from goarena.agents.specs import builtin_factory
 from tests.agents.gtp.test_engine import FakeAnalyst, Wire
-from tests.agents.players.test_ownership import SIZE, Controlled
+from tests.agents.players.test_network import SIZE, Controlled
 
 # FakeAnalyst's candidates as KataGo prints them: win rates in [0, 1], utility 2w - 1.
 D4 = "info move D4 visits {} utility 0.1 winrate 0.55 prior 0.125 lcb 0.5 utilityLcb 0 order 0 pv D4 E5"
@@ -156,13 +156,13 @@ def test_kata_analyze_streams_until_the_next_command_arrives():
 
 
 @pytest.fixture(scope="module")
-def greedy(tmp_path_factory) -> OwnershipGreedyAgent:
+def greedy(tmp_path_factory) -> Agent:
     """ownership-greedy with ``Controlled``'s ownership: +1 on the side to move's stones, -1 on
     the opponent's, 0 on empty points; so V is the stones' balance and the komi."""
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("nets") / "ownership.pt"
     save_model(path, OwnershipNet(SIZE, blocks=1, filters=8))
-    player = OwnershipGreedyAgent(weights=path)
+    player = builtin_factory("ownership-greedy")(weights=path)
     player.model = Controlled()
     return player
 

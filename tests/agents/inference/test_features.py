@@ -78,6 +78,6 @@ def test_history_planes_in_each_layout_are_the_observations(layout, channels_fir
 def test_the_history_planes_zero_reads_are_the_old_evaluators():
     found = games()
     planes = planes_of(batched(found), found[0].geometry, ZeroNet.features)
-    old = np.stack([np.moveaxis(g.observation(), -1, 0) for g in found])  # what ZeroEvaluator made
+    old = np.stack([np.moveaxis(g.observation(), -1, 0) for g in found])  # what the zero network read
     assert planes.dtype == np.int8 and planes.flags.c_contiguous
     np.testing.assert_array_equal(planes, old)

@@ -15,7 +15,6 @@ from go_env.features.alphago import game_planes
 from go_env.features.patterns import pattern_tables, save_weights
 from goarena.agents.inference import LeafOutputs, NetworkEvaluator
 from goarena.agents.inference.function import FunctionNetwork
-from goarena.agents.inference.zero import ZeroEvaluator
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.features import Features
 from goarena.agents.nets.ownership import OwnershipNet, WinNet
@@ -260,11 +259,12 @@ def test_the_zero_network_gives_priors_values_ownership_and_score_in_one_pass():
     )
     assert found.priors.dtype == np.float32 and found.values.dtype == np.float64
     assert evaluator.evaluations == 5 and evaluator.board_size == SIZE
-    old = ZeroEvaluator(zero)  # the old name: the same numbers, every leaf run
-    priors, values = old.evaluate(leaves(games))
-    np.testing.assert_allclose(priors, evaluator.outputs(leaves(games)).priors, atol=1e-6)
-    np.testing.assert_allclose(values, found.values, atol=1e-6)
-    np.testing.assert_array_equal(old.planes(leaves(games)), history(games).numpy().astype(np.int8))
+    uncached = NetworkEvaluator(policy=zero, value=zero, cache=0)  # self-play's: every leaf run
+    for _ in range(2):
+        priors, values = uncached.evaluate(leaves(games))
+        np.testing.assert_allclose(priors, evaluator.outputs(leaves(games)).priors, atol=1e-6)
+        np.testing.assert_allclose(values, found.values, atol=1e-6)
+    assert uncached.evaluations == 10
 
 
 def test_an_ownership_network_values_each_leaf_by_its_calibrated_v_with_the_leafs_komi():

@@ -10,11 +10,12 @@ from sb3_contrib import MaskablePPO
 from go_env import Game
 from go_env.gym_env import ENV_ID
 from goarena.agents.inference import NetworkEvaluator
-from goarena.agents.inference.sb3 import SB3Evaluator, SB3Network, model_outputs, observation_for_model
+from goarena.agents.inference.sb3 import SB3Network, model_outputs, observation_for_model
 from goarena.agents.nets.features import Features
 from goarena.agents.nets.sb3_extractor import GoResNetExtractor
 from goarena.agents.protocols import UnsupportedGame
 from goarena.search import Leaves
+from goarena.search.evaluator import check_evaluation
 
 SIZE = 5
 
@@ -61,8 +62,14 @@ def test_the_model_declares_its_spaces_features_and_gives_the_direct_calls_numbe
     np.testing.assert_allclose(priors, probabilities, atol=1e-6)
     np.testing.assert_allclose(outputs.values, values, atol=1e-6)
     assert outputs.ownership is None and outputs.score is None
-    old, _ = SB3Evaluator(model).evaluate(leaves(found))  # the old name: probabilities
-    np.testing.assert_allclose(old, probabilities, atol=1e-6)
+
+
+def test_the_evaluator_keeps_the_contract(model):
+    network = SB3Network(model)
+    found = games()[1:2]  # 12 played
+    priors, values = NetworkEvaluator(network, network, cache=0).evaluate(leaves(found))
+    priors, values = check_evaluation(leaves(found).legal, priors, values)
+    assert priors[0, 12] == 0 and priors.sum() > 0 and -1 <= values[0] <= 1
 
 
 def test_another_board_is_refused(model):

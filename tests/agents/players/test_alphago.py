@@ -11,7 +11,7 @@ from goarena.agents.inference import NetworkEvaluator
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.value import ValueNet
-from goarena.agents.players.alphago import ALPHAGO_C, AlphaGoAgent
+from goarena.agents.players.alphago import AlphaGoAgent
 from goarena.agents.protocols import GameContext
 from goarena.agents.specs import AgentSpecError, check_spec, make_agent
 from goarena.search import MixedEvaluator
@@ -47,7 +47,7 @@ def test_the_default_blends_value_net_and_rollouts_half_and_half(nets):
     assert isinstance(evaluator.network, NetworkEvaluator)  # one evaluator serves both networks
     assert isinstance(evaluator.network.policy, PolicyNet) and isinstance(evaluator.network.value, ValueNet)
     assert isinstance(evaluator.rollout, PatternRolloutEvaluator)
-    assert player.searcher.c_puct == ALPHAGO_C
+    assert player.searcher.c_puct == 5  # the AlphaGo paper's c, with Q in [-1, 1] and u = c·P/(1 + N)
     assert len(str(player.weights_digest()).split("+")) == 3
     game = Game(SIZE)
     player.reset(GameContext(SIZE, game.rules, seed=1))

@@ -1,3 +1,6 @@
+"""The policy players, ``sl-policy`` and ``rl-policy`` (registry entries of the network player),
+and their passing rule (``players.policy.playing_on``)."""
+
 import re
 
 import numpy as np
@@ -9,7 +12,7 @@ from go_env.coords import to_gtp
 from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.nets.checkpoint import CheckpointError, save_model, weights_digest
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.players.policy import SLPolicyAgent, playing_on
+from goarena.agents.players.policy import playing_on
 from goarena.agents.protocols import (
     Actor,
     BatchAgent,
@@ -18,10 +21,11 @@ from goarena.agents.protocols import (
     UnsupportedGame,
     WeightedAgent,
 )
-from goarena.agents.specs import AgentSpecError, check_spec, make_agent
+from goarena.agents.specs import AgentSpecError, builtin_factory, check_spec, make_agent
 from tests.boards import position
 
 SIZE = 5
+SLPolicy = builtin_factory("sl-policy")
 PASS = SIZE * SIZE
 # The fixed network's preferences: point 12 (the centre) best, then 6, then pass.
 BIASES = {12: 3.0, 6: 2.0}
@@ -62,7 +66,7 @@ def expected_policy(legal: np.ndarray, temperature: float = 1.0) -> np.ndarray:
 
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
 def test_never_plays_an_illegal_move(random_weights, temperature):
-    player = SLPolicyAgent(weights=random_weights, temperature=temperature, seed=1)
+    player = SLPolicy(weights=random_weights, temperature=temperature, seed=1)
     player.reset(GameContext(SIZE, Rules()))
     for _ in range(3):
         game = Game(SIZE)
@@ -73,7 +77,7 @@ def test_never_plays_an_illegal_move(random_weights, temperature):
 
 
 def test_greedy_plays_the_best_legal_move(fixed_weights):
-    player = SLPolicyAgent(weights=fixed_weights)
+    player = SLPolicy(weights=fixed_weights)
     game = Game(SIZE)
     assert player.select_move(game) == 12
     game.play(12)  # the best point is taken: the next best
@@ -81,7 +85,7 @@ def test_greedy_plays_the_best_legal_move(fixed_weights):
 
 
 def test_policy_is_the_networks_distribution_over_the_legal_moves(fixed_weights):
-    player = SLPolicyAgent(weights=fixed_weights, temperature=0.0)
+    player = SLPolicy(weights=fixed_weights, temperature=0.0)
     game = Game(SIZE)
     game.replay([12, 6, 18])  # White to move, ahead by the komi: free to pass
     policy = player.policy(game)
@@ -95,7 +99,7 @@ def test_policy_is_the_networks_distribution_over_the_legal_moves(fixed_weights)
 
 @pytest.mark.parametrize("temperature", [1.0, 0.5])
 def test_samples_in_proportion_to_p_to_the_one_over_t(fixed_weights, temperature):
-    player = SLPolicyAgent(weights=fixed_weights, temperature=temperature, seed=3)
+    player = SLPolicy(weights=fixed_weights, temperature=temperature, seed=3)
     game = Game(SIZE)
     game.replay([24, 0, 4])  # White to move, ahead by the komi: every legal move is weighed
     draws = 4000
@@ -107,18 +111,18 @@ def test_samples_in_proportion_to_p_to_the_one_over_t(fixed_weights, temperature
 
 def test_reset_restarts_the_draws_from_its_seed_else_the_contexts(fixed_weights):
     game = Game(SIZE)
-    first = SLPolicyAgent(weights=fixed_weights, temperature=2.0, seed=5)
+    first = SLPolicy(weights=fixed_weights, temperature=2.0, seed=5)
     moves = [first.select_move(game) for _ in range(20)]
     assert len(set(moves)) > 1
     first.reset(GameContext(SIZE, Rules(), seed=9))  # its own seed wins
     assert [first.select_move(game) for _ in range(20)] == moves
-    unseeded = SLPolicyAgent(weights=fixed_weights, temperature=2.0)
+    unseeded = SLPolicy(weights=fixed_weights, temperature=2.0)
     unseeded.reset(GameContext(SIZE, Rules(), seed=5))
     assert [unseeded.select_move(game) for _ in range(20)] == moves
 
 
 def test_refuses_a_board_size_it_was_not_trained_for(fixed_weights):
-    player = SLPolicyAgent(weights=fixed_weights)
+    player = SLPolicy(weights=fixed_weights)
     with pytest.raises(UnsupportedGame, match="trained for 5x5, not 9x9"):
         player.reset(GameContext(9, Rules()))
     with pytest.raises(UnsupportedGame, match="not 9x9"):
@@ -130,7 +134,7 @@ def test_refuses_a_board_size_it_was_not_trained_for(fixed_weights):
 
 def test_spec_builds_the_player_with_its_weights_digest(fixed_weights):
     player = make_agent(f"sl-policy:weights={fixed_weights},temperature=0.5", seed=2)
-    assert isinstance(player, SLPolicyAgent) and player.temperature == 0.5 and player.seed == 2
+    assert isinstance(player, SLPolicy) and player.temperature == 0.5 and player.seed == 2
     assert isinstance(player, PolicyAgent) and isinstance(player, Actor) and isinstance(player, WeightedAgent)
     assert player.weights_digest() == weights_digest(fixed_weights)
 
@@ -138,12 +142,12 @@ def test_spec_builds_the_player_with_its_weights_digest(fixed_weights):
 @pytest.mark.parametrize("temperature", [-1.0, float("nan"), float("inf"), "hot", True])
 def test_bad_temperatures_are_refused(fixed_weights, temperature):
     with pytest.raises((TypeError, ValueError), match="temperature"):  # of the wrong type, or value
-        SLPolicyAgent(weights=fixed_weights, temperature=temperature)
+        SLPolicy(weights=fixed_weights, temperature=temperature)
 
 
 def test_bad_weights_are_refused(tmp_path):
     with pytest.raises(CheckpointError, match="no checkpoint file"):
-        SLPolicyAgent(weights=tmp_path / "absent.pt")
+        SLPolicy(weights=tmp_path / "absent.pt")
     (tmp_path / "junk.pt").write_bytes(b"not a network")
     with pytest.raises(AgentSpecError, match="not a readable checkpoint"):
         make_agent(f"sl-policy:weights={tmp_path / 'junk.pt'}")
@@ -153,15 +157,15 @@ def test_a_finished_game_has_no_move_to_choose(fixed_weights):
     game = Game(SIZE)
     game.replay([SIZE * SIZE, SIZE * SIZE])
     with pytest.raises(ValueError, match="no legal move"):
-        SLPolicyAgent(weights=fixed_weights).select_move(game)
+        SLPolicy(weights=fixed_weights).select_move(game)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
 def test_runs_where_the_context_says_unless_told_otherwise(fixed_weights):
     cuda = GameContext(SIZE, Rules(), device="cuda")
-    SLPolicyAgent(weights=fixed_weights, device="cpu").reset(cuda)  # its own device wins
+    SLPolicy(weights=fixed_weights, device="cpu").reset(cuda)  # its own device wins
     with pytest.raises(ValueError, match="CUDA is not available"):
-        SLPolicyAgent(weights=fixed_weights).reset(cuda)
+        SLPolicy(weights=fixed_weights).reset(cuda)
     with pytest.raises(AgentSpecError, match="CUDA is not available"):
         check_spec(f"sl-policy:weights={fixed_weights}", cuda)
     with pytest.raises(AgentSpecError, match="CUDA is not available"):
@@ -169,7 +173,7 @@ def test_runs_where_the_context_says_unless_told_otherwise(fixed_weights):
 
 
 def test_lz_analyze_reports_the_policy_best_first_with_no_search(fixed_weights):
-    engine = GTPEngine(SLPolicyAgent(weights=fixed_weights), size=SIZE)
+    engine = GTPEngine(SLPolicy(weights=fixed_weights), size=SIZE)
     assert "lz-analyze" in engine.handle("list_commands")
     lines = engine.handle("lz-analyze b 10").splitlines()
     assert lines[0] == "=" and lines[-1] == "" and len(lines) == 3
@@ -210,7 +214,7 @@ def test_a_player_that_would_pass_plays_on_rather_than_lose_by_the_count(tmp_pat
             parameter.zero_()
         net.pass_head.bias.fill_(10.0)  # passing is all it wants
     save_model(tmp_path / "passer.pt", net)
-    player = SLPolicyAgent(weights=tmp_path / "passer.pt")
+    player = SLPolicy(weights=tmp_path / "passer.pt")
     for komi, moves, passes in (
         (7.0, [12, 0, 6, PASS], False),  # Black to move, two stones to one: short of the komi
         (0.5, [12, 0, 6, PASS], True),  # ... enough
@@ -227,10 +231,10 @@ def test_moves_in_many_games_at_once_as_in_each(random_weights):
     batch = GameBatch(SIZE, 4, Rules(komi=0.5), seed=0)
     for _ in range(6):
         batch.sample_and_play(np.ones((4, SIZE * SIZE + 1)))
-    player = SLPolicyAgent(weights=random_weights)
+    player = SLPolicy(weights=random_weights)
     assert isinstance(player, BatchAgent)
     player.reset(GameContext(SIZE, Rules(komi=0.5)))
     moves = player.select_moves(batch)
     assert moves.tolist() == [player.select_move(batch.game(b)) for b in range(4)]
-    drawn = SLPolicyAgent(weights=random_weights, temperature=1.0, seed=0)
+    drawn = SLPolicy(weights=random_weights, temperature=1.0, seed=0)
     assert batch.legal_masks()[np.arange(4), drawn.select_moves(batch)].all()

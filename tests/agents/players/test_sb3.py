@@ -25,7 +25,7 @@ from stable_baselines3.common.env_checker import check_env
 
 from go_env import BLACK, WHITE, Game, Rules
 from go_env.gym_env import ENV_ID
-from goarena.agents.inference.sb3 import SB3Evaluator, observation_for_model
+from goarena.agents.inference.sb3 import observation_for_model
 from goarena.agents.nets.sb3 import SB3ModelError
 from goarena.agents.nets.sb3_extractor import GoResNetExtractor, channels_first_of
 from goarena.agents.players.sb3 import SB3Agent
@@ -33,8 +33,6 @@ from goarena.agents.protocols import GameContext, UnsupportedGame
 from goarena.agents.specs import AgentSpecError, check_spec, make_agent
 from goarena.agents.training import sb3 as training
 from goarena.agents.training.loop import RunConfigError
-from goarena.search import Leaves
-from goarena.search.evaluator import check_evaluation
 
 SIZE = 5
 TINY_NET = dict(
@@ -190,16 +188,6 @@ def test_puct_over_the_model_plays_legal_moves(model_path):
     game.play(12)
     visits = player.policy(game)
     assert visits.sum() == pytest.approx(1.0) and visits[12] == 0  # no visit to an occupied point
-
-
-def test_the_evaluator_keeps_the_contract(model_path):
-    game = Game(SIZE)
-    game.play(12)
-    states = type(game.state)(*(field[None] for field in game.state))
-    leaves = Leaves(states, game.legal_mask()[None].copy(), game.geometry)
-    priors, values = SB3Evaluator(MaskablePPO.load(model_path)).evaluate(leaves)
-    priors, values = check_evaluation(leaves.legal, priors, values)
-    assert priors[0, 12] == 0 and priors.sum() == pytest.approx(1.0) and -1 <= values[0] <= 1
 
 
 def test_a_model_refuses_another_board_size(model_path):

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from go_env import BLACK, WHITE, Game, GameBatch, Rules
+from goarena.agents.inference import NetworkEvaluator
+from goarena.agents.nets.checkpoint import save_model, weights_digest
+from goarena.agents.nets.ownership import OwnershipNet
+from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.players.search import PUCTAgent, UCTAgent
 from goarena.agents.protocols import (
     RESIGN,
@@ -24,7 +29,7 @@ from goarena.agents.protocols import (
     PolicyAgent,
 )
 from goarena.agents.specs import AgentSpecError, check_spec, make_agent
-from goarena.search import RolloutEvaluator
+from goarena.search import MixedEvaluator, RolloutEvaluator
 
 
 def play_game(black: Agent, white: Agent, size: int = 9) -> int:
@@ -312,3 +317,33 @@ def test_an_option_of_the_wrong_type_says_what_it_must_be(spec, message):
 def test_numpy_numbers_are_numbers():
     player = UCTAgent(simulations=np.int64(8), seconds=np.float32(1.0), seed=np.int32(3))
     assert player.simulations == 8
+
+
+@pytest.fixture(scope="module")
+def ownership_weights(tmp_path_factory):
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("nets") / "ownership.pt"
+    save_model(path, OwnershipNet(5, blocks=1, filters=8))
+    return path
+
+
+def test_puct_takes_the_ownership_network_as_its_value(ownership_weights, tmp_path):
+    policy = tmp_path / "policy.pt"
+    save_model(policy, PolicyNet(5, layers=2, filters=4))
+    context = GameContext(5, Rules())
+    uniform = f"puct:prior=uniform,value={str(ownership_weights)!r},simulations=16"
+    check_spec(uniform, context)
+    player = make_agent(uniform)
+    assert isinstance(player.searcher.evaluator, NetworkEvaluator)
+    assert player.searcher.evaluator.policy is None  # uniform priors
+    player.reset(context)
+    game = Game(5, Rules())
+    assert game.legal_mask()[player.act(game).move]
+    assert player.weights_digest() == weights_digest(ownership_weights)
+    with_policy = make_agent(f"puct:prior={str(policy)!r},value={str(ownership_weights)!r},simulations=16")
+    assert with_policy.searcher.evaluator.policy is not None
+    mixed = make_agent(f"puct:prior=uniform,value={str(ownership_weights)!r},evaluator=rollout,simulations=8")
+    assert isinstance(mixed.searcher.evaluator, MixedEvaluator)
+    assert isinstance(mixed.searcher.evaluator.network, NetworkEvaluator)
+    with pytest.raises(AgentSpecError, match="trained for 5x5, not 9x9"):
+        check_spec(uniform, GameContext(9, Rules()))

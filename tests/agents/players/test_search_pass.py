@@ -2,7 +2,8 @@
 
 Counted as it stands (Tromp-Taylor), White wins ``DEAD_IN_AREA`` by passing; taken off, its
 dead stone loses it the game, and the player must play on. A seki and a live group in the
-other side's area count either way: passing is fine.
+other side's area count either way: passing is fine. (The referee tells players whether dead
+stones are taken off: ``tests/benchmarks/match/test_referee.py``.)
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from go_env.coords import from_gtp
 from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.players.search import PUCTAgent, UCTAgent
 from goarena.agents.protocols import GameContext
-from goarena.benchmarks.match.referee import play_game
 from tests.boards import DEAD_IN_AREA, LIVE_IN_AREA, SEKI, after_black_passed
 
 KOMI_7 = Rules(komi=7.5)
@@ -89,15 +89,6 @@ class Listener:
 
     def final_status_list(self, game: Game, status: str) -> list[int]:
         return []
-
-
-@pytest.mark.parametrize(
-    ("settle", "removed"), [(None, False), ("count", False), ("cleanup", True), ("status", True)]
-)
-def test_the_referee_tells_players_whether_dead_stones_are_taken_off(settle: str | None, removed: bool):
-    black, white = Listener(), Listener()
-    play_game(black, white, 5, HALF, settle=settle, record_sgf=False)
-    assert [c.dead_stones_removed for c in black.contexts + white.contexts] == [removed, removed]
 
 
 def test_the_gtp_engine_tells_the_player_under_settled_rules_or_a_clean_up():

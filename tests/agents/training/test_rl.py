@@ -20,9 +20,8 @@ from goarena.agents.nets.checkpoint import (
     weights_digest,
 )
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.players.policy import RLPolicyAgent
 from goarena.agents.protocols import GameContext
-from goarena.agents.specs import check_spec, make_agent
+from goarena.agents.specs import builtin_factory, check_spec, make_agent
 from goarena.agents.training.loop import RunConfigError
 from goarena.agents.training.rl import RLConfig, RLJob, SelfPlay, play_games, reinforce_step, train_rl
 from goarena.agents.weights import RL_POLICY_9X9
@@ -226,7 +225,7 @@ def test_the_rl_player_plays_the_exported_weights(initial, tmp_path):
     run(initial, tmp_path / "run", iterations=2, checkpoint_every=2)
     weights = tmp_path / "run" / "policy.pt"
     player = make_agent(f"{RL_PLAYER}:weights={weights},temperature=1.0", seed=4)
-    assert isinstance(player, RLPolicyAgent) and player.name == "rl-policy"
+    assert isinstance(player, builtin_factory("rl-policy")) and player.name == "rl-policy"
     assert player.weights_digest() == weights_digest(weights)
     game = Game(SIZE)
     while not game.is_over:

@@ -19,6 +19,7 @@ from goarena.agents.players.random import RandomAgent
 from goarena.agents.protocols import RESIGN, GameContext, UnsupportedGame
 from goarena.benchmarks.match.referee import Turn, forfeit_record, play_game
 from goarena.search.settle import settled_score
+from tests.agents.players.test_search_pass import HALF, Listener
 from tests.boards import GNUGO_MISSES_SEKI, SEKI, load_board
 
 RULES = Rules(komi=7.5)
@@ -464,3 +465,12 @@ def test_an_arbiter_that_names_a_seki_dead_is_overruled():
     final = read_sgf(record.sgf).game
     assert record.margin == final.score() == -3.5  # White's four stay: W+3.5, not B+6.5
     assert record.reason.endswith("in seki, alive: C9 C8 C7 D7"), record.reason
+
+
+@pytest.mark.parametrize(
+    ("settle", "removed"), [(None, False), ("count", False), ("cleanup", True), ("status", True)]
+)
+def test_the_referee_tells_players_whether_dead_stones_are_taken_off(settle: str | None, removed: bool):
+    black, white = Listener(), Listener()
+    play_game(black, white, 5, HALF, settle=settle, record_sgf=False)
+    assert [c.dead_stones_removed for c in black.contexts + white.contexts] == [removed, removed]

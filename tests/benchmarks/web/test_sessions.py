@@ -13,7 +13,7 @@ import web_fixtures
 from go_env import Game, Rules, coords
 from go_env.game import BLACK, WHITE
 from goarena.agents.gtp import find_engine
-from goarena.agents.players.ownership import OwnershipGreedyAgent
+from goarena.agents.specs import make_agent
 from goarena.benchmarks.web import sessions
 from goarena.benchmarks.web.sessions import (
     MESSAGE_BYTES,
@@ -324,7 +324,7 @@ def test_ownership_and_the_policy_are_turned_to_blacks_view():
         await browser.send(type="play", move="E5")
         state = await browser.turn()
         answer = [m for m in browser.seen if m["type"] == "analysis"][-1]  # White searched
-        agent = OwnershipGreedyAgent()
+        agent = make_agent("ownership-greedy")
         game = Game(9, browser.session.game.rules)
         assert hint["ownership"] == pytest.approx(agent.ownership(game), abs=2e-3)
         game.play(coords.from_gtp("E5", 9))
