@@ -31,6 +31,9 @@ COMMANDS: dict[str, Command] = {
         "play a league and rate its players (goarena league --help); goarena league table DIR",
     ),
     "demo": Command("goarena.benchmarks.commands.demo", "play random games and show them"),
+    "players": Command(
+        "goarena.benchmarks.commands.players", "the built-in players and their options, with what each does"
+    ),
     "bench env": Command(
         "goarena.benchmarks.bench.env_speed",
         "random-play steps per second against PettingZoo's go_v5 and OpenSpiel's go",

@@ -29,7 +29,7 @@ fixed number of simulations for many games at once and has none of it. The two P
 cannot drift apart: they run the same ``collect`` and ``expand_backup`` kernels, and a batch of
 one grows PUCT's golden trees (``tests/search/test_batched_puct.py``). Gumbel search has no
 clock to keep (sequential halving plans its whole budget), so a player runs it as a batch of
-one (``agents.players.zero``).
+one (``agents.players.network``, ``play=gumbel``).
 """
 
 from __future__ import annotations

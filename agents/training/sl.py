@@ -7,7 +7,7 @@ no budget for tuning a learning-rate schedule, and Adam's per-weight steps train
 network well; its rate decays along a half cosine over the run (``--lr-schedule constant``
 keeps it fixed). Games are split into training and held-out games (positions of
 one game are never on both sides); the best checkpoint by held-out top-1 is exported as
-``policy.pt`` (a small weights file for ``SLPolicyAgent``), and its held-out loss, top-1 and
+``policy.pt`` (a small weights file for the ``sl-policy`` player), and its held-out loss, top-1 and
 top-5 on every held-out position are printed and saved as ``metrics.json``.
 
 Top-1 and top-5 count the expert's move among the network's best moves over all N*N+1 moves,

@@ -48,6 +48,7 @@ def player_specs() -> str:
     ]
     width = max(len(spec) for spec, _ in rows) + 2
     lines = [f"  {spec:<{width}}{summary}" for spec, summary in rows]
+    lines.append("goarena players [NAME ...] lists each built-in's options with what each does.")
     return "\n".join(["players (SPEC, options after a colon: uct:simulations=1000,c=0.7):", *lines])
 
 
