@@ -2,6 +2,7 @@
 
 Each field is declared with ``option``: its default, its help and the check its value must
 pass. ``RunConfig`` holds what every job has (seed, learning rate, checkpoint cadence),
+``BoardConfig`` what the jobs that play their own games add (board size and komi),
 ``SupervisedConfig`` what the jobs on expert shards add (data, steps, batch size, held-out
 split, log and evaluation cadence), ``NetworkConfig`` what a convolutional network trained on
 a schedule adds; a job's config names only its own fields, or another default for one of
@@ -136,6 +137,28 @@ class RunConfig:
 
     def check(self) -> None:
         """What a job checks beyond its fields' own checks (raising ValueError)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardConfig(RunConfig):
+    """A job that plays its own games on one board (``sb3``, ``zero``): ``RunConfig``'s fields
+    and the board's size and komi.
+
+    Attributes:
+        size: the board size.
+        komi: White's komi, area scoring; None, the default, is the board size's
+            (``go_env.default_komi``), settled when the config is made (config.json records the number).
+    """
+
+    size: int = option(9, "board size", check=board_size)
+    komi: float = komi_option()
+
+    def check(self) -> None:
+        object.__setattr__(self, "komi", komi_for(self.komi, self.size))
+
+    def rules(self) -> Rules:
+        """The rules of the run's games: ``Rules()``'s (area scoring) with the komi."""
+        return Rules(komi=self.komi, scoring="area")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -43,7 +43,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
-from go_env import GoVectorEnv, Rules
+from go_env import GoVectorEnv
 from go_env.gym_env import ENV_ID
 from goarena.agents.atomic import replacing
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
@@ -53,11 +53,8 @@ from goarena.agents.players.sb3 import SB3Agent
 from goarena.agents.protocols import GameContext
 from goarena.agents.specs import check_spec
 from goarena.agents.training.config import (
-    RunConfig,
+    BoardConfig,
     at_least_zero,
-    board_size,
-    komi_for,
-    komi_option,
     one_of,
     option,
     positive,
@@ -73,8 +70,8 @@ TB_LOG_NAME = "ppo"  # SB3 logs to tensorboard/ppo_0; a resumed run appends to t
 
 
 @dataclass(frozen=True, kw_only=True)
-class SB3Config(RunConfig):
-    """A run of the SB3 job (the run's config.json): ``RunConfig``'s fields (``lr`` Adam's, the
+class SB3Config(BoardConfig):
+    """A run of the SB3 job (the run's config.json): ``BoardConfig``'s fields (``lr`` Adam's, the
     seed the networks', the envs' and the opponents') and these. The defaults train 5x5
     against random: about 7 minutes on one CPU thread, and 96% of 200 games against random after.
 
@@ -95,12 +92,11 @@ class SB3Config(RunConfig):
         n_steps, batch_size, n_epochs, gamma, gae_lambda, clip_range, ent_coef: PPO's.
     """
 
-    size: int = option(5, "board size", check=board_size)
+    size: int = redefault(BoardConfig, "size", 5)
     opponent: str = option("random", "the opponent's player spec")
     learner: str = option(
         "alternate", "the learner's colour: alternate, random, black or white", check=one_of(*LEARNERS)
     )
-    komi: float = komi_option()  # the size's when not given: config.json records the number
     steps: int = option(400_000, "environment steps (learner moves) to train for", check=positive)
     n_envs: int = option(8, "envs stepped together", check=positive)
     self_play: bool = option(
@@ -110,7 +106,7 @@ class SB3Config(RunConfig):
     eval_every: int = option(50_000, "steps between evaluations", check=positive)
     eval_games: int = option(100, "games against each evaluation opponent", check=positive)
     eval_opponents: str = option("random", "evaluation opponents' specs, separated by commas")
-    checkpoint_every: int = redefault(RunConfig, "checkpoint_every", 50_000)
+    checkpoint_every: int = redefault(BoardConfig, "checkpoint_every", 50_000)
     blocks: int = option(4, "residual blocks", check=at_least_zero)
     filters: int = option(32, "channels of the convolutions", check=positive)
     n_steps: int = option(128, "steps per env per rollout", check=positive)
@@ -120,12 +116,6 @@ class SB3Config(RunConfig):
     gae_lambda: float = option(0.95, "GAE's lambda", check=unit_interval)
     clip_range: float = option(0.2, "PPO's clip range", check=unit_interval)
     ent_coef: float = option(0.01, "entropy bonus")
-
-    def check(self) -> None:
-        object.__setattr__(self, "komi", komi_for(self.komi, self.size))
-
-    def rules(self) -> Rules:
-        return Rules(komi=self.komi)
 
     def evaluation_opponents(self) -> list[str]:
         return split_specs(self.eval_opponents)

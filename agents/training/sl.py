@@ -52,23 +52,21 @@ def accuracy(logits: torch.Tensor, moves: torch.Tensor) -> dict[str, float]:
 class SLJob(SupervisedJob):
     """The SL policy network on ``dataset``'s positions, for ``loop.train``."""
 
+    target, target_dtype = "moves", torch.int64
+
     def __init__(self, dataset: ShardDataset, config: SLConfig, device: torch.device):
         model = PolicyNet(dataset.board_size, layers=config.layers, filters=config.filters)
         super().__init__(dataset, config, device, model)
 
-    def _tensors(self, indices: np.ndarray, step: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        planes, batch = self.planes(indices, step)
-        return planes, self.targets(batch.moves, torch.int64)
-
     def loss(self, indices: np.ndarray, step: int) -> tuple[torch.Tensor, dict[str, float]]:
-        planes, moves = self._tensors(indices, step)
+        planes, moves = self.planes_and_targets(indices, step)
         logits = self.model(planes)
         loss = F.cross_entropy(logits, moves)
         return loss, {"loss": loss.item(), **accuracy(logits.detach(), moves)}
 
     def sums(self, indices: np.ndarray) -> tuple[dict[str, float], int]:
         """Loss, top-1 and top-5 summed over the positions."""
-        planes, moves = self._tensors(indices)
+        planes, moves = self.planes_and_targets(indices)
         logits = self.model(planes)
         count = len(moves)
         sums = {name: value * count for name, value in accuracy(logits, moves).items()}

@@ -27,6 +27,8 @@ class SupervisedJob:
     """
 
     eval_batch = 512  # held-out positions per forward pass
+    target: str  # the batch's field the network learns (``planes_and_targets``), as ``target_dtype``
+    target_dtype: torch.dtype
     data_command = "goarena data shards"  # writes the positions the job reads (named when they do not fit)
 
     def __init__(self, dataset: Positions, config: Any, device: torch.device, model: nn.Module):
@@ -64,8 +66,13 @@ class SupervisedJob:
         batch = self.dataset.batch(indices, **augment)
         return torch.as_tensor(batch.planes, dtype=torch.float32, device=self.device), batch
 
-    def targets(self, values: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
-        return torch.as_tensor(values, dtype=dtype, device=self.device)
+    def planes_and_targets(
+        self, indices: np.ndarray, step: int | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``planes`` and the batch's ``target`` field as a ``target_dtype`` tensor."""
+        planes, batch = self.planes(indices, step)
+        targets = getattr(batch, self.target)
+        return planes, torch.as_tensor(targets, dtype=self.target_dtype, device=self.device)
 
     def train_step(self, step: int) -> dict[str, float]:
         if getattr(self.config, "lr_schedule", "constant") == "cosine":

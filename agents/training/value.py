@@ -52,6 +52,7 @@ class ValueJob(SupervisedJob):
     """The value network on ``dataset``'s positions, for ``loop.train``."""
 
     data_command = "goarena data value"
+    target, target_dtype = "outcomes", torch.float32
 
     def __init__(self, dataset: ShardDataset, config: ValueConfig, device: torch.device):
         model = ValueNet(
@@ -59,17 +60,13 @@ class ValueJob(SupervisedJob):
         )
         super().__init__(dataset, config, device, model)
 
-    def _tensors(self, indices: np.ndarray, step: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        planes, batch = self.planes(indices, step)
-        return planes, self.targets(batch.outcomes, torch.float32)
-
     def loss(self, indices: np.ndarray, step: int) -> tuple[torch.Tensor, dict[str, float]]:
-        planes, outcomes = self._tensors(indices, step)
+        planes, outcomes = self.planes_and_targets(indices, step)
         loss = F.mse_loss(self.model(planes), outcomes)
         return loss, {"mse": loss.item()}
 
     def sums(self, indices: np.ndarray) -> tuple[dict[str, float], int]:
-        planes, outcomes = self._tensors(indices)
+        planes, outcomes = self.planes_and_targets(indices)
         return {"mse": F.mse_loss(self.model(planes), outcomes, reduction="sum").item()}, len(outcomes)
 
     def evaluate(self, indices: np.ndarray | None = None) -> dict[str, float]:

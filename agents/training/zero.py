@@ -37,21 +37,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from go_env import BLACK, Rules
+from go_env import BLACK
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.training import loop
-from goarena.agents.training.config import (
-    RunConfig,
-    at_least_zero,
-    board_size,
-    komi_for,
-    komi_option,
-    one_of,
-    option,
-    positive,
-    redefault,
-)
+from goarena.agents.training.config import BoardConfig, at_least_zero, one_of, option, positive, redefault
 from goarena.agents.training.loop import run_training, step_rng, write_json
 from goarena.agents.training.replay import ReplayBuffer
 from goarena.agents.training.selfplay import SEARCHES, SelfPlayGames, SelfPlaySettings
@@ -68,11 +58,10 @@ def _probability(name: str, value: float) -> str | None:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ZeroConfig(RunConfig):
-    """A run of the zero job (the run's config.json): ``RunConfig``'s fields and these."""
+class ZeroConfig(BoardConfig):
+    """A run of the zero job (the run's config.json): ``BoardConfig``'s fields (a 9x9 board by
+    default) and these."""
 
-    size: int = option(9, "board size", check=board_size)
-    komi: float = komi_option()  # the size's when not given: config.json records the number
     blocks: int = option(4, "residual blocks of the network", check=positive)
     filters: int = option(32, "channels of the network", check=positive)
     rounds: int = option(200, "rounds of self-play and training: the run's steps", check=positive)
@@ -104,11 +93,11 @@ class ZeroConfig(RunConfig):
     ownership_weight: float = option(1.5, "weight of the ownership loss", check=at_least_zero)
     weight_decay: float = option(1e-4, "L2 weight decay", check=at_least_zero)
     generation_every: int = option(10, "rounds between generations", check=positive)
-    checkpoint_every: int = redefault(RunConfig, "checkpoint_every", 1)
+    checkpoint_every: int = redefault(BoardConfig, "checkpoint_every", 1)
     log_every: int = option(1, "rounds between TensorBoard points", check=positive)
 
     def check(self) -> None:
-        object.__setattr__(self, "komi", komi_for(self.komi, self.size))
+        super().check()
         if self.games % self.shards:
             raise ValueError(f"games ({self.games}) must divide into shards ({self.shards})")
         self.settings()
@@ -116,9 +105,6 @@ class ZeroConfig(RunConfig):
     @property
     def steps(self) -> int:
         return self.rounds
-
-    def rules(self) -> Rules:
-        return Rules(komi=self.komi, scoring="area")
 
     def settings(self) -> SelfPlaySettings:
         return SelfPlaySettings(
