@@ -12,12 +12,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
 
 def add_seconds(parser: argparse.ArgumentParser, default: float, what: str = "time per measurement") -> None:
     """``--seconds``: the time of one measurement."""
     parser.add_argument("--seconds", type=float, default=default, help=f"{what} (default {default:g})")
+
+
+def rate(work: Callable[[], int], seconds: float, warm_up: int = 1) -> float:
+    """Units per second of ``work`` (which returns the units it did: moves, steps) over calls
+    made until ``seconds`` have passed, after ``warm_up`` untimed calls (compiling, caches)."""
+    for _ in range(warm_up):
+        work()
+    done = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        done += work()
+    return done / elapsed
 
 
 def add_search_seconds(parser: argparse.ArgumentParser, default: float, what: str) -> None:

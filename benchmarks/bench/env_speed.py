@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import random
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -33,7 +32,7 @@ from go_env import Game, Rules
 from go_env import core as K
 from go_env.aec import env as aec_env
 from go_env.batch import GameBatch
-from goarena.benchmarks.bench import add_seconds
+from goarena.benchmarks.bench import add_seconds, rate
 
 
 @dataclass
@@ -42,16 +41,6 @@ class Measurement:
     size: int
     moves_per_second: float | None
     note: str = ""
-
-
-def _timed(play_one_game: Callable[[], int], seconds: float) -> float:
-    """Moves per second over whole games played until ``seconds`` have passed (after a warm-up game)."""
-    play_one_game()
-    moves = 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        moves += play_one_game()
-    return moves / elapsed
 
 
 def core_python_loop(size: int, seconds: float) -> float:
@@ -65,7 +54,7 @@ def core_python_loop(size: int, seconds: float) -> float:
             game.play(int(legal[rng.randrange(len(legal))]))
         return game.move_number
 
-    return _timed(game, seconds)
+    return rate(game, seconds)
 
 
 def numba_playouts(size: int, seconds: float, threads: int = 1) -> float:
@@ -79,7 +68,7 @@ def numba_playouts(size: int, seconds: float, threads: int = 1) -> float:
         if threads == 1:
             scratch = K.copy_state(root)
             rng = np.array([12345], np.uint64)
-            return _timed(lambda: K.random_playouts(root, geometry, scratch, 64, rng)[0], seconds)
+            return rate(lambda: K.random_playouts(root, geometry, scratch, 64, rng)[0], seconds)
         batch_size = 64 * threads
         batch = K.new_state(size, *rules, batch=batch_size)
         moves_out = np.zeros(batch_size, np.int64)
@@ -91,7 +80,7 @@ def numba_playouts(size: int, seconds: float, threads: int = 1) -> float:
             K.batch_random_playout(batch, geometry, seeds, moves_out)
             return int(moves_out.sum())
 
-        return _timed(batch_game, seconds)
+        return rate(batch_game, seconds)
     finally:
         numba.set_num_threads(previous_threads)
 
@@ -122,7 +111,7 @@ def batch_stepping(size: int, seconds: float, threads: int, fused: bool) -> floa
         return int(batch.state.info[:, K.INFO_MOVE_NUMBER].sum())
 
     try:
-        return _timed(batch_games, seconds)
+        return rate(batch_games, seconds)
     finally:
         numba.set_num_threads(previous_threads)
 
@@ -150,7 +139,7 @@ def aec_loop(make_env: Callable[[], object], seconds: float) -> float:
             moves += 1
         return moves
 
-    return _timed(game, seconds)
+    return rate(game, seconds)
 
 
 def openspiel_loop(size: int, seconds: float) -> float:
@@ -168,7 +157,7 @@ def openspiel_loop(size: int, seconds: float) -> float:
             moves += 1
         return moves
 
-    return _timed(one_game, seconds)
+    return rate(one_game, seconds)
 
 
 def run(sizes: list[int], seconds: float) -> list[Measurement]:

@@ -19,6 +19,7 @@ import argparse
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -95,25 +96,9 @@ def _slice(leaves: Leaves, start: int, stop: int) -> Leaves:
     return Leaves(states, leaves.legal[start:stop], leaves.geometry)
 
 
-def show(
-    data: Path | str,
-    weights: Path | str,
-    positions: int = 256,
-    rollouts: int = 100,
-    rollout_weights: Path | str = ROLLOUT_9X9,
-    held_out: float = 0.05,
-    seed: int = 0,
-) -> None:
-    """``goarena bench value``: measure and print the table."""
-    count, estimates = measure(
-        data,
-        weights,
-        positions=positions,
-        rollouts=rollouts,
-        rollout_weights=rollout_weights,
-        held_out=held_out,
-        seed=seed,
-    )
+def show(data: Path | str, weights: Path | str, **options: Any) -> None:
+    """``goarena bench value``: measure and print the table (``options``: ``measure``'s keywords)."""
+    count, estimates = measure(data, weights, **options)
     print(f"Value estimates of {count} held-out positions of {data}, against the games' outcomes (one core)")
     print(f"  {'estimator':<28s} {'MSE':>7s} {'ms/position':>12s}")
     for estimate in estimates:
@@ -144,5 +129,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def command(args: argparse.Namespace) -> None:
     """``goarena bench value``: measure and print."""
-    rollout_weights = args.rollout_weights or ROLLOUT_9X9
-    show(args.data, args.weights, args.positions, args.rollouts, rollout_weights, args.held_out, args.seed)
+    show(
+        args.data,
+        args.weights,
+        positions=args.positions,
+        rollouts=args.rollouts,
+        rollout_weights=args.rollout_weights or ROLLOUT_9X9,
+        held_out=args.held_out,
+        seed=args.seed,
+    )

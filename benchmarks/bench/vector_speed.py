@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -40,10 +39,11 @@ import numba
 import numpy as np
 
 from go_env import GoEnv, GoVectorEnv
-from goarena.benchmarks.bench import add_seconds
+from goarena.benchmarks.bench import add_seconds, rate
 
 SINGLE = "GoEnv, Python loop"
 DUMMY = "DummyVecEnv of {} GoEnv"
+WARM_UP_STEPS = 20  # untimed steps before each measurement
 
 
 @dataclass
@@ -61,17 +61,6 @@ def random_legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndar
     return (counts > picks[:, None]).argmax(axis=1)
 
 
-def _timed(step: Callable[[], int], seconds: float, warm_up_steps: int = 20) -> float:
-    """Learner steps per second of ``step`` (which returns the steps it took) over ``seconds``."""
-    for _ in range(warm_up_steps):
-        step()
-    steps = 0
-    start = time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        steps += step()
-    return steps / elapsed
-
-
 def single_env(size: int, seconds: float) -> float:
     """One ``GoEnv`` stepped from Python, reset at each episode's end."""
     env = GoEnv(board_size=size)
@@ -86,7 +75,7 @@ def single_env(size: int, seconds: float) -> float:
             _, info = env.reset()
         return 1
 
-    return _timed(step, seconds)
+    return rate(step, seconds, warm_up=WARM_UP_STEPS)
 
 
 def sync_vector_env(size: int, num_envs: int, seconds: float) -> float:
@@ -112,7 +101,7 @@ def _vector_steps(envs: gymnasium.vector.VectorEnv, seconds: float) -> float:
         return envs.num_envs
 
     try:
-        return _timed(step, seconds)
+        return rate(step, seconds, warm_up=WARM_UP_STEPS)
     finally:
         envs.close()
 
