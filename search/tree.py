@@ -79,15 +79,11 @@ def new_tree(capacity: int, num_actions: int, priors: bool = False, amaf: bool =
     return tree
 
 
-def clear(tree: Tree) -> None:
+@kernel
+def clear(tree):
     """Drop every node but a fresh root."""
     tree.num_nodes[0] = 1
-    tree.parent[ROOT] = NO_PARENT
-    tree.action[ROOT] = NO_PARENT
-    tree.visits[ROOT] = 0
-    tree.value_sum[ROOT] = 0.0
-    tree.virtual_loss[ROOT] = 0
-    tree.expanded[ROOT] = 0
+    _fresh_node(tree, ROOT, NO_PARENT, NO_PARENT)
 
 
 def grow(tree: Tree, capacity: int) -> Tree:
@@ -107,14 +103,20 @@ def add_node(tree, parent, move):
     """Create the child reached by ``move`` from ``parent``; return its index."""
     node = tree.num_nodes[0]
     tree.num_nodes[0] = node + 1
+    _fresh_node(tree, node, parent, move)
+    tree.children[parent, move] = node
+    return node
+
+
+@inline_kernel
+def _fresh_node(tree, node, parent, move):
+    """Make ``node`` the one reached by ``move`` from ``parent``: not visited, not expanded."""
     tree.parent[node] = parent
     tree.action[node] = move
     tree.visits[node] = 0
     tree.value_sum[node] = 0.0
     tree.virtual_loss[node] = 0
     tree.expanded[node] = 0
-    tree.children[parent, move] = node
-    return node
 
 
 @inline_kernel
