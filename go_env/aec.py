@@ -139,7 +139,6 @@ scoring, komi (multiples of 0.5), and the move cap. `Rules.preset("tromp-taylor"
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -157,7 +156,7 @@ from go_env.features import (
 )
 from go_env.game import BLACK, WHITE, Game, IllegalMoveError, as_move
 from go_env.render import Renderer
-from go_env.rules import Rules, default_komi
+from go_env.rules import Rules, board_rules
 
 AGENTS = ("black_0", "white_0")
 AGENT_COLORS = {"black_0": BLACK, "white_0": WHITE}
@@ -247,8 +246,7 @@ class raw_env(AECEnv, EzPickle):
         self.observation_layout = observation_layout
         self.observation_dtype = observation_dtype
         super().__init__()
-        rules = rules if rules is not None else Rules(komi=default_komi(board_size))
-        self.rules = dataclasses.replace(rules, komi=komi) if komi is not None else rules
+        self.rules = board_rules(board_size, rules, komi)
         self.board_size = board_size
         self.handicap = handicap
         self.game = Game(board_size, self.rules, handicap)

@@ -28,7 +28,6 @@ through the ``go_env.opponents`` entry point that goarena installs.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any, Literal, Protocol
@@ -56,7 +55,7 @@ from go_env.game import (
     result_string,
 )
 from go_env.render import Renderer
-from go_env.rules import Rules, default_komi
+from go_env.rules import Rules, board_rules
 
 ENV_ID = "goarena/Go-v0"
 # Entry points that turn a spec string or a player object into an ``Opponent``.
@@ -155,8 +154,7 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         if learner not in LEARNER_COLORS:
             raise ValueError(f"learner must be one of {', '.join(LEARNER_COLORS)}, got {learner!r}")
         check_observation_options(observation_layout, observation_dtype)
-        rules = rules if rules is not None else Rules(komi=default_komi(board_size))
-        self.rules = dataclasses.replace(rules, komi=komi) if komi is not None else rules
+        self.rules = board_rules(board_size, rules, komi)
         self.board_size = board_size
         self.handicap = handicap
         self.learner = learner

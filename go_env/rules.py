@@ -33,6 +33,13 @@ def default_komi(size: int) -> float:
     return KOMI_BY_SIZE.get(size, DEFAULT_KOMI)
 
 
+def board_rules(size: int, rules: Rules | None = None, komi: float | None = None) -> Rules:
+    """The rules an env plays a ``size`` board under: ``rules`` (default ``Rules()`` with the
+    size's komi, ``default_komi``), with ``komi`` in place of theirs when it is given."""
+    rules = rules if rules is not None else Rules(komi=default_komi(size))
+    return dataclasses.replace(rules, komi=komi) if komi is not None else rules
+
+
 @dataclass(frozen=True)
 class Rules:
     """The rules a game is played under; recorded with every game.

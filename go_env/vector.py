@@ -34,7 +34,6 @@ makes this env a Stable-Baselines3 ``VecEnv``, for sb3-contrib's MaskablePPO.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, cast
@@ -59,7 +58,7 @@ from go_env.features import (
 )
 from go_env.game import RESIGN, Game, as_move, other_color, result_string
 from go_env.gym_env import LEARNER_COLORS, Opponent, OpponentError, as_opponent
-from go_env.rules import Rules, default_komi
+from go_env.rules import Rules, board_rules
 
 # Picks the opponent's moves for a batch: (observations int8[K, N, N, 17], masks int8[K, N*N+1])
 # -> int64[K] legal moves (see ``GoVectorEnv``).
@@ -218,8 +217,7 @@ class GoVectorEnv(gymnasium.vector.VectorEnv[np.ndarray, np.ndarray, np.ndarray]
             raise ValueError(f"threads must be >= 1, got {threads}")
         if learner == "both" and opponent is not None:
             raise ValueError("learner='both' plays both colours: there is no opponent to give")
-        rules = rules if rules is not None else Rules(komi=default_komi(board_size))
-        self.rules = dataclasses.replace(rules, komi=komi) if komi is not None else rules
+        self.rules = board_rules(board_size, rules, komi)
         self.batch = GameBatch(board_size, num_envs, self.rules)
         self.num_envs = num_envs
         self.board_size = board_size

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from go_env.game import Game
-from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
+from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules, board_rules, default_komi
 
 
 @pytest.mark.parametrize(
@@ -59,3 +59,11 @@ def test_the_longest_cap_makes_a_game():
 def test_presets_are_valid():
     for name, rules in RULES_PRESETS.items():
         assert Rules.preset(name) == rules == Rules(**rules.to_dict())
+
+
+def test_an_env_board_plays_its_sizes_komi_unless_told_another():
+    assert board_rules(9) == Rules(komi=default_komi(9)) and board_rules(13).komi == default_komi(13)
+    japanese = Rules(scoring="territory", ko="simple")
+    assert board_rules(9, japanese) == japanese
+    assert board_rules(9, japanese, komi=6.5) == dataclasses.replace(japanese, komi=6.5)
+    assert board_rules(19, komi=0.5) == Rules(komi=0.5)
