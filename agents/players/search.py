@@ -44,7 +44,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 
@@ -192,34 +192,24 @@ class _SearchAgent:
     def __init__(
         self,
         make_searcher: Callable[[int | None], TreeSearch],
-        seed: int | None,
-        simulations: int | None,
-        seconds: float | None,
-        resign_threshold: float | None,
-        resign_moves: int,
-        networks: list[Network] | None = None,
-        pass_check: bool = True,
+        options: TreeSearchOptions,
+        simulations: int,
+        networks: list[Network],
     ):
-        if simulations is not None and simulations < 1:
-            raise ValueError(f"the simulation budget must be positive, got {simulations}")
-        if seconds is not None and seconds <= 0:
-            raise ValueError(f"seconds must be positive, got {seconds}")
-        if resign_threshold is not None and not 0.0 < resign_threshold < 1.0:
-            raise ValueError(f"resign_threshold is a win rate in (0, 1), got {resign_threshold}")
-        if resign_moves < 1:
-            raise ValueError(f"resign_moves must be at least 1, got {resign_moves}")
+        """``options``, checked; ``simulations`` the budget when neither it nor seconds is given."""
         self._make_searcher = make_searcher
-        self.seed = seed
-        self.searcher = make_searcher(seed)
-        self.simulations = simulations
-        self.seconds = seconds
-        self.resign_threshold = resign_threshold
-        self.resign_moves = resign_moves
+        self.seed = options.seed
+        self.searcher = make_searcher(self.seed)
+        given = options.simulations
+        self.simulations = simulations if given is None and options.seconds is None else given
+        self.seconds = options.seconds
+        self.resign_threshold = options.resign_threshold
+        self.resign_moves = options.resign_moves
         self._losing = 0  # consecutive moves whose best win rate was below the threshold
         self._searched: tuple | None = None  # the position of the last search
-        self._networks = networks or []  # each network the player uses (sizes checked at reset)
+        self._networks = networks  # each network the player uses (sizes checked at reset)
         self._digests = [network.digest for network in self._networks]
-        self.pass_check = pass_check
+        self.pass_check = options.pass_check
 
     @staticmethod
     def _position(game: Game) -> tuple:
@@ -344,15 +334,43 @@ class _SearchAgent:
         return move
 
 
+def win_rate(name: str, value: float | None) -> str | None:
+    """In (0, 1) (None passes: never)."""
+    return None if value is None or 0.0 < value < 1.0 else f"{name} is a win rate in (0, 1), got {value}"
+
+
 @dataclass(frozen=True, kw_only=True)
-class UCTOptions(PlayerOptions):
+class TreeSearchOptions(PlayerOptions):
+    """The options every tree-search player takes (``uct``; ``puct`` and the players that search
+    with it, through ``SearchOptions``): the time per move (each search says what its
+    ``simulations`` count), keeping the tree, resigning and the pass check; the budget is listed
+    first (``FIRST``)."""
+
+    FIRST: ClassVar[tuple[str, ...]] = ("simulations", "seconds")
+
+    simulations: int | None = option(None, "simulations per move", check=positive)
+    seconds: float | None = option(
+        None, "time per move; with simulations too, the first limit reached ends the search", check=positive
+    )
+    reuse: bool = option(True, "keep the search tree of the moves played between searches")
+    resign_threshold: float | None = option(
+        0.05, "resign when the best move's win rate stays below it (None: never)", check=win_rate
+    )
+    resign_moves: int = option(3, "... for this many of the player's moves in a row", check=positive)
+    pass_check: bool = option(
+        True,
+        "where dead stones are taken off before the count, pass only if the count without the stones "
+        "ownership playouts judge dead does not make the result worse (search.settle.PassCheck)",
+    )
+    seed: int | None = option(None, "seed of the search's random generator")
+
+
+@dataclass(frozen=True, kw_only=True)
+class UCTOptions(TreeSearchOptions):
     """``uct``'s options."""
 
     simulations: int | None = option(
         None, "playouts per move (default 1000 when seconds is not given)", check=positive
-    )
-    seconds: float | None = option(
-        None, "time per move; with simulations too, the first limit reached ends the search", check=positive
     )
     c: float = option(0.5, "exploration constant (values in [-1, 1])")
     rave: bool = option(False, "blend in all-moves-as-first values (MC-RAVE)")
@@ -362,17 +380,6 @@ class UCTOptions(PlayerOptions):
     rollout_weights: str | None = option(
         None, "the rollout policy's weights (rollout.npz): playouts draw their moves from it"
     )
-    reuse: bool = option(True, "keep the search tree of the moves played between searches")
-    resign_threshold: float | None = option(
-        0.05, "resign when the best move's win rate stays below it (None: never)"
-    )
-    resign_moves: int = option(3, "... for this many of the player's moves in a row", check=positive)
-    pass_check: bool = option(
-        True,
-        "where dead stones are taken off before the count, pass only if the count without the stones "
-        "ownership playouts judge dead does not make the result worse (search.settle.PassCheck)",
-    )
-    seed: int | None = option(None, "seed of the search's random generator")
 
     RENAMES = UCT_RENAMES
 
@@ -401,32 +408,20 @@ class UCTAgent(_SearchAgent, OptionsPlayer):
     def __init__(self, *args: Any, **options: Any):
         OptionsPlayer.__init__(self, *args, **options)
         o = self.options
-        simulations, seconds, c, rave = o.simulations, o.seconds, o.c, o.rave
-        rave_equivalence, rollout_weights, reuse = o.rave_equivalence, o.rollout_weights, o.reuse
-        resign_threshold, resign_moves, pass_check, seed = (
-            o.resign_threshold,
-            o.resign_moves,
-            o.pass_check,
-            o.seed,
-        )
-        if simulations is None and seconds is None:
-            simulations = 1000
         networks: list[Network] = []
-        rollout_policy = _rollout_policy(rollout_weights, networks)
+        rollout_policy = _rollout_policy(o.rollout_weights, networks)
 
         def make_searcher(seed: int | None) -> TreeSearch:
             return UCT(
-                c=c,
-                rave=rave,
-                rave_equivalence=rave_equivalence,
+                c=o.c,
+                rave=o.rave,
+                rave_equivalence=o.rave_equivalence,
                 rollout_policy=rollout_policy,
-                reuse=reuse,
+                reuse=o.reuse,
                 seed=seed,
             )
 
-        super().__init__(
-            make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks, pass_check
-        )
+        super().__init__(make_searcher, o, 1000, networks)
 
     @classmethod
     def check_files(cls, context: GameContext | None, options: Any) -> None:
@@ -456,15 +451,12 @@ def precision(name: str, value: str) -> str | None:
 
 
 @dataclass(frozen=True, kw_only=True)
-class SearchOptions(PlayerOptions):
+class SearchOptions(TreeSearchOptions):
     """PUCT's search options, which every player that searches with it takes (``puct``,
     ``alphago``, the network players)."""
 
     simulations: int | None = option(
         None, "simulations per move (default 800 when seconds is not given)", check=positive
-    )
-    seconds: float | None = option(
-        None, "time per move; with simulations too, the first limit reached ends the search", check=positive
     )
     c_puct: float = option(1.5, "exploration constant")
     batch: int = option(8, "leaves per evaluator call", check=positive)
@@ -491,16 +483,6 @@ class SearchOptions(PlayerOptions):
     )
     temperature_moves: int | None = option(
         None, "play with temperature for this many moves of the game, then the most visited (default: all)"
-    )
-    reuse: bool = option(True, "keep the search tree of the moves played between searches")
-    resign_threshold: float | None = option(
-        0.05, "resign when the best move's win rate stays below it (None: never)"
-    )
-    resign_moves: int = option(3, "... for this many of the player's moves in a row", check=positive)
-    pass_check: bool = option(
-        True,
-        "where dead stones are taken off before the count, pass only if the count without the stones "
-        "ownership playouts judge dead does not make the result worse (search.settle.PassCheck)",
     )
     seed: int | None = option(None, "seed of the noise, the move choice and the rollouts")
 
@@ -563,20 +545,12 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
     def __init__(self, *args: Any, **options: Any):
         OptionsPlayer.__init__(self, *args, **options)
         o = self.options
-        simulations, seconds, evaluator, rollouts = o.simulations, o.seconds, o.evaluator, o.rollouts
+        evaluator, rollouts = o.evaluator, o.rollouts
         prior, rollout_weights, value, mixing = o.prior, o.rollout_weights, o.value, o.mixing
         device, precision, c_puct, batch, selection = o.device, o.precision, o.c_puct, o.batch, o.selection
         fpu, fpu_reduction, virtual_loss = o.fpu, o.fpu_reduction, o.virtual_loss
         expansion_threshold, noise, dirichlet_alpha = o.expansion_threshold, o.noise, o.dirichlet_alpha
         temperature, temperature_moves, reuse = o.temperature, o.temperature_moves, o.reuse
-        resign_threshold, resign_moves, pass_check, seed = (
-            o.resign_threshold,
-            o.resign_moves,
-            o.pass_check,
-            o.seed,
-        )
-        if simulations is None and seconds is None:
-            simulations = 800
         networks: list[Network] = []
         network = value_network = None
         if prior not in (None, UNIFORM) or value is not None:
@@ -613,9 +587,7 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
                 seed=seed,
             )
 
-        super().__init__(
-            make_searcher, seed, simulations, seconds, resign_threshold, resign_moves, networks, pass_check
-        )
+        super().__init__(make_searcher, o, 800, networks)
         self.temperature = temperature
         self.temperature_moves = temperature_moves
         self.device = device
@@ -631,7 +603,7 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
             fpu_reduction=fpu_reduction,
             virtual_loss=virtual_loss,
         )
-        self._batched_seed = seed
+        self._batched_seed = self.seed
         self._batched: BatchedPUCT | None = None  # made at the first select_moves after a reset
 
     def reset(self, context: GameContext) -> None:
