@@ -182,12 +182,12 @@ def test_zero_plays_legal_moves_and_reports_its_policy(weights: Path, play: str)
         game.play(action.move)
 
 
-def test_the_weights_digest_is_the_networks(weights: Path):
+def test_zero_the_weights_digest_is_the_networks(weights: Path):
     player, _ = started(f"zero:weights={weights},simulations=4")
     assert player.weights_digest() == file_digest(weights)  # type: ignore[attr-defined]
 
 
-def test_is_deterministic_under_a_seed(weights: Path):
+def test_zero_is_deterministic_under_a_seed(weights: Path):
     moves = []
     for _ in range(2):
         player, game = started(f"zero:weights={weights},simulations=16,temperature=1.0")
@@ -195,14 +195,14 @@ def test_is_deterministic_under_a_seed(weights: Path):
     assert moves[0] == moves[1]
 
 
-def test_refuses_another_networks_file(tmp_path: Path):
+def test_zero_refuses_another_networks_file(tmp_path: Path):
     policy = tmp_path / "policy.pt"
     save_model(policy, PolicyNet(5, layers=2, filters=4))
     with pytest.raises(AgentSpecError, match="holds a 'policy' network, not a zero network"):
         check_spec(f"zero:weights={policy}")
 
 
-def test_refuses_another_board_size(weights: Path):
+def test_zero_refuses_another_board_size(weights: Path):
     with pytest.raises(AgentSpecError, match="5x5, not 9x9"):
         check_spec(f"zero:weights={weights}", GameContext(9, RULES))
 
@@ -211,12 +211,12 @@ def test_refuses_another_board_size(weights: Path):
     "bad",
     ["evaluator=rollout", "play=minimax", "prior=x.pt", "play=gumbel,seconds=1", "play=policy,c_puct=2"],
 )
-def test_refuses_options_that_are_not_its(weights: Path, bad: str):
+def test_zero_refuses_options_that_are_not_its(weights: Path, bad: str):
     with pytest.raises(AgentSpecError):
         check_spec(f"zero:weights={weights},{bad}")
 
 
-def test_search_values_follow_the_network(weights: Path):
+def test_zero_search_values_follow_the_network(weights: Path):
     """The root value the player reports is the search's, from the network's values."""
     player, game = started(f"zero:weights={weights},simulations=8")
     action = player.act(game)  # type: ignore[attr-defined]
@@ -225,7 +225,7 @@ def test_search_values_follow_the_network(weights: Path):
     assert np.isfinite(action.value)
 
 
-def test_gtp_lz_analyze_reports_the_networks_search(weights: Path):
+def test_zero_gtp_lz_analyze_reports_the_networks_search(weights: Path):
 
     engine = GTPEngine(make_agent(f"zero:weights={weights},simulations=32", seed=0), size=5)
     answer = engine.handle("lz-analyze b 0")
@@ -235,7 +235,7 @@ def test_gtp_lz_analyze_reports_the_networks_search(weights: Path):
 
 
 @pytest.mark.parametrize("play", ["puct", "gumbel", "greedy", "policy"])
-def test_its_ownership_is_the_networks_head_at_the_position(weights: Path, play: str):
+def test_zero_ownership_is_the_networks_head_at_the_position(weights: Path, play: str):
     budget = "" if play in ("greedy", "policy") else ",simulations=8"
     player, game = started(f"zero:weights={weights}{budget},play={play}")
     assert isinstance(player, OwnershipAgent)
@@ -253,7 +253,7 @@ def test_its_ownership_is_the_networks_head_at_the_position(weights: Path, play:
     np.testing.assert_allclose(action.ownership, expected, atol=1e-6)  # of the position it moved from
 
 
-def test_search_is_the_old_spelling_of_play(weights: Path):
+def test_zero_search_is_the_old_spelling_of_play(weights: Path):
     with pytest.warns(DeprecationWarning, match="search= is now play="):
         old, game = started(f"zero:weights={weights},simulations=8,search=gumbel")
     new, _ = started(f"zero:weights={weights},simulations=8,play=gumbel")
@@ -299,7 +299,7 @@ class CornerLover:
         return np.where((board != 0) & (board != to_play), -1.0, 0.0)
 
 
-def test_the_player_picks_the_move_the_value_function_favours(value_weights):
+def test_value_greedy_picks_the_move_the_value_function_favours(value_weights):
     player = ValueGreedy(weights=value_weights)
     player.evaluator = Outputs(CornerLover())
     game = Game(SIZE, Rules(komi=7))
@@ -319,7 +319,7 @@ class Even:
         return np.zeros(len(leaves))
 
 
-def test_a_pass_that_ends_the_game_is_valued_by_the_score(value_weights):
+def test_value_greedy_values_a_pass_that_ends_the_game_by_the_score(value_weights):
     player = ValueGreedy(weights=value_weights)
     player.evaluator = Outputs(Even())
     game = Game(SIZE, Rules(komi=7))
@@ -333,7 +333,7 @@ def test_a_pass_that_ends_the_game_is_valued_by_the_score(value_weights):
     assert values[-1] == -1.0 and moves[-1] == SIZE * SIZE  # now passing loses
 
 
-def test_the_player_plays_legal_moves_to_the_end(value_weights):
+def test_value_greedy_plays_legal_moves_to_the_end(value_weights):
     player = make_agent(f"value-greedy:weights={value_weights}")
     assert isinstance(player, Actor) and isinstance(player, WeightedAgent)
     game = Game(SIZE, Rules(komi=7))
@@ -343,14 +343,14 @@ def test_the_player_plays_legal_moves_to_the_end(value_weights):
     assert len(game.moves) > 2
 
 
-def test_the_player_refuses_another_board_and_reports_its_weights(value_weights):
+def test_value_greedy_refuses_another_board_and_reports_its_weights(value_weights):
     player = ValueGreedy(weights=value_weights)
     with pytest.raises(UnsupportedGame, match="trained for 5x5, not 9x9"):
         player.reset(GameContext(9, Rules()))
     assert player.weights_digest() == weights_digest(value_weights)
 
 
-def test_specs_are_checked_without_building_the_player(value_weights, policy_weights):
+def test_value_greedy_specs_are_checked_without_building_the_player(value_weights, policy_weights):
     check_spec(f"value-greedy:weights={value_weights}", GameContext(SIZE, Rules()))
     with pytest.raises(AgentSpecError, match="5x5, not 9x9"):
         check_spec(f"value-greedy:weights={value_weights}", GameContext(9, Rules()))
@@ -360,7 +360,7 @@ def test_specs_are_checked_without_building_the_player(value_weights, policy_wei
         check_spec(f"value-greedy:weights={value_weights},temperature=1")
 
 
-def test_the_shipped_9x9_value_network_is_the_default():
+def test_value_greedy_defaults_to_the_shipped_9x9_value_network():
     player = make_agent("value-greedy")
     assert player.weights_digest() == weights_digest(VALUE_9X9)
     game = Game(9)
@@ -411,7 +411,7 @@ def player_with(weights, model):
     return player
 
 
-def test_it_plays_the_child_whose_v_is_best_for_it(ownership_weights):
+def test_ownership_greedy_plays_the_child_whose_v_is_best_for_it(ownership_weights):
     # Black (5) to move against White's lone stone in the corner (0): playing 1 captures it.
     game = Game(SIZE, Rules(komi=0.5))
     game.setup([5], [0], to_play=BLACK)
@@ -431,7 +431,7 @@ def test_it_plays_the_child_whose_v_is_best_for_it(ownership_weights):
 # point: a stone leaves White V = -1 + 24·empty + 0.5, a pass V = 25·empty + 0.5, so for Black
 # the stone is worth 1 + empty more than the pass.
 @pytest.mark.parametrize(("empty", "passes"), [(0.0, False), (-1.0, True), (-2.0, True)])
-def test_it_passes_when_passing_keeps_the_best_v(ownership_weights, empty, passes):
+def test_ownership_greedy_passes_when_passing_keeps_the_best_v(ownership_weights, empty, passes):
     game = Game(SIZE, Rules(komi=0.5))
     player = player_with(ownership_weights, Controlled(empty))
     found = player.move_values(game)
@@ -440,7 +440,7 @@ def test_it_passes_when_passing_keeps_the_best_v(ownership_weights, empty, passe
     assert (player.act(game).move == game.pass_move) == passes  # a tie (-1) passes
 
 
-def test_a_pass_that_ends_the_game_is_valued_by_the_count(ownership_weights):
+def test_ownership_greedy_values_a_pass_that_ends_the_game_by_the_count(ownership_weights):
     game = Game(SIZE, Rules(komi=0.5))
     game.play(12)
     game.play(game.pass_move)  # Black's pass now ends the game: Black's stone owns the board
@@ -451,7 +451,7 @@ def test_a_pass_that_ends_the_game_is_valued_by_the_count(ownership_weights):
     assert player.act(game).move == game.pass_move
 
 
-def test_it_plays_legal_moves_to_the_end_of_a_game(ownership_weights):
+def test_ownership_greedy_plays_legal_moves_to_the_end_of_a_game(ownership_weights):
     player = make_agent(f"ownership-greedy:weights={str(ownership_weights)!r}")
     assert isinstance(player, Actor) and isinstance(player, WeightedAgent)
     player.reset(GameContext(SIZE, Rules()))
@@ -467,7 +467,7 @@ def test_it_plays_legal_moves_to_the_end_of_a_game(ownership_weights):
     assert player.weights_digest() == weights_digest(ownership_weights)
 
 
-def test_spec_checks_and_board_size(ownership_weights, tmp_path):
+def test_ownership_greedy_spec_checks_and_board_size(ownership_weights, tmp_path):
     context = GameContext(SIZE, Rules())
     check_spec(f"ownership-greedy:weights={str(ownership_weights)!r}", context)
     check_spec("ownership-greedy", GameContext(9, Rules()))  # the shipped 9x9 network
@@ -485,7 +485,7 @@ def test_spec_checks_and_board_size(ownership_weights, tmp_path):
     warm(SIZE)
 
 
-def test_its_ownership_and_analysis_are_its_networks(ownership_weights):
+def test_ownership_greedy_ownership_and_analysis_are_its_networks(ownership_weights):
     game = Game(SIZE, Rules(komi=0.5))
     game.setup([5], [0], to_play=BLACK)
     player = player_with(ownership_weights, Controlled())
@@ -528,7 +528,7 @@ class ControlledWin(torch.nn.Module):
         return torch.tanh(0.1 * (planes[:, 0] - planes[:, 8]).flatten(1).sum(1))
 
 
-def test_with_a_win_network_it_plays_the_child_of_the_best_win_probability(win_weights):
+def test_ownership_greedy_with_a_win_network_plays_the_child_of_the_best_win_probability(win_weights):
     game = Game(SIZE, Rules(komi=0.5))
     game.setup([5], [0], to_play=BLACK)
     player = player_with(win_weights, ControlledWin())
@@ -549,7 +549,7 @@ def test_with_a_win_network_it_plays_the_child_of_the_best_win_probability(win_w
     assert all(info.score_lead is None for info in infos)  # no V to lead by
 
 
-def test_with_a_win_network_a_pass_that_ends_the_game_is_its_result(win_weights):
+def test_ownership_greedy_with_a_win_network_a_pass_that_ends_the_game_is_its_result(win_weights):
     game = Game(SIZE, Rules(komi=0.5))
     game.play(12)
     game.play(game.pass_move)
@@ -558,7 +558,7 @@ def test_with_a_win_network_a_pass_that_ends_the_game_is_its_result(win_weights)
     assert found.values[-1] == 1.0 and player.act(game).move == game.pass_move
 
 
-def test_a_win_network_plays_a_game_and_searches(win_weights):
+def test_ownership_greedy_and_puct_over_a_win_network_play_a_game(win_weights):
     greedy = make_agent(f"ownership-greedy:weights={str(win_weights)!r}")
     puct = make_agent(f"puct:prior=uniform,value={str(win_weights)!r},simulations=16")
     assert isinstance(puct.searcher.evaluator, NetworkEvaluator)
@@ -577,7 +577,7 @@ def test_a_win_network_plays_a_game_and_searches(win_weights):
     assert greedy.weights_digest() == puct.weights_digest() == weights_digest(win_weights)
 
 
-def test_gtp_is_told_a_win_network_has_no_ownership_map(win_weights, capsys):
+def test_ownership_greedy_gtp_is_told_a_win_network_has_no_ownership_map(win_weights, capsys):
     engine = GTPEngine(OwnershipGreedy(weights=win_weights), size=SIZE, rules=Rules(komi=0.5))
     answer = engine.handle("kata-analyze b 10 maxmoves 2 ownership true")
     assert answer.startswith("=") and answer.count("info move") == 2 and "ownership" not in answer
