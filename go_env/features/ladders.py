@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from go_env.core import EMPTY, INFO_TO_PLAY, LEGAL, kernel, move_status
+from go_env.core import EMPTY, INFO_TO_PLAY, LEGAL, inline_kernel, kernel, move_status
 
 MAX_LADDER_NODES = 1000
 MAX_OPTIONS = 8  # moves tried per node: the extension and up to 7 captures
@@ -36,6 +36,7 @@ ESCAPED, CAPTURED, UNDECIDED = 0, 1, 2
 NO_KO, ILLEGAL = -1, -2  # what ``_play`` returns besides a ko point
 
 _STAMP, _UNDO_LENGTH, _NODES = 0, 1, 2  # work.counters
+_LIBERTIES, _OPPONENTS, _LIFT = 0, 1, 2  # what ``_walk_chain`` does with a chain
 _COUNT, _NEXT, _KO, _UNDO, _UNDECIDED = 0, 1, 2, 3, 4  # work.frames: options, next to try, ko,
 # undo length before the move being read, whether an option was undecided
 
@@ -84,6 +85,22 @@ def load_board(work, state):
 @kernel
 def _liberties(work, geometry, point):
     """(count, first, second): the exact liberties of the chain at ``point`` and two of them."""
+    return _walk_chain(work, geometry, point, _LIBERTIES)
+
+
+@kernel
+def _adjacent_opponents(work, geometry, point):
+    """Put the opponent's stones next to the chain at ``point`` in ``work.adjacent``; return how
+    many (a stone may be listed more than once)."""
+    return _walk_chain(work, geometry, point, _OPPONENTS)[0]
+
+
+@inline_kernel
+def _walk_chain(work, geometry, point, task):
+    """Flood-fill the chain at ``point`` for ``task`` (a constant of each caller, its branches
+    folded away once inlined): ``_LIBERTIES`` counts the chain's liberties, (count, first,
+    second); ``_OPPONENTS`` puts the opponent's stones next to it in ``work.adjacent``, (count,
+    -1, -1); ``_LIFT`` lifts it off the board through the undo log (``_set``)."""
     board, mark, fill = work.board, work.mark, work.fill
     work.counters[_STAMP] += 1
     stamp = work.counters[_STAMP]
@@ -96,50 +113,28 @@ def _liberties(work, geometry, point):
     while top:
         top -= 1
         x = fill[top]
+        if task == _LIFT:
+            _set(work, x, EMPTY)
         for k in range(4):
             n = geometry.neighbors[x, k]
             if mark[n] == stamp:
                 continue
-            if board[n] == EMPTY:
+            if board[n] == color:
+                mark[n] = stamp
+                fill[top] = n
+                top += 1
+            elif task == _OPPONENTS:
+                if board[n] == 3 - color:  # never marked: listed once per stone of the chain it touches
+                    work.adjacent[count] = n
+                    count += 1
+            elif task == _LIBERTIES and board[n] == EMPTY:
                 mark[n] = stamp
                 count += 1
                 if first < 0:
                     first = n
                 elif second < 0:
                     second = n
-            elif board[n] == color:
-                mark[n] = stamp
-                fill[top] = n
-                top += 1
     return count, first, second
-
-
-@kernel
-def _adjacent_opponents(work, geometry, point):
-    """Put the opponent's stones next to the chain at ``point`` in ``work.adjacent``; return how
-    many (a stone may be listed more than once)."""
-    board, mark, fill = work.board, work.mark, work.fill
-    work.counters[_STAMP] += 1
-    stamp = work.counters[_STAMP]
-    color = board[point]
-    enemy = 3 - color
-    found = 0
-    mark[point] = stamp
-    fill[0] = point
-    top = 1
-    while top:
-        top -= 1
-        x = fill[top]
-        for k in range(4):
-            n = geometry.neighbors[x, k]
-            if board[n] == enemy:
-                work.adjacent[found] = n
-                found += 1
-            elif board[n] == color and mark[n] != stamp:
-                mark[n] = stamp
-                fill[top] = n
-                top += 1
-    return found
 
 
 @kernel
@@ -162,20 +157,8 @@ def _undo_to(work, length):
 
 @kernel
 def _remove_chain(work, geometry, point):
-    color = work.board[point]
-    fill = work.fill
-    _set(work, point, EMPTY)
-    fill[0] = point
-    top = 1
-    while top:
-        top -= 1
-        x = fill[top]
-        for k in range(4):
-            n = geometry.neighbors[x, k]
-            if work.board[n] == color:
-                _set(work, n, EMPTY)
-                fill[top] = n
-                top += 1
+    """Lift the chain at ``point`` off the board (through the undo log)."""
+    _walk_chain(work, geometry, point, _LIFT)
 
 
 @kernel
