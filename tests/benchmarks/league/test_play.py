@@ -49,7 +49,8 @@ import sys
 
 from go_env.features import alphago
 
-assert not alphago.alphago_planes.signatures  # nothing has run the feature planes yet
+planes = alphago.batch_alphago_planes.serial  # what a player's move runs on its few leaves
+assert not planes.signatures  # nothing has run the feature planes yet
 if sys.argv[1] == "league":
     from goarena.benchmarks.league.config import LeagueConfig
     from goarena.benchmarks.league.play import warm_up
@@ -60,16 +61,17 @@ else:
     from goarena.agents.gtp.engine import warm_up_in_background
 
     warm_up_in_background(make_agent("sl-policy"), 9, print).wait()
-print(len(alphago.alphago_planes.signatures))
+print(len(planes.signatures))
 """
 
 
 @pytest.mark.slow  # a fresh process that loads torch and the kernels
 @pytest.mark.parametrize("path", ["league", "gtp"])
 def test_the_network_players_feature_planes_are_compiled_by_the_warm_up(path):
-    """sl-policy's kernels (the feature planes, ladders included) are compiled or loaded by the
-    warm-up of the league and of the GTP engine, not in its first timed move: in a fresh
-    process, the kernel has a compiled signature once the warm-up is over."""
+    """sl-policy's kernels (the feature planes of its evaluator's leaf batches, ladders
+    included) are compiled or loaded by the warm-up of the league and of the GTP engine, not
+    in its first timed move: in a fresh process, the kernel has a compiled signature once the
+    warm-up is over."""
     result = subprocess.run(
         [sys.executable, "-c", WARMED_KERNELS, path], capture_output=True, text=True, timeout=600
     )
