@@ -6,6 +6,8 @@ left to right: ``X`` Black, ``O`` White, ``.`` empty. Moves are GTP vertices.
 
 from __future__ import annotations
 
+import numpy as np
+
 from go_env import BLACK, Game, Rules
 from go_env.coords import from_gtp
 
@@ -203,3 +205,24 @@ def after_black_passed(diagram: str, rules: Rules = HALF_POINT_KOMI) -> Game:
 def points(*vertices: str, size: int = 9) -> list[int]:
     """The points of GTP vertices ("C9", ...)."""
     return [from_gtp(vertex, size) for vertex in vertices]
+
+
+def random_records(count: int, seed: int, size: int = 5, max_moves: int = 40) -> list[list[tuple[Game, int]]]:
+    """Played-out random games (komi 0.5, area scoring), each a list of (the position before
+    the move, the move) ending with (the final position, -1); past ``max_moves`` they pass."""
+    rng = np.random.default_rng(seed)
+    games = []
+    for _ in range(count):
+        game = Game(size, Rules(komi=0.5, scoring="area"))
+        record = []
+        while not game.is_over:
+            legal = game.legal_moves()
+            points = legal[legal < size * size]
+            late = game.move_number >= max_moves
+            pick = len(points) and not late and rng.random() > 0.05
+            move = int(rng.choice(points)) if pick else size * size
+            record.append((game.copy(), move))
+            game.play(move)
+        record.append((game, -1))
+        games.append(record)
+    return games

@@ -32,30 +32,14 @@ from goarena.agents.training.ownership_data import (
 )
 from goarena.agents.training.replay import write_chunk
 from goarena.agents.training.selfplay import SelfPlayGames
+from tests.boards import random_records
 
 SIZE = 5
 GAMES = 12
 
 
-def random_games(count: int, seed: int, max_moves: int = 40) -> list[list[tuple[Game, int]]]:
-    """Played-out random 5x5 games: each a list of (the position before the move, the move)."""
-    rng = np.random.default_rng(seed)
-    games = []
-    for _ in range(count):
-        game = Game(SIZE, Rules(komi=0.5, scoring="area"))
-        record = []
-        while not game.is_over:
-            legal = game.legal_moves()
-            points = legal[legal < SIZE * SIZE]
-            late = game.move_number >= max_moves
-            move = (
-                int(rng.choice(points)) if len(points) and not late and rng.random() > 0.05 else SIZE * SIZE
-            )
-            record.append((game.copy(), move))
-            game.play(move)
-        record.append((game, -1))  # the final position
-        games.append(record)
-    return games
+def random_games(count: int, seed: int) -> list[list[tuple[Game, int]]]:
+    return random_records(count, seed, SIZE)
 
 
 def planes_of(game: Game) -> np.ndarray:

@@ -21,6 +21,7 @@ from go_env.features.history import (
     planes_from_boards,
     planes_in_layout,
 )
+from tests.boards import random_records
 
 
 def planes_of(game: Game) -> np.ndarray:
@@ -96,23 +97,8 @@ def channels_first(game: Game) -> np.ndarray:
     return np.moveaxis(planes_of(game), -1, 0).copy()
 
 
-def random_games(count: int, seed: int, max_moves: int = 40) -> list[list[tuple[Game, int]]]:
-    """Played-out random 5x5 games: each a list of (the position before the move, the move)."""
-    rng = np.random.default_rng(seed)
-    games = []
-    for _ in range(count):
-        game = Game(SIZE, Rules(komi=0.5, scoring="area"))
-        record = []
-        while not game.is_over:
-            legal = game.legal_moves()
-            points = legal[legal < SIZE * SIZE]
-            late = game.move_number >= max_moves
-            pick = len(points) and not late and rng.random() > 0.05
-            move = int(rng.choice(points)) if pick else SIZE * SIZE
-            record.append((game.copy(), move))
-            game.play(move)
-        games.append(record)
-    return games
+def random_games(count: int, seed: int) -> list[list[tuple[Game, int]]]:
+    return random_records(count, seed, SIZE)
 
 
 def test_the_planes_of_stored_boards_are_the_games_own():
