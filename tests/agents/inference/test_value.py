@@ -8,28 +8,10 @@ import torch
 from go_env import Game, Rules
 from go_env.features.alphago import game_planes
 from goarena.agents.inference import PolicyNetEvaluator, ValueNetEvaluator, load_policy_net, load_value_net
-from goarena.agents.nets.checkpoint import save_model
-from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.nets.value import ValueNet
 from goarena.agents.protocols import UnsupportedGame
 from goarena.search import PUCT, Leaves
 
 SIZE = 5
-
-
-@pytest.fixture(scope="module")
-def value_weights(tmp_path_factory):
-    torch.manual_seed(0)
-    path = tmp_path_factory.mktemp("nets") / "value.pt"
-    save_model(path, ValueNet(SIZE, layers=3, filters=8, hidden=16))
-    return path
-
-
-@pytest.fixture(scope="module")
-def policy_weights(tmp_path_factory):
-    path = tmp_path_factory.mktemp("nets") / "policy.pt"
-    save_model(path, PolicyNet(SIZE, layers=2, filters=4))
-    return path
 
 
 def random_games(count, seed=0):

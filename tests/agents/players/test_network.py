@@ -22,7 +22,6 @@ from goarena.agents.nets.features import HISTORY
 from goarena.agents.nets.load import file_digest
 from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.nets.policy import PolicyNet
-from goarena.agents.nets.value import ValueNet
 from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.players.network import NetworkPlayer
 from goarena.agents.protocols import (
@@ -262,21 +261,6 @@ def test_zero_search_is_the_old_spelling_of_play(weights: Path):
 
 
 # -- value-greedy -------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def value_weights(tmp_path_factory):
-    torch.manual_seed(0)
-    path = tmp_path_factory.mktemp("nets") / "value.pt"
-    save_model(path, ValueNet(SIZE, layers=3, filters=8, hidden=16))
-    return path
-
-
-@pytest.fixture(scope="module")
-def policy_weights(tmp_path_factory):
-    path = tmp_path_factory.mktemp("nets") / "policy.pt"
-    save_model(path, PolicyNet(SIZE, layers=2, filters=4))
-    return path
 
 
 class Outputs:
