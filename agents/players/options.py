@@ -27,8 +27,10 @@ import numbers
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar, cast
 
+from goarena.agents import weights
 from goarena.agents.protocols import GameContext
 from goarena.agents.specs import Renamed, renamed_options
 
@@ -166,7 +168,7 @@ class PlayerOptions:
         """One line per option: ``name=default  help``."""
         rows = []
         for each in cls.ordered():
-            default = "" if each.default is MISSING else f"={each.default}"
+            default = "" if each.default is MISSING else f"={_shown(each.default)}"
             rows.append((f"{each.name}{default}", each.metadata.get("help", "")))
         width = max((len(name) for name, _ in rows), default=0) + 2
         return [f"{name:<{width}}{text}".rstrip() for name, text in rows]
@@ -185,6 +187,13 @@ class PlayerOptions:
             for each in cls.ordered()
             if each.init
         ]
+
+
+def _shown(default: Any) -> str:
+    """A default as help shows it: a shipped weights file by its name, not by where it is installed."""
+    if isinstance(default, (str, Path)) and Path(default).parent == weights.FOLDER:
+        return f"(the shipped {Path(default).name})"
+    return str(default)
 
 
 def declared(options: type[PlayerOptions], positional: tuple[str, ...] = ()) -> inspect.Signature:

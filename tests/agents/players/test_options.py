@@ -198,3 +198,12 @@ def test_options_taken_by_position_before_their_declaration_still_are():
         RandomAgent(3, seed=4)
     with pytest.raises(TypeError, match="takes 2 options by position, got 3"):
         RandomAgent(3, True, 5)
+
+
+def test_a_shipped_default_is_shown_by_its_name_not_where_it_is_installed():
+    from goarena.agents import weights
+    from goarena.agents.specs import option_help
+
+    lines = option_help("zero")
+    assert any(line.startswith("weights=(the shipped zero-9x9.pt)") for line in lines)
+    assert not any(str(weights.FOLDER) in line for line in lines)
