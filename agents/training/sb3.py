@@ -29,6 +29,7 @@ as one that never stopped).
 
 from __future__ import annotations
 
+import datetime
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -224,6 +225,14 @@ def evaluate(model: MaskablePPO, config: SB3Config, opponent: str, games: int, s
     return points / games
 
 
+def progress_line(steps: int, total: int, rate: float, mean_return: float | None) -> str:
+    """Where training is, first the step of all and the time left, as every training job shows
+    it: ``step 2,048/50,000 left 0:01:16 640 steps/s return +0.12``."""
+    left = datetime.timedelta(seconds=round(max(total - steps, 0) / rate)) if rate > 0 else "?"
+    returns = "" if mean_return is None else f" return {mean_return:+.2f}"
+    return f"step {steps:,}/{total:,} left {left} {rate:.0f} steps/s{returns}"
+
+
 class _Progress(BaseCallback):
     """Checkpoints, self-play snapshots, evaluations and progress lines as training goes.
 
@@ -305,8 +314,8 @@ class _Progress(BaseCallback):
         elapsed = time.perf_counter() - self._started
         rate = (self.num_timesteps - self._start_steps) / max(elapsed, 1e-9)
         episodes: list[dict[str, float]] = list(self.model.ep_info_buffer or [])
-        returns = f" return {np.mean([episode['r'] for episode in episodes]):+.2f}" if episodes else ""
-        line = f"step {self.num_timesteps:,}/{self.config.steps:,} {rate:.0f} steps/s{returns}"
+        mean_return = float(np.mean([episode["r"] for episode in episodes])) if episodes else None
+        line = progress_line(self.num_timesteps, self.config.steps, rate, mean_return)
         print(f"{line}  {message}" if message else line, flush=True)
         self._printed = time.perf_counter()
 
