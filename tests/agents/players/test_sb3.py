@@ -519,11 +519,3 @@ def test_the_command_line_takes_comma_separated_evaluation_opponents():
     assert (args.self_play, args.steps, args.size, args.opponent) == (True, 1000, 5, "random")
     with pytest.raises(ValueError, match="learner"):
         training.SB3Config(learner="both")
-
-
-def test_sb3_training_shows_the_step_of_all_and_the_time_left_first():
-    from goarena.agents.training.sb3 import progress_line
-
-    line = progress_line(2048, 50_000, 640.0, 0.12)
-    assert line == "step 2,048/50,000 left 0:01:15 640 steps/s return +0.12"
-    assert progress_line(0, 100, 0.0, None) == "step 0/100 left ? 0 steps/s"
