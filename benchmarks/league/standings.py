@@ -254,11 +254,11 @@ def print_report(report: Report, console: Any = None) -> None:
     advantage, margin = round(report.black_advantage), round(1.96 * report.black_advantage_stderr)
     for line in (
         anchor_line(report),
-        "opp. Elo: the mean rating of a player's opponents; LOS next: the chance, by the same fit, "
-        "that it is stronger than the player below it.",
+        "opp. Elo: the mean rating of its opponents; LOS next: the chance, by the same fit, that it "
+        "is stronger than the next.",
         f"Black's advantage: {advantage:+d} ± {margin} Elo.",
-        f"Each player counts {PRIOR_GAMES:g} imagined draw against the field per colour, so that a "
-        "player who won or lost every game still gets a finite rating.",
+        f"Each player counts {PRIOR_GAMES:g} imagined draw per colour against the field: winning or "
+        "losing every game still rates finite.",
         f"Endings: {endings or 'none yet'}.",
     ):
         console.print(line, highlight=False)

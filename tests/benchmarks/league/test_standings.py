@@ -110,8 +110,10 @@ def test_the_report_fits_the_terminal_with_every_name_whole_and_no_cell_wrapped(
         assert "opp. Elo" in lines[2] and "uct-3000" in lines[crosstable[0] - 2]
     # The columns a newcomer does not know and the prior are said in words under the tables.
     footer = " ".join(" ".join(lines).split())
-    assert "opp. Elo: the mean rating of a player's opponents; LOS next: the chance" in footer
-    assert "imagined draw against the field per colour" in footer and "virtual" not in footer
+    assert "opp. Elo: the mean rating of its opponents; LOS next: the chance" in footer
+    assert "imagined draw per colour against the field" in footer and "virtual" not in footer
+    if width == 120:  # each line of words whole on a console of 120 columns (off a terminal)
+        assert any(line.startswith("opp. Elo") and line.endswith("than the next.") for line in lines)
 
 
 def test_a_resumed_league_counts_the_stored_games_in_the_bar_and_the_points():
