@@ -40,7 +40,7 @@ FLOORS = {
     # protocols < nets < inference < players < training, and the data jobs below training;
     # atomic (whole-or-nothing file writes) at the bottom, for every writer above it
     "goarena.agents": [
-        {"protocols", "weights", "atomic"},
+        {"protocols", "weights", "atomic", "declared"},
         {"specs", "nets", "gtp"},
         {"inference"},
         {"players", "data"},

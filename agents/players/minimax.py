@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from go_env import Game
-from goarena.agents.players.options import OptionsPlayer, PlayerOptions, at_least, option
+from goarena.agents.declared import option
+from goarena.agents.players.options import OptionsPlayer, PlayerOptions, at_least
 from goarena.agents.protocols import GameContext, PolicyAgent, game_context, move_time
 from goarena.agents.specs import AgentSpecError, make_agent
 from goarena.search.expectimax import OpponentModel, expectimax

@@ -46,8 +46,9 @@ import numpy as np
 
 from go_env import Game, GameBatch
 from go_env import core as K
+from goarena.agents.declared import one_of, option, positive
 from goarena.agents.nets.load import load_network
-from goarena.agents.players.options import OptionsPlayer, at_least, one_of, option, positive, temperature
+from goarena.agents.players.options import OptionsPlayer, at_least, temperature
 from goarena.agents.players.policy import playing_on
 from goarena.agents.players.search import PUCTAgent, SearchOptions, precision
 from goarena.agents.protocols import (

@@ -25,31 +25,17 @@ import functools
 import inspect
 import numbers
 import typing
-from collections.abc import Callable, Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar, cast
 
 from goarena.agents import weights
+from goarena.agents.declared import Check, check_fields, redefault
 from goarena.agents.protocols import GameContext
 from goarena.agents.specs import Renamed, renamed_options
 
-# A field's check: given the option's name and value, the error message, or None when it is good.
-Check = Callable[[str, Any], "str | None"]
-
 Options = TypeVar("Options", bound="PlayerOptions")
-
-
-def option(default: Any = MISSING, help: str = "", *, check: Check | None = None) -> Any:
-    """An option of a player: its ``default`` (none: a required one), its ``help`` (a line for
-    the player's help) and the ``check`` its value must pass (a ValueError when it does not)."""
-    return field(default=default, metadata={"help": help, "check": check})
-
-
-def redefault(options: type[PlayerOptions], name: str, default: Any) -> Any:
-    """The option ``name`` of ``options`` with another default, its help and check kept."""
-    inherited = next(each for each in fields(options) if each.name == name)
-    return field(default=default, metadata=inherited.metadata)
 
 
 def check_types(hints: Mapping[str, Any], options: Mapping[str, object]) -> None:
@@ -74,14 +60,6 @@ def check_types(hints: Mapping[str, Any], options: Mapping[str, object]) -> None
 # -- common checks -------------------------------------------------------------------------
 
 
-def one_of(*choices: str | None) -> Check:
-    def check(name: str, value: Any) -> str | None:
-        shown = ", ".join(str(choice) for choice in choices)
-        return None if value in choices else f"{name} is one of {shown}, got {value!r}"
-
-    return check
-
-
 def at_least(least: float) -> Check:
     """A number >= ``least`` (None passes: not given)."""
 
@@ -89,11 +67,6 @@ def at_least(least: float) -> Check:
         return None if value is None or value >= least else f"{name} must be at least {least}, got {value}"
 
     return check
-
-
-def positive(name: str, value: Any) -> str | None:
-    """Above 0 (None passes: not given)."""
-    return None if value is None or value > 0 else f"{name} must be positive, got {value}"
 
 
 def temperature(name: str, value: Any) -> str | None:
@@ -116,11 +89,7 @@ class PlayerOptions:
     def __post_init__(self) -> None:
         hints = typing.get_type_hints(type(self))
         check_types(hints, {each.name: getattr(self, each.name) for each in fields(self)})
-        for each in fields(self):
-            check = each.metadata.get("check")
-            message = check(each.name, getattr(self, each.name)) if check else None
-            if message:
-                raise ValueError(message)
+        check_fields(self)
         self.check()
 
     def check(self) -> None:

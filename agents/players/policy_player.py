@@ -73,13 +73,14 @@ from torch import nn
 
 from go_env import Game, Rules
 from go_env.features import check_layout
+from goarena.agents.declared import option
 from goarena.agents.inference.features import arrange, planes_of
 from goarena.agents.inference.function import FunctionNetwork, PolicyFn
 from goarena.agents.inference.network import LeafOutputs, legal_weights
 from goarena.agents.nets.load import TorchProgram, load_torch_program
 from goarena.agents.nets.predict import move_networks, player_device, resolve_device
 from goarena.agents.players.network import LoadedNetwork, NetworkOptions, NetworkPlayer
-from goarena.agents.players.options import at_least, option
+from goarena.agents.players.options import at_least
 from goarena.agents.protocols import GameContext, UnsupportedGame, game_context
 from goarena.search import Leaves
 

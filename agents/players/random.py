@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from go_env import Game, GameBatch
-from goarena.agents.players.options import OptionsPlayer, PlayerOptions, option
+from goarena.agents.declared import option
+from goarena.agents.players.options import OptionsPlayer, PlayerOptions
 from goarena.agents.protocols import Action, GameContext, restart_seed
 
 

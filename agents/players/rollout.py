@@ -18,8 +18,9 @@ import numpy as np
 
 from go_env import Game
 from go_env.features.patterns import move_logits, new_pattern_scratch
+from goarena.agents.declared import option
 from goarena.agents.nets.load import check_sizes, load_network
-from goarena.agents.players.options import OptionsPlayer, PlayerOptions, option
+from goarena.agents.players.options import OptionsPlayer, PlayerOptions
 from goarena.agents.protocols import (
     Action,
     GameContext,

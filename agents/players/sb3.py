@@ -26,11 +26,11 @@ from typing import Any
 
 from stable_baselines3.common.base_class import BaseAlgorithm
 
+from goarena.agents.declared import option
 from goarena.agents.inference.sb3 import SB3Network
 from goarena.agents.nets.predict import player_device
 from goarena.agents.nets.sb3 import SB3Model, SB3ModelError, load_sb3_model
 from goarena.agents.players.network import LoadedNetwork, NetworkOptions, NetworkPlayer
-from goarena.agents.players.options import option
 from goarena.agents.protocols import GameContext, files_digest
 from goarena.agents.specs import Renamed
 

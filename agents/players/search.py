@@ -52,15 +52,9 @@ from go_env import Game, GameBatch
 from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from go_env.features.patterns import PatternPolicy
+from goarena.agents.declared import option, positive
 from goarena.agents.nets.load import Network, check_sizes, load_network
-from goarena.agents.players.options import (
-    OptionsPlayer,
-    PlayerOptions,
-    at_least,
-    option,
-    positive,
-    temperature,
-)
+from goarena.agents.players.options import OptionsPlayer, PlayerOptions, at_least, temperature
 from goarena.agents.protocols import (
     RESIGN,
     Action,

@@ -14,35 +14,12 @@ field, its help from the field's.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 from go_env.game import MAX_SIZE, MIN_SIZE
 from go_env.rules import Rules, default_komi
-
-# A field's check: given the field's name and value, the error message, or None when it is good.
-Check = Callable[[str, Any], str | None]
-
-
-def option(
-    default: Any = MISSING, help: str = "", *, check: Check | None = None, parse: type | None = None
-) -> Any:
-    """A config field: ``default`` (none: a required option), its ``help`` on the command line
-    (``(default X)`` is added unless the text speaks of the default), the ``check`` its value
-    must pass when a config is made, and the type its command-line value is read as (``parse``;
-    by default the default's: a default of None needs one)."""
-    return field(default=default, metadata={"help": help, "check": check, "parse": parse})
-
-
-def redefault(config: type, name: str, default: Any) -> Any:
-    """The field ``name`` of the config class ``config`` with another default (its help and check kept)."""
-    inherited = next(each for each in fields(config) if each.name == name)
-    return field(default=default, metadata=inherited.metadata)
-
-
-def positive(name: str, value: Any) -> str | None:
-    return None if value > 0 else f"{name} must be positive, got {value}"
+from goarena.agents.declared import check_fields, one_of, option, positive
 
 
 def positive_finite(name: str, value: float) -> str | None:
@@ -103,13 +80,6 @@ def komi_for(value: float | None, size: int) -> float:
     return default_komi(size) if value is None else value
 
 
-def one_of(*choices: str) -> Check:
-    def check(name: str, value: str) -> str | None:
-        return None if value in choices else f"{name} is one of {', '.join(choices)}, got {value!r}"
-
-    return check
-
-
 LR_SCHEDULES = ("cosine", "constant")
 
 
@@ -128,11 +98,7 @@ class RunConfig:
     checkpoint_every: int = option(500, "steps between checkpoints", check=positive)
 
     def __post_init__(self) -> None:
-        for each in fields(self):
-            check = each.metadata.get("check")
-            message = check(each.name, getattr(self, each.name)) if check else None
-            if message:
-                raise ValueError(message)
+        check_fields(self)
         self.check()
 
     def check(self) -> None:

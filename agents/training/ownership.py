@@ -95,17 +95,11 @@ from torch import nn
 
 from go_env.features.history import children_planes
 from go_env.features.symmetry import SYMMETRIES, transform_moves, transform_planes
+from goarena.agents.declared import one_of, option, positive
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.ownership import OwnershipNet, WinNet
 from goarena.agents.training import loop
-from goarena.agents.training.config import (
-    LR_SCHEDULES,
-    SupervisedConfig,
-    at_least_zero,
-    one_of,
-    option,
-    positive,
-)
+from goarena.agents.training.config import LR_SCHEDULES, SupervisedConfig, at_least_zero
 from goarena.agents.training.loop import cosine_lr, held_out_split, run_training, set_lr, step_rng
 from goarena.agents.training.ownership_data import (
     MOVE_BUCKET,

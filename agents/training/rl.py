@@ -48,22 +48,13 @@ import torch.nn.functional as F
 from go_env import GameBatch, Rules
 from go_env.core import BLACK, INFO_MOVE_NUMBER, WHITE
 from go_env.features.alphago import batch_alphago_planes, new_alphago_planes
+from goarena.agents.declared import one_of, option, positive, redefault
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.load import load_network
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.predict import masked_softmax, policy_logits
 from goarena.agents.training import loop
-from goarena.agents.training.config import (
-    RunConfig,
-    even,
-    komi_for,
-    komi_option,
-    one_of,
-    option,
-    positive,
-    positive_finite,
-    redefault,
-)
+from goarena.agents.training.config import RunConfig, even, komi_for, komi_option, positive_finite
 from goarena.agents.training.loop import run_training, step_rng
 from goarena.agents.weights import SL_POLICY_9X9
 

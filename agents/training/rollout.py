@@ -21,9 +21,10 @@ import torch
 import torch.nn.functional as F
 
 from go_env.features.patterns import pattern_tables, record_features
+from goarena.agents.declared import redefault
 from goarena.agents.nets.rollout import RolloutPolicy
 from goarena.agents.training import loop
-from goarena.agents.training.config import SupervisedConfig, redefault
+from goarena.agents.training.config import SupervisedConfig
 from goarena.agents.training.loop import run_training
 from goarena.agents.training.supervised import SupervisedJob, summary
 

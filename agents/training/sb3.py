@@ -47,21 +47,14 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 from go_env import GoVectorEnv
 from go_env.gym_env import ENV_ID
 from goarena.agents.atomic import replacing
+from goarena.agents.declared import one_of, option, positive, redefault
 from goarena.agents.nets.predict import resolve_device, set_torch_threads
 from goarena.agents.nets.sb3_extractor import GoResNetExtractor
 from goarena.agents.players.pool import OpponentPool
 from goarena.agents.players.sb3 import SB3Agent
 from goarena.agents.protocols import GameContext
 from goarena.agents.specs import check_spec
-from goarena.agents.training.config import (
-    BoardConfig,
-    at_least_zero,
-    one_of,
-    option,
-    positive,
-    redefault,
-    unit_interval,
-)
+from goarena.agents.training.config import BoardConfig, at_least_zero, unit_interval
 from goarena.agents.training.loop import Command, Run, process_threads, storage, write_json
 from goarena.agents.training.vec_env import SB3VecEnv
 

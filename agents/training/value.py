@@ -23,10 +23,11 @@ import torch
 import torch.nn.functional as F
 
 from goarena.agents.data.dataset import ShardDataset
+from goarena.agents.declared import option, positive
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.value import ValueNet
 from goarena.agents.training import loop
-from goarena.agents.training.config import NetworkConfig, option, positive
+from goarena.agents.training.config import NetworkConfig
 from goarena.agents.training.loop import run_training
 from goarena.agents.training.supervised import SupervisedJob
 

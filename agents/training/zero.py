@@ -38,10 +38,11 @@ import torch
 import torch.nn.functional as F
 
 from go_env import BLACK
+from goarena.agents.declared import one_of, option, positive, redefault
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.training import loop
-from goarena.agents.training.config import BoardConfig, at_least_zero, one_of, option, positive, redefault
+from goarena.agents.training.config import BoardConfig, at_least_zero
 from goarena.agents.training.loop import run_training, step_rng, write_json
 from goarena.agents.training.replay import ReplayBuffer
 from goarena.agents.training.selfplay import SEARCHES, SelfPlayGames, SelfPlaySettings

@@ -110,7 +110,8 @@ def test_renamed_options_converts_an_old_value_and_refuses_what_it_does_not_know
 def test_a_declaration_gives_the_keywords_their_checks_and_old_spellings():
     from dataclasses import dataclass
 
-    from goarena.agents.players.options import PlayerOptions, option, positive
+    from goarena.agents.declared import option, positive
+    from goarena.agents.players.options import PlayerOptions
 
     @dataclass(frozen=True, kw_only=True)
     class Options(PlayerOptions):
