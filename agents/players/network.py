@@ -387,16 +387,18 @@ class NetworkPlayer(OptionsPlayer):
         """The evaluator's ``LeafOutputs`` of ``leaves``."""
         return self.evaluator.outputs(leaves)
 
-    def _policy(self, priors: np.ndarray) -> np.ndarray:
+    def _policy_and_value(self, found: Any) -> tuple[np.ndarray, float | None]:
+        """The policy (the priors normalised) and the value (None without a value or ownership
+        head) of the first position of the ``LeafOutputs`` ``found``."""
+        priors = found.priors[0].astype(np.float64)
         total = priors.sum()
-        return priors / total if total > 0 else priors
+        value = float(found.values[0]) if {"value", "ownership"} & set(self.heads) else None
+        return (priors / total if total > 0 else priors), value
 
     def evaluate(self, game: Game) -> tuple[np.ndarray, float | None]:
         """(float64[N*N+1]: the network's policy over the legal moves, its value for the side
         to move or None) of ``game``, without search."""
-        found = self.outputs(game)
-        value = float(found.values[0]) if {"value", "ownership"} & set(self.heads) else None
-        return self._policy(found.priors[0].astype(np.float64)), value
+        return self._policy_and_value(self.outputs(game))
 
     def ownership(self, game: Game) -> np.ndarray | None:
         """float32[N*N]: the network's ownership map of ``game``'s position, for its side to
@@ -428,9 +430,9 @@ class NetworkPlayer(OptionsPlayer):
     def _policy_action(self, game: Game) -> Action:
         found = self.outputs(game)
         move = self._choose(game, found.priors[0], game.legal_mask())
-        value = float(found.values[0]) if {"value", "ownership"} & set(self.heads) else None
+        policy, value = self._policy_and_value(found)
         ownership = None if found.ownership is None else found.ownership[0]
-        return Action(move, self._policy(found.priors[0].astype(np.float64)), value, ownership)
+        return Action(move, policy, value, ownership)
 
     # -- play=greedy -------------------------------------------------------------------------
 

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import json
 
-import numba
 import numpy as np
 import pytest
 
 from go_env import Game, Rules, coords
 from go_env import core as K
 from go_env.batch import GameBatch
-from go_env.core.parallel import BatchKernel
 from goarena.search import PUCT, BatchedPUCT, EvaluatorError, Leaves, UniformEvaluator
 from goarena.search.batched_puct import collect_all, expand_backup_all
 from tests.boards import position
+from tests.go_env.core.test_parallel import (  # the batch kernels' checks
+    check_compiled_both_ways,
+    check_large_batches_run_in_parallel,
+    check_search_batches_run_serially,
+)
 from tests.search.test_puct import CASES as GOLDEN_CASES
 from tests.search.test_puct import GOLDEN as PUCT_GOLDEN
 from tests.search.test_puct import FixedEvaluator, _keyed
@@ -197,29 +200,17 @@ def test_a_batch_of_one_grows_puct_s_golden_tree(name):
 KERNELS = {"collect_all": collect_all, "expand_backup_all": expand_backup_all}
 
 
-@pytest.fixture
-def many_threads(monkeypatch):
-    """numba reports 16 threads, as on a large machine (the kernels are not run)."""
-    monkeypatch.setattr(numba, "get_num_threads", lambda: 16)
-
-
 @pytest.mark.parametrize("name", KERNELS)
 def test_every_batch_kernel_is_compiled_serial_and_parallel(name):
-    kernel = KERNELS[name]
-    assert isinstance(kernel, BatchKernel) and kernel.__name__ == name
-    # numba names its cache files after the function, not its flags: the variants must differ.
-    assert kernel.serial._cache._cache_file._index_name != kernel.parallel._cache._cache_file._index_name
+    check_compiled_both_ways(KERNELS[name], name)
 
 
 @pytest.mark.parametrize("name", KERNELS)
 @pytest.mark.parametrize("size", [9, 19])
 def test_a_search_batch_runs_serially_even_with_many_threads(many_threads, name, size):
-    kernel = KERNELS[name]
-    for leaves in (1, 8, 16):  # PUCT's batches: 8 by default, 16 at most in the benches
-        assert kernel.variant(leaves, size * size) is kernel.serial
+    check_search_batches_run_serially(KERNELS[name], size)
 
 
 @pytest.mark.parametrize("name", KERNELS)
 def test_a_large_batch_runs_in_parallel_given_threads(many_threads, name):
-    kernel = KERNELS[name]
-    assert kernel.variant(4096, 19 * 19) is kernel.parallel
+    check_large_batches_run_in_parallel(KERNELS[name])

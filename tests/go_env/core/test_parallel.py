@@ -27,18 +27,24 @@ KERNELS = {
 }
 
 
-@pytest.fixture
-def many_threads(monkeypatch):
-    """numba reports 16 threads, as on a large machine (the kernels are not run)."""
-    monkeypatch.setattr(numba, "get_num_threads", lambda: 16)
+def check_compiled_both_ways(kernel: BatchKernel, name: str) -> None:
+    assert isinstance(kernel, BatchKernel) and kernel.__name__ == name
+    # numba names its cache files after the function, not its flags: the variants must differ.
+    assert kernel.serial._cache._cache_file._index_name != kernel.parallel._cache._cache_file._index_name
+
+
+def check_search_batches_run_serially(kernel: BatchKernel, size: int) -> None:
+    for leaves in (1, 8, 16):  # PUCT's batches: 8 by default, 16 at most in the benches
+        assert kernel.variant(leaves, size * size) is kernel.serial
+
+
+def check_large_batches_run_in_parallel(kernel: BatchKernel) -> None:
+    assert kernel.variant(4096, 19 * 19) is kernel.parallel
 
 
 @pytest.mark.parametrize("name", KERNELS)
 def test_every_batch_kernel_is_compiled_serial_and_parallel(name):
-    kernel = KERNELS[name]
-    assert isinstance(kernel, BatchKernel) and kernel.__name__ == name
-    # numba names its cache files after the function, not its flags: the variants must differ.
-    assert kernel.serial._cache._cache_file._index_name != kernel.parallel._cache._cache_file._index_name
+    check_compiled_both_ways(KERNELS[name], name)
 
 
 # What searches and players call on a few positions at a time (random playouts of a batch
@@ -49,15 +55,12 @@ SEARCH_KERNELS = [name for name in KERNELS if name != "batch_random_playout"]
 @pytest.mark.parametrize("name", SEARCH_KERNELS)
 @pytest.mark.parametrize("size", [9, 19])
 def test_a_search_batch_runs_serially_even_with_many_threads(many_threads, name, size):
-    kernel = KERNELS[name]
-    for leaves in (1, 8, 16):  # PUCT's batches: 8 by default, 16 at most in the benches
-        assert kernel.variant(leaves, size * size) is kernel.serial
+    check_search_batches_run_serially(KERNELS[name], size)
 
 
 @pytest.mark.parametrize("name", KERNELS)
 def test_a_large_batch_runs_in_parallel_given_threads(many_threads, name):
-    kernel = KERNELS[name]
-    assert kernel.variant(4096, 19 * 19) is kernel.parallel
+    check_large_batches_run_in_parallel(KERNELS[name])
 
 
 def test_one_thread_always_runs_serially(monkeypatch):
