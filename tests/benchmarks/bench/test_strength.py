@@ -3,7 +3,16 @@ from pathlib import Path
 
 import pytest
 
-from goarena.benchmarks.bench.strength import AGENT, OPPONENT, report, run, wilson_interval
+from go_env import Rules
+from goarena.benchmarks.bench.strength import (
+    AGENT,
+    OPPONENT,
+    misjudged,
+    raw_margin_at_passes,
+    report,
+    run,
+    wilson_interval,
+)
 from goarena.benchmarks.league.store import LeagueStore, StoredGame
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
@@ -47,3 +56,27 @@ def test_match_against_gnugo_writes_sgf_alternates_colours_and_resumes(tmp_path)
     with LeagueStore.open_existing(tmp_path) as store:
         assert len(store.games()) == 3
     assert "vs" in report(again, "random", opponent)
+
+
+def _ended(black, white, winner, moves, reason, cleanup_from=None, result=""):
+    count = len(moves.split())
+    return StoredGame(
+        0, black, white, 0, result, winner, None, reason, cleanup_from, moves, count, 1.0, 1.0, "", ""
+    )
+
+
+def test_two_pass_games_lost_that_the_raw_count_called_won_and_illegal_moves_are_counted():
+    rules, pass_move = Rules(komi=0.5), 25
+    walls = [point for x in range(5) for point in (5 * x + 2, 5 * x + 3)]  # Black column C, White D
+    passed = walls + [pass_move, pass_move]
+    text = " ".join(map(str, passed))
+    black_margin = 15 - 10 - 0.5  # Black owns columns A-C, White D-E
+    won_then_lost = _ended(AGENT, OPPONENT, "white", f"{text} 0 1", "two passes after clean-up", len(passed))
+    lost_as_counted = _ended(OPPONENT, AGENT, "black", text, "two passes")
+    forfeit = _ended(AGENT, OPPONENT, "white", "0 1 0", "illegal move: A5 repeats a position", result="W+F")
+    assert raw_margin_at_passes(won_then_lost, 5, rules) == pytest.approx(black_margin)
+    assert raw_margin_at_passes(lost_as_counted, 5, rules) == pytest.approx(-black_margin)
+    assert raw_margin_at_passes(forfeit, 5, rules) is None
+    assert misjudged([won_then_lost, lost_as_counted, forfeit], 5, rules) == (
+        "two-pass games 2, lost though the raw count at the passes said won 1; our illegal-move forfeits 1"
+    )
