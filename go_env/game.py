@@ -258,6 +258,18 @@ class Game:
     def legal_moves(self) -> np.ndarray:
         return np.flatnonzero(self.legal_mask())
 
+    def repeats_position(self, move: int) -> bool:
+        """Whether ``move`` recreates a whole-board position of the game so far, whatever the
+        ko rule (``core.repeats_position``): a positional-superko referee forfeits it."""
+        return bool(K.repeats_position(self.state, self.geometry, as_move(move)))
+
+    def repeating_moves(self) -> np.ndarray:
+        """The legal moves that recreate a whole-board position of the game so far (none
+        under positional superko, which forbids them)."""
+        mask = np.empty(self.num_points + 1, np.int8)
+        K.repeating_mask(self.state, self.geometry, mask)
+        return np.flatnonzero(mask)
+
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """(history planes int8[N, N, 17], legal mask int8[N*N+1]) as new arrays, for envs."""
         planes = new_history_planes(self.size)

@@ -27,6 +27,7 @@ from go_env.core.state import (
     INFO_SUICIDE,
     INFO_TO_PLAY,
     KO,
+    KO_POSITIONAL,
     KO_SIMPLE,
     KO_SITUATIONAL,
     LEGAL,
@@ -140,8 +141,9 @@ def _adjacent_count(state, geometry, point, head):
 
 
 @inline_kernel
-def empty_point_status(state, geometry, point, color):
-    """Legality of ``color`` playing on the empty ``point``: LEGAL or the reason it is not."""
+def _stone_outcome(state, geometry, point, color):
+    """What ``color``'s stone on the empty ``point`` would do: (whether it is a suicide, the
+    board key after it, with the chains it captures, or itself if a suicide, taken off)."""
     has_liberty = False
     captures = False
     captured_key = np.uint64(0)
@@ -174,17 +176,61 @@ def empty_point_status(state, geometry, point, color):
             captures = True
             captured_key ^= state.chain_key[head]
     suicide = not (has_liberty or captures)
+    new_key = state.key[0] ^ geometry.zobrist[color, point]
+    new_key ^= merged_key if suicide else captured_key
+    return suicide, new_key
+
+
+@inline_kernel
+def empty_point_status(state, geometry, point, color):
+    """Legality of ``color`` playing on the empty ``point``: LEGAL or the reason it is not."""
+    suicide, new_key = _stone_outcome(state, geometry, point, color)
     if suicide and state.info[INFO_SUICIDE] == 0:
         return SUICIDE
     if point == state.info[INFO_KO_POINT]:
         return KO
     if state.info[INFO_KO_RULE] == KO_SIMPLE:
         return LEGAL
-    new_key = state.key[0] ^ geometry.zobrist[color, point]
-    new_key ^= merged_key if suicide else captured_key
     if seen_contains(state.seen, position_key(state, geometry, new_key, 3 - color)):
         return SUPERKO
     return LEGAL
+
+
+@inline_kernel
+def _repeats_board(state, geometry, point, color):
+    """Whether ``color``'s stone on the empty ``point`` leaves a board seen before in the
+    game, whoever was to move on it: what a positional-superko referee forfeits."""
+    board_key = _stone_outcome(state, geometry, point, color)[1]
+    if state.info[INFO_KO_RULE] == KO_SITUATIONAL:  # the seen keys carry the side to move
+        return seen_contains(state.seen, board_key ^ geometry.zobrist_turn[BLACK]) or seen_contains(
+            state.seen, board_key ^ geometry.zobrist_turn[3 - BLACK]
+        )
+    return seen_contains(state.seen, board_key)
+
+
+@kernel
+def repeats_position(state, geometry, move):
+    """Whether the side to move's ``move`` (a point, or pass: never) recreates a whole-board
+    position seen before in the game, whatever the game's ko rule: under simple ko such a
+    move may be legal, and a referee that enforces positional superko forfeits it."""
+    if move < 0 or move >= geometry.size * geometry.size or state.board[move] != EMPTY:
+        return False
+    return _repeats_board(state, geometry, move, state.info[INFO_TO_PLAY])
+
+
+@kernel
+def repeating_mask(state, geometry, out):
+    """Write 1 into ``out`` (int8[P+1]) for every legal move that recreates a whole-board
+    position seen before (``repeats_position``), else 0; pass never does."""
+    out[:] = 0
+    if state.info[INFO_OVER] != RUNNING or state.info[INFO_KO_RULE] == KO_POSITIONAL:
+        return  # positional superko: the rules forbid every such move already
+    color = state.info[INFO_TO_PLAY]
+    for i in range(state.info[INFO_NUM_EMPTY]):
+        p = state.empties[i]
+        legal = empty_point_status(state, geometry, p, color) == LEGAL
+        if legal and _repeats_board(state, geometry, p, color):
+            out[p] = 1
 
 
 @inline_kernel

@@ -260,6 +260,41 @@ def test_positional_and_situational_superko_differ(rules: Rules, expected: str |
         assert game.key == start and game.to_play == WHITE
 
 
+@pytest.mark.parametrize("rules", ALL_KO_RULES, ids=lambda r: r.ko)
+def test_a_move_that_repeats_a_whole_board_is_named_whatever_the_ko_rule(rules: Rules) -> None:
+    """The triple-ko cycle's B4 brings back the starting board: simple ko allows it, and
+    ``repeats_position`` names it all the same (a positional-superko referee forfeits it);
+    under superko the rules forbid it already, so no legal move repeats."""
+    game = position(TRIPLE_KO, rules)
+    play(game, *TRIPLE_KO_CYCLE)
+    repeat = coords.from_gtp(TRIPLE_KO_REPEAT, 9)
+    assert game.repeats_position(repeat)
+    assert not game.repeats_position(game.pass_move)
+    assert not game.repeats_position(coords.from_gtp("E5", 9))  # a new board
+    assert not game.repeats_position(coords.from_gtp("C9", 9))  # occupied: no move at all
+    expected = [repeat] if rules.ko == "simple" else []
+    assert list(game.repeating_moves()) == expected
+
+
+def test_a_situational_repeat_with_the_other_side_to_move_is_named() -> None:
+    """Under situational superko H8 is legal (the start's board, but White to move): it still
+    repeats the whole board, which positional superko forbids."""
+    game = position(DOUBLE_KO, SITUATIONAL)
+    play(game, "C8", "G8", "pass", "B8")
+    h8 = coords.from_gtp("H8", 9)
+    assert game.is_legal(h8) and game.repeats_position(h8)
+    assert list(game.repeating_moves()) == [h8]
+    positional = position(DOUBLE_KO, POSITIONAL)
+    play(positional, "C8", "G8", "pass", "B8")
+    assert positional.repeats_position(h8) and not positional.is_legal(h8)
+
+
+def test_a_single_stone_suicide_repeats_the_board() -> None:
+    game = position(SINGLE_SUICIDE, Rules(komi=0, ko="simple", suicide=True))
+    a1 = coords.from_gtp("A1", game.size)
+    assert game.repeats_position(a1) and a1 in game.repeating_moves()
+
+
 # ---------------------------------------------------------------------------------------
 # The end of the game
 # ---------------------------------------------------------------------------------------
