@@ -18,6 +18,10 @@
    The processes are started and warmed up on a few quick games before the clock starts.
    With ``--search puct`` the games are played with and without tree reuse, and the table
    gives the network evaluations a move of each: what the kept subtrees save.
+4. At play: a player's simulations a second on one core (one torch and one numba thread),
+   playing both sides of a game from the empty board at ``--play-simulations`` a move: the
+   ``zero`` player with its defaults against the zero player as it searched before
+   (``BASELINE_PLAYER``: eight leaves a forward pass, float32), same network.
 
 Every measurement runs after a warm-up call outside the clock (numba's compile or cache load,
 torch's first call). Torch's and numba's threads are set for each part and restored after.
@@ -33,6 +37,7 @@ import copy
 import json
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -48,7 +53,7 @@ from go_env import GameBatch, Rules
 from go_env import core as K
 from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
 from goarena.agents.inference.network import NetworkEvaluator
-from goarena.agents.nets.checkpoint import load_model
+from goarena.agents.nets.checkpoint import load_model, save_model
 from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.training.selfplay import SEARCHES, SelfPlaySettings, make_search
 from goarena.agents.training.workers import SelfPlayWorkers
@@ -110,6 +115,17 @@ class GamesRow:
 
 
 @dataclass
+class PlayRow:
+    """A player searching at play, on one core: its simulations a second over a game's moves."""
+
+    player: str
+    moves: int
+    simulations: int
+    seconds: float
+    simulations_per_second: float
+
+
+@dataclass
 class Report:
     """Everything one run of the bench measured."""
 
@@ -123,6 +139,7 @@ class Report:
     forward: list[ForwardRow] = field(default_factory=list)
     selfplay: list[SelfPlayRow] = field(default_factory=list)
     games: list[GamesRow] = field(default_factory=list)
+    play: list[PlayRow] = field(default_factory=list)
 
 
 # -- the network --------------------------------------------------------------------------------
@@ -357,6 +374,47 @@ def games_per_hour(
     return GamesRow(workers, total, moves, spent, 3600.0 * total / spent, evaluations, settings.tree_reuse)
 
 
+# -- at play ------------------------------------------------------------------------------------
+
+# The zero player as it searched before the search at play was tuned: eight leaves a forward
+# pass, in float32. The bench compares the player's defaults with it.
+BASELINE_PLAYER = "zero:batch=8,precision=float32"
+PLAY_MOVES = 20
+
+
+def with_options(spec: str, **options: object) -> str:
+    """``spec`` with ``options`` added (``zero`` + simulations=400 -> ``zero:simulations=400``)."""
+    extra = ",".join(f"{name}={value}" for name, value in options.items() if value is not None)
+    if not extra:
+        return spec
+    return f"{spec},{extra}" if ":" in spec else f"{spec}:{extra}"
+
+
+def play_rate(spec: str, weights: Path, size: int, simulations: int, moves: int = PLAY_MOVES) -> PlayRow:
+    """The player of ``spec`` with the network in ``weights`` plays both sides of a game from
+    the empty board (komi 7) with ``simulations`` a move, on one torch and one numba thread;
+    the moves after the first (its warm-up) are timed, their searches counted as
+    ``simulations`` each."""
+    from go_env import Game
+    from goarena.agents.protocols import GameContext
+    from goarena.agents.specs import make_agent
+
+    player = make_agent(with_options(spec, simulations=simulations, weights=weights), seed=0)
+    game, timed = Game(size, rules()), 0.0
+    with threads(1, 1):
+        player.reset(GameContext(size=size, rules=game.rules))
+        for number in range(moves + 1):
+            started = time.perf_counter()
+            move = player.select_move(game)
+            timed += (time.perf_counter() - started) if number else 0.0
+            game.play(move)
+            player.observe_move(game, move)  # type: ignore[attr-defined]  # the search players observe
+            if game.is_over:
+                break
+    played = max(number, 1)
+    return PlayRow(spec, played, simulations, timed, played * simulations / max(timed, 1e-9))
+
+
 # -- the report ---------------------------------------------------------------------------------
 
 
@@ -373,6 +431,9 @@ def measure(
     shards: int = 2,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    players: list[str] | None = None,
+    play_simulations: int = 400,
+    play_moves: int = PLAY_MOVES,
 ) -> Report:
     """Every figure of the bench (see the module documentation)."""
     batches = sorted(batches or BATCHES)
@@ -392,6 +453,12 @@ def measure(
         for count in sorted(workers or WORKERS):
             say(f"self-play games with {count} worker(s){' and tree reuse' if reuse else ''} ...")
             report.games.append(games_per_hour(model, count, played, games, shards, seed))
+    with tempfile.TemporaryDirectory() as folder:
+        weights = Path(folder) / "zero.pt"  # the players load the network measured above
+        save_model(weights, model)
+        for spec in players or [BASELINE_PLAYER, "zero"]:
+            say(f"{spec} at play ...")
+            report.play.append(play_rate(spec, weights, model.board_size, play_simulations, play_moves))
     report.load_after = os.getloadavg()[0]
     return report
 
@@ -411,6 +478,8 @@ def format_report(report: Report, search: str, games: int, shards: int) -> str:
         *_selfplay_table(report),
         "",
         *_games_table(report, search, games, shards),
+        "",
+        *_play_table(report),
         "",
         f"load average after: {report.load_after:.2f}",
     ]
@@ -477,6 +546,24 @@ def _games_table(report: Report, search: str, games: int, shards: int) -> list[s
     return lines
 
 
+def _play_table(report: Report) -> list[str]:
+    if not report.play:
+        return []
+    lines = [
+        "at play: one player's searches on one core (torch and numba), both sides of a game from the "
+        "empty board",
+        f"  {'player':40s} {'moves':>6s} {'simulations/move':>17s} {'seconds':>8s} {'simulations/s':>14s}"
+        f" {'/ first':>8s}",
+    ]
+    base = report.play[0].simulations_per_second
+    for row in report.play:
+        lines.append(
+            f"  {row.player:40s} {row.moves:6d} {row.simulations:17d} {row.seconds:8.2f}"
+            f" {row.simulations_per_second:14,.0f} {row.simulations_per_second / base:7.2f}x"
+        )
+    return lines
+
+
 # -- the command: ``goarena bench zero`` --------------------------------------------------------
 
 
@@ -525,6 +612,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--shards", type=_positive, default=2, help="shards each worker count plays (default 2)"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the positions and games (default 0)")
+    parser.add_argument(
+        "--players",
+        nargs="+",
+        default=None,
+        help=f"players timed at play, the first the baseline (default: {BASELINE_PLAYER} zero)",
+    )
+    parser.add_argument(
+        "--play-simulations", type=_positive, default=400, help="their simulations a move (default 400)"
+    )
+    parser.add_argument(
+        "--play-moves", type=_positive, default=PLAY_MOVES, help=f"moves timed (default {PLAY_MOVES})"
+    )
     parser.add_argument("--json", action="store_true", help="print the measurements as JSON")
 
 
@@ -540,6 +639,7 @@ def command(args: argparse.Namespace) -> None:
     report = measure(
         model, description, args.seconds, args.batches, args.threads, args.search, args.simulations,
         args.workers, args.games, args.shards, args.seed, _progress,
+        args.players, args.play_simulations, args.play_moves,
     )  # fmt: skip
     if args.json:
         print(json.dumps(asdict(report), indent=2))

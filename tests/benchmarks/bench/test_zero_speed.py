@@ -13,11 +13,28 @@ import torch
 from goarena.agents.nets.checkpoint import save_model
 from goarena.agents.nets.policy import PolicyNet
 from goarena.agents.nets.zero import ZeroNet
-from goarena.benchmarks.bench.zero_speed import Report, format_report, measure_forward, zero_network
+from goarena.benchmarks.bench.zero_speed import (
+    Report,
+    format_report,
+    measure_forward,
+    with_options,
+    zero_network,
+)
 from goarena.benchmarks.cli import main
 
 TINY = ["--size", "5", "--blocks", "1", "--filters", "4", "--seconds", "0.02", "--batches", "1", "4"]
-QUICK_GAMES = ["--simulations", "2", "--games", "1", "--shards", "2"]
+QUICK_GAMES = [
+    "--simulations",
+    "2",
+    "--games",
+    "1",
+    "--shards",
+    "2",
+    "--play-simulations",
+    "8",
+    "--play-moves",
+    "3",
+]
 FIGURE = r"\d[\d,]*"
 
 
@@ -60,6 +77,14 @@ def test_prints_forward_selfplay_and_games_per_hour_tables(capsys):
     for row in games[1:]:
         assert re.fullmatch(rf"no +\d +2 +\d+\.\d +\d+\.\d +\d+\.\d +{FIGURE} +\d+\.\d\dx", row), row
     assert games[1].endswith(" 1.00x")
+
+    play = table(out, "at play: one player's searches on one core")
+    assert play[0].split()[:3] == ["player", "moves", "simulations/move"]
+    assert [row.split()[:3] for row in play[1:]] == [
+        ["zero:batch=8,precision=float32", "3", "8"],
+        ["zero", "3", "8"],
+    ]
+    assert play[1].endswith(" 1.00x")
 
 
 def test_json_gives_every_measurement_and_the_threads_are_restored(capsys):
@@ -133,3 +158,20 @@ def test_puct_games_are_played_with_and_without_tree_reuse(capsys):
     assert [(row["tree_reuse"], row["games"]) for row in games] == [(False, 2), (True, 2)]
     per_move = [row["evaluations"] / row["moves"] for row in games]
     assert per_move[1] < per_move[0] <= 8  # the kept subtrees pay part of each move's visits
+
+
+def test_players_at_play_are_timed_on_the_measured_network_the_first_the_baseline(capsys):
+    main(["bench", "zero", *TINY, "--threads", "1", "--workers", "1", *QUICK_GAMES, "--json",
+          "--players", "zero:batch=2", "zero:batch=4,play=puct", "--play-simulations", "12"])  # fmt: skip
+    play = json.loads(capsys.readouterr().out)["play"]
+    assert [(row["player"], row["moves"], row["simulations"]) for row in play] == [
+        ("zero:batch=2", 3, 12),
+        ("zero:batch=4,play=puct", 3, 12),
+    ]
+    assert all(row["seconds"] > 0 and row["simulations_per_second"] > 0 for row in play)
+
+
+def test_a_spec_takes_options_with_or_without_its_own():
+    assert with_options("zero", simulations=400, weights=None) == "zero:simulations=400"
+    assert with_options("zero:batch=8", simulations=4) == "zero:batch=8,simulations=4"
+    assert with_options("zero") == "zero"
