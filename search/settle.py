@@ -9,15 +9,17 @@ engine (its clean-up moves and status lists) and the web board (its final count)
 - the raw count: the board as it stands (``Game.score``), what our own players play out;
 - an ownership estimate: playouts (``search.ownership.estimate_ownership``) or a network say
   who ends up owning each point, and a stone on the other side's point is dead
-  (``dead_stones``); ``PassCheck`` judges a search player's pass by it;
+  (``dead_stones``); ``PassCheck`` judges a search player's pass and resignation by it, and
+  ``settling_move`` takes the other side's dead stones off before a pass;
 - a named dead list: GNU Go's (or any engine's) ``final_status_list dead``, agreed by both
   players or named by an arbiter (``settle_by_dead_stones``), or the first of a list of judges
   that can judge the game (``settle_by_judges``, the web board's);
-- a clean-up phase: play goes on until the dead stones are captured (``cleanup_move``).
+- a clean-up phase: play goes on until the dead stones are captured (``cleanup_move``: the
+  stones an ownership estimate calls dead, captured, and nothing else played).
 
 Every named dead list goes through ``go_env.seki`` first: a chain in seki lives, whoever called
 it dead (in two held-out games GNU Go called a seki dead and turned a raw W+7 into B+20), and
-a clean-up move never fills a seki's shared liberty.
+a clean-up move never fills a seki's shared liberty nor a liberty its own chain needs.
 
 The referee's settling modes (``SETTLE_MODES``): ``count`` (the raw count), ``cleanup`` (a
 clean-up phase, the default when an engine that passes with dead stones on the board takes
@@ -26,7 +28,6 @@ part) and ``status`` (the players' dead stones, else the arbiter's).
 
 from __future__ import annotations
 
-import random
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -119,21 +120,41 @@ def dead_stones(game: Game, ownership: np.ndarray, threshold: float = DEAD_THRES
     return [int(point) for point in np.flatnonzero(dead)]
 
 
+def black_view(ownership: np.ndarray, to_play: int) -> np.ndarray:
+    """float64[N*N]: an ownership map given from ``to_play``'s view (+1 its point, as a
+    network gives it) in Black's (+1 Black's, as the playouts give it)."""
+    view = np.asarray(ownership, np.float64)
+    return view if to_play == K.BLACK else -view
+
+
 def _result(margin: float, color: int) -> int:
     """1 a win for ``color``, 0 a draw, -1 a loss."""
     return int(np.sign(margin)) * (1 if color == K.BLACK else -1)
 
 
-class PassCheck:
-    """Judges a pass by the settled score, for games whose dead stones are taken off.
+def clean_up_under_way(game: Game) -> bool:
+    """Whether ``game`` was resumed after two passes: in a clean-up phase, whose dead stones
+    are those it captures, so that its end is counted as the board stands."""
+    passing = game.pass_move
+    return any(a == b == passing for a, b in zip(game.moves, game.moves[1:], strict=False))
 
-    A pass is unsafe when stones of the player's own are dead and the count without them is
-    worse for it (a loss or a draw where the raw count said a win, a loss where it said a
-    draw): the player then plays on. The other side's dead stones are left on the board for
-    that count: a clean-up phase takes off only the stones that are captured in it, and the
-    other side captures none of its own, so the player must (KataGo's conservative pass).
-    Both counts are area counts (under territory rules they differ from the rules' own by
-    the prisoners, alike for both). The playouts leave seki alone (``estimate_ownership``)::
+
+class PassCheck:
+    """Judges a pass, and a resignation, by the count with the dead stones taken off.
+
+    Where dead stones are taken off before the count, a pass is unsafe when stones of the
+    player's own are dead and the count without them is worse for it (a loss or a draw
+    where the raw count said a win, a loss where it said a draw): the player then plays on.
+    The other side's dead stones are left on the board for that count: a clean-up phase
+    takes off only the stones that are captured in it, and the other side captures none of
+    its own, so the player must (KataGo's conservative pass). Where the board is counted as
+    it stands (Tromp-Taylor, a clean-up phase under way), a pass is safe only when the game
+    is won both by that count and without every dead stone: a referee or an opponent that
+    judges the dead stones itself (GNU Go's count) must agree. Both counts are area counts
+    (under territory rules they differ from the rules' own by the prisoners, alike for
+    both); chains in seki live whatever the map says (``go_env.seki``). The playouts leave
+    seki alone (``estimate_ownership``); a network's map (``black_view``) may be given
+    instead::
 
         check = PassCheck(seed=0)
         check.settle(game)            # Settlement(raw=..., settled=..., dead=(...))
@@ -168,36 +189,58 @@ class PassCheck:
         its finished games by (``TreeSearch.settle_finished_games``)."""
         return firm_owner(ownership, self.threshold)
 
+    def dead(self, game: Game, ownership: np.ndarray) -> list[int]:
+        """The stones ``ownership`` (Black's view) calls dead, but the chains in seki."""
+        return keep_seki_alive(game, dead_stones(game, ownership, self.threshold))
+
     def settle(self, game: Game) -> Settlement:
         """``game``'s board counted as it stands and without the stones the playouts judge dead."""
         dead = dead_stones(game, self.ownership(game), self.threshold)
         return Settlement(settled_score(game, []), settled_score(game, dead), tuple(dead))
 
-    def pass_is_safe(self, game: Game, ownership: np.ndarray | None = None) -> bool:
-        """Whether the side to move may pass: no dead stone of its own makes its result worse
-        (by ``ownership`` of ``game``, estimated afresh when None)."""
+    def pass_is_safe(
+        self, game: Game, ownership: np.ndarray | None = None, *, as_it_stands: bool = False
+    ) -> bool:
+        """Whether the side to move may pass, by ``ownership`` of ``game`` (Black's view;
+        estimated afresh when None): where dead stones are taken off, no dead stone of its
+        own makes its result worse; counted ``as_it_stands``, it wins by both counts."""
         color = game.to_play
-        board = game.board.ravel()
         ownership = self.ownership(game) if ownership is None else ownership
-        own = [point for point in dead_stones(game, ownership, self.threshold) if board[point] == color]
+        dead = self.dead(game, ownership)
+        raw = _result(settled_score(game, []), color)
+        if as_it_stands:
+            return raw == 1 and _result(settled_score(game, dead), color) == 1
+        board = game.board.ravel()
+        own = [point for point in dead if board[point] == color]
         if not own:
             return True  # no count to make: the raw one stands
-        return _result(settled_score(game, own), color) >= _result(settled_score(game, []), color)
+        return _result(settled_score(game, own), color) >= raw
+
+    def lost(self, game: Game, ownership: np.ndarray) -> bool:
+        """Whether the side to move loses ``game`` as it stands by both counts: every stone
+        counted, and without the stones ``ownership`` (Black's view) calls dead. A search's
+        value alone may be wrong about the end; a resignation waits for the board to agree."""
+        color = game.to_play
+        if _result(settled_score(game, []), color) != -1:
+            return False
+        return _result(settled_score(game, self.dead(game, ownership)), color) == -1
 
     def move(self, game: Game, search: TreeSearch, ownership: np.ndarray | None = None) -> int:
-        """Pass if that is safe, else the best move but pass of ``search`` (which has just
-        searched ``game``): the most visited, then the best valued, then the likeliest; never
-        one filling an eye of the player's own. Pass when there is no such move."""
+        """Pass if that is safe (dead stones taken off), else the best move but pass of
+        ``search`` (which has just searched ``game``): the most visited, then the best valued,
+        then the likeliest; never one filling an eye of the player's own. Pass when there is
+        no such move."""
         if self.pass_is_safe(game, ownership):
             return game.pass_move
         return best_move_but_pass(game, search)
 
 
 def best_move_but_pass(game: Game, search: TreeSearch) -> int:
-    """The root's best move other than pass and filling an own eye (by visits, value, prior),
-    or pass where there is none."""
+    """The root's best move other than pass, filling an own eye and recreating an earlier
+    whole board (by visits, value, prior), or pass where there is none."""
     assert search.tree is not None, "search first"
     legal = search.tree.children[ROOT] != ILLEGAL
+    legal[game.repeating_moves()] = False
     state, geometry, color = game.state, game.geometry, game.to_play
     moves = [
         int(a)
@@ -208,6 +251,110 @@ def best_move_but_pass(game: Game, search: TreeSearch) -> int:
         return game.pass_move
     visits, values, priors = search.visit_counts(), search.values(), search.priors()
     return max(moves, key=lambda a: (visits[a], values[a], priors[a]))
+
+
+# -- taking the other side's dead stones off ---------------------------------------------
+
+
+class _Chains:
+    """A board's chains walked in plain Python: it runs where a player would pass, on a few
+    chains."""
+
+    def __init__(self, game: Game):
+        self.board = game.board.ravel()
+        self.neighbors = game.geometry.neighbors  # int64[P, 4]; P where off the board
+        self.num_points = game.num_points
+
+    def around(self, point: int) -> list[int]:
+        return [int(n) for n in self.neighbors[point] if n < self.num_points]
+
+    def chain(self, point: int) -> set[int]:
+        color, stones, todo = self.board[point], {point}, [point]
+        while todo:
+            for n in self.around(todo.pop()):
+                if self.board[n] == color and n not in stones:
+                    stones.add(n)
+                    todo.append(n)
+        return stones
+
+    def liberties(self, stones: set[int]) -> set[int]:
+        return {n for s in stones for n in self.around(s) if self.board[n] == K.EMPTY}
+
+
+def _holds(game: Game, move: int, target: set[int]) -> bool:
+    """Whether the side to move's stone on ``move``, a liberty of the other side's chain
+    ``target``, is no self-atari, and, where it joins a chain of its own (a liberty the two
+    share), leaves that chain more liberties than ``target``: it never gives a race or a
+    seki away."""
+    after = game.copy()
+    after.play(move)
+    chains = _Chains(after)
+    if chains.board[move] == K.EMPTY:
+        return False  # a suicide
+    own = chains.chain(move)
+    mine = len(chains.liberties(own))
+    if mine < 2:
+        return False
+    if len(own) == 1:
+        return True  # on its own: nothing of the player's is short of liberties
+    left = [p for p in target if chains.board[p] != K.EMPTY]
+    return not left or mine > len(chains.liberties(chains.chain(left[0])))
+
+
+def settling_move(
+    game: Game, ownership: np.ndarray, threshold: float = DEAD_THRESHOLD, *, captures_only: bool = False
+) -> int | None:
+    """A move of the side to move that takes the other side's dead stones off, or None.
+
+    Dead: the other side's stones on points ``ownership`` (Black's view) gives the side to
+    move (``dead_stones``), but chains in seki. Captures come first, the largest first; then,
+    unless ``captures_only``, a liberty of a dead chain (the chain with the fewest first, a
+    liberty not the player's own before one the two share). Never a move that is illegal,
+    recreates an earlier whole board, fills a seki's shared liberty or an eye of its own, or
+    loses the player's chain on it (``_holds``: no self-atari, no shared liberty filled
+    while the player's chain would not stay ahead): a chain that lives keeps its liberties.
+    """
+    color = game.to_play
+    board = game.board.ravel()
+    dead = [
+        p for p in keep_seki_alive(game, dead_stones(game, ownership, threshold)) if board[p] == 3 - color
+    ]
+    chains = _Chains(game)
+    seen: set[int] = set()
+    targets: list[tuple[set[int], set[int]]] = []
+    for point in dead:
+        if point not in seen:
+            stones = chains.chain(point)
+            seen |= stones
+            targets.append((stones, chains.liberties(stones)))
+    if not targets:
+        return None
+    seki = set(seki_liberties(game))
+
+    def playable(move: int) -> bool:
+        return (
+            game.is_legal(move)
+            and not game.repeats_position(move)
+            and move not in seki
+            and not K.is_eye(game.state, game.geometry, move, color)
+        )
+
+    captures = sorted((t for t in targets if len(t[1]) == 1), key=lambda t: (-len(t[0]), min(t[0])))
+    for _, liberties in captures:
+        move = next(iter(liberties))
+        if playable(move):
+            return move
+    if captures_only:
+        return None
+
+    def shared(point: int) -> bool:  # a liberty of the player's own chain too
+        return any(board[n] == color for n in chains.around(point))
+
+    for stones, liberties in sorted(targets, key=lambda t: (len(t[1]), min(t[0]))):
+        for move in sorted(liberties, key=lambda p: (shared(p), p)):
+            if playable(move) and _holds(game, move, stones):
+                return move
+    return None
 
 
 # -- named dead lists: players, an arbiter, a row of judges ------------------------------
@@ -268,26 +415,17 @@ def settle_by_judges(game: Game, judges: Mapping[str, Judge]) -> Settled:
 # -- the clean-up phase ------------------------------------------------------------------
 
 
-def cleanup_move(game: Game, rng: random.Random, default: int) -> int:
-    """A move instead of passing, while the board is not played out.
-
-    The candidates are the legal moves other than passing, filling one's own eye (an empty
-    point whose neighbours are all one's own stones) and filling a seki's shared liberty
-    (``go_env.seki``: it would give a living chain away); those next to an opponent's stone
-    come first, since capturing dead stones is what cleanup is for. ``default`` when there is
-    none.
-    """
-    color, seki = game.to_play, set(seki_liberties(game))
-    board = np.append(game.board.ravel(), color)  # off the board (index N*N) counts as own
-    neighbors = game.geometry.neighbors
-    candidates = [
-        int(point)
-        for point in game.legal_moves()
-        if point != game.pass_move and int(point) not in seki and (board[neighbors[point]] != color).any()
-    ]
-    attacking = [p for p in candidates if (board[neighbors[p]] == 3 - color).any()]
-    pool = attacking or candidates
-    return rng.choice(pool) if pool else default
+def cleanup_move(
+    game: Game, ownership: np.ndarray, threshold: float = DEAD_THRESHOLD, *, default: int | None = None
+) -> int:
+    """A clean-up move (GTP's ``kgs-genmove_cleanup``): the ``settling_move`` that takes off
+    the other side's stones ``ownership`` (Black's view) calls dead, captures first, else
+    ``default`` (pass when None) once nothing dead is left. It plays nothing else: not in a
+    seki, not on a liberty of a race its own chain would lose, not in its own area."""
+    move = settling_move(game, ownership, threshold)
+    if move is not None:
+        return move
+    return game.pass_move if default is None else default
 
 
 def fills_seki(game: Game, move: int) -> bool:

@@ -346,6 +346,7 @@ class TreeSearch:
         watched = seconds is not None or stop is not None or report is not None
         chunk = MIN_CHUNK
         done = self._prepare(game)
+        done += self._strike_repeats(game)
         while simulations is None or done < simulations:
             remaining = chunk if simulations is None else simulations - done
             began = time.perf_counter()
@@ -372,6 +373,23 @@ class TreeSearch:
     def _prepare(self, game: Game) -> int:
         """Get the root ready for a search; return the simulations that took."""
         return 0
+
+    def _strike_repeats(self, game: Game) -> int:
+        """Take the root's moves that recreate an earlier whole board off it (``ILLEGAL``, no
+        prior), so that the search's visits go elsewhere: whatever the game's ko rule, a
+        positional-superko referee forfeits them. The root is expanded first where it is not
+        (a simulation or two); return the simulations that took."""
+        repeating = game.repeating_moves()
+        if not len(repeating):
+            return 0
+        assert self.tree is not None
+        done = 0
+        while not self.tree.expanded[ROOT]:
+            done += self._simulate(game, self._reserve(1))
+        self.tree.children[ROOT, repeating] = ILLEGAL
+        if self._priors:
+            self.tree.prior[ROOT, repeating] = 0.0
+        return done
 
     def _simulate(self, game: Game, count: int) -> int:
         """Run up to ``count`` simulations; return how many ran."""

@@ -75,6 +75,23 @@ SELF_ATARI = """
 . . . . .
 """
 
+# Three kos on one board: Black can take at C8 and C4, White at G8.
+TRIPLE_KO = """
+. X O . . . X O .
+X O . O . X . X O
+. X O . . . X O .
+. . . . . . . . .
+. X O . . . . . .
+X O . O . . . . .
+. X O . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+# Each takes a ko in turn; after six captures the board and the side to move repeat.
+TRIPLE_KO_CYCLE = ["C8", "G8", "C4", "B8", "H8"]
+TRIPLE_KO_REPEAT = "B4"
+
+
 # Settling at the end of a game, White to play after Black passed (komi 7.5 for the first,
 # 0.5 for the others); every other empty point is a one-point eye. White's B8 stands in
 # Black's walled corner, dead: counted as it stands White wins by 8.5, without it Black by 1.5.
@@ -101,6 +118,19 @@ X X X X X O O O O
 . X . X X O . . .
 X X X X X O . X .
 . X . X X O . . .
+"""
+# DEAD_IN_AREA with White's three stones B8-B7-C7 in atari in Black's corner (their last
+# liberty B6): a static count may read the corner either way until Black captures them.
+ATARI_IN_AREA = """
+. X . X X O . O .
+X O X X X O O O O
+X O O X X O . O .
+X . X X X O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
+X X X X X O O O O
+. X . X X O . O .
 """
 # White's C9-C8-C7-D7 and Black's E9-E8-E7 share D9 and D8, their only liberties: a seki
 # (whoever fills one is captured). White wins by 3.5; were White's four dead, Black by 6.5.

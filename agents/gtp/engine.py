@@ -25,8 +25,8 @@ commands                        notes
 ``time_settings time_left``     the clock: each move's budget goes to the player (see Time)
 ``kgs-time_settings``           ``none``, ``absolute``, ``byoyomi``, ``canadian``; also
                                 spelt ``kgs-time-settings``
-``kgs-genmove_cleanup``         ``genmove``, but no pass while a move outside own eyes and seki's
-                                shared liberties is legal, and never a move into a seki
+``kgs-genmove_cleanup``         ``genmove``, but no pass while stones the player's ownership
+                                calls dead can be captured, and never a move into a seki
 ``loadsgf printsgf``            ``loadsgf FILE [N]``: the position before move N;
                                 regular files only, up to 1 MiB
 ``kgs-rules kata-get-rules``    rules by name (``chinese``, ``japanese``, ``aga``,
@@ -61,12 +61,15 @@ clocks whole again.
 
 Scoring. The engine does no dead-stone analysis: every stone on the board counts as alive,
 as under Tromp-Taylor rules, so ``final_score`` is right once a game is played out (which
-``kgs-genmove_cleanup`` is for, by ``search.settle.cleanup_move``, which leaves seki alone) and
+``kgs-genmove_cleanup`` is for, by ``search.settle.cleanup_move``: it captures the stones the
+player's ownership map, or playouts, call dead, and leaves seki and races alone) and
 ``final_status_list dead`` is always empty; ``final_status_list seki`` names the chains in seki
 (``go_env.seki``), which live. The player
 learns whether the controller takes dead stones off (``GameContext.dead_stones_removed``: under
 rules other than Tromp-Taylor's, and once it asks for ``kgs-genmove_cleanup`` or
-``final_status_list``), so that a search player does not pass while its dead stones count.
+``final_status_list``), so that a search player does not pass while its dead stones count;
+under Tromp-Taylor rules a search player passes only when it wins both by the board as it
+stands and without the dead stones, since the controller may judge them itself.
 
 Moves out of turn. GTP lets a controller play or ask for either colour at any time. Before the
 first move, that sets who moves first; later, the other side is recorded as having passed.
@@ -120,7 +123,6 @@ import dataclasses
 import json
 import os
 import queue
-import random
 import stat
 import sys
 import threading
@@ -152,7 +154,7 @@ from goarena.agents.protocols import (
     TimedAgent,
     Warmable,
 )
-from goarena.search.settle import cleanup_move, fills_seki
+from goarena.search.settle import PassCheck, black_view, cleanup_move, fills_seki
 
 try:
     _VERSION = version("goarena")
@@ -273,7 +275,7 @@ class GTPEngine:
         self.lag = lag
         self._agent_stale = True  # the player needs reset() before its next move
         self._settling = False  # the controller asked for kgs-genmove_cleanup or final_status_list
-        self._rng = random.Random(0)
+        self._judge = PassCheck(seed=0)  # the dead stones of a clean-up move, by playouts
         self._ready = ready
         self.device = device
         self.playable = playable
@@ -526,12 +528,22 @@ class GTPEngine:
         started, color = time.perf_counter(), _color(args[0])
         self._settled_by_controller()
         game = self._game_for(color)
-        move = self._timed_player(color, started, game).select_move(game)
-        if move in (RESIGN, game.pass_move) or fills_seki(game, move):
-            # Play on while the board is not played out, but never into a seki: that gives a
-            # living chain away.
-            move = cleanup_move(game, self._rng, default=RESIGN if move == RESIGN else game.pass_move)
+        agent = self._timed_player(color, started, game)
+        move = agent.select_move(game)
+        if move in (RESIGN, game.pass_move) or fills_seki(game, move) or game.repeats_position(move):
+            # Capture what the player's ownership calls dead, and nothing else: a move into a
+            # seki or a race's shared liberty gives a living chain away.
+            ownership = self._dead_stone_ownership(agent, game)
+            move = cleanup_move(
+                game, ownership, self._judge.threshold, default=RESIGN if move == RESIGN else None
+            )
         return self._commit_on_clock(game, move, color, started)
+
+    def _dead_stone_ownership(self, agent: Agent, game: Game) -> np.ndarray:
+        """float64[N*N], Black's view: who ends up owning each point of ``game``, by the
+        player's network where it has an ownership head, else by playouts."""
+        found = agent.ownership(game) if isinstance(agent, OwnershipAgent) else None
+        return self._judge.ownership(game) if found is None else black_view(found, game.to_play)
 
     @_command("reg_genmove", 1)
     def _reg_genmove(self, args: list[str]) -> str:

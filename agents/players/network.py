@@ -61,6 +61,7 @@ from goarena.agents.protocols import (
     restart_seed,
 )
 from goarena.search import GumbelSearch, Leaves
+from goarena.search.settle import black_view
 from goarena.search.warmup import warmup_game
 
 PLAYS = ("policy", "greedy", "puct", "gumbel")
@@ -225,6 +226,8 @@ class NetworkPlayer(OptionsPlayer):
                 searching["seconds"] = None
             self.search = PUCTAgent(evaluator=self.evaluator, **searching)
             self.simulations = self.search.simulations
+            if "ownership" in self.heads:  # its dead stones by its own ownership head
+                self.search.judge_dead_stones_by(self._black_ownership)
         self._gumbel: GumbelSearch | None = None
         self._gumbel_seed = self.seed
         self.__class__ = _capable(cast(Any, type(self)), self._absent())
@@ -405,6 +408,11 @@ class NetworkPlayer(OptionsPlayer):
         move (``OwnershipAgent``); None from a network without an ownership head."""
         return self._ownership(game)
 
+    def _black_ownership(self, game: Game) -> np.ndarray | None:
+        """The ownership map in Black's view, as the pass check reads dead stones off it."""
+        found = self._ownership(game)
+        return None if found is None else black_view(found, game.to_play)
+
     def _ownership(self, game: Game) -> np.ndarray | None:
         if "ownership" not in self.heads:
             return None
@@ -418,6 +426,7 @@ class NetworkPlayer(OptionsPlayer):
         if not legal.any():
             raise ValueError("no legal move to choose: the game is over")
         weighed = playing_on(game, legal) if self.plays_on else legal
+        weighed = _without_repeats(game, weighed)
         weights = priors.astype(np.float64) * weighed
         if not weights.any():  # all underflowed: the moves it weighs, alike
             weights = weighed.astype(np.float64)
@@ -472,7 +481,7 @@ class NetworkPlayer(OptionsPlayer):
 
     def _best(self, game: Game, found: MoveValues) -> int:
         """The index in ``found`` of the best move; ranked by V, the pass where passing keeps it."""
-        ranking = self._ranking(found)
+        ranking = np.where(np.isin(found.moves, game.repeating_moves()), -np.inf, self._ranking(found))
         best = int(np.argmax(ranking))
         keeps = self.options.rank == "score" and ranking[-1] >= ranking[best]
         if found.moves[-1] == game.pass_move and keeps:
@@ -514,7 +523,10 @@ class NetworkPlayer(OptionsPlayer):
         batch = GameBatch(game.size, 1, game.rules)
         K.copy_into(K.state_item(batch.state, 0), game.state)
         move = int(self._gumbel.search(batch, cast(int, self.simulations))[0])
-        return Action(move, self._gumbel.policy_targets()[0], float(self._gumbel.root_values()[0]))
+        policy = self._gumbel.policy_targets()[0]
+        if game.repeats_position(move):  # the best improved-policy move that does not
+            move = int(np.argmax(np.where(_without_repeats(game, game.legal_mask()), policy, -1.0)))
+        return Action(move, policy, float(self._gumbel.root_values()[0]))
 
     # -- the player --------------------------------------------------------------------------
 
@@ -604,6 +616,19 @@ def _capable(player: type, absent: frozenset[str]) -> type:
         namespace[name] = None if name in absent else own
     namespace.update(__module__=player.__module__, __doc__=player.__doc__)
     return type(player.__name__, (player,), namespace)
+
+
+def _without_repeats(game: Game, moves: np.ndarray) -> np.ndarray:
+    """The mask ``moves`` (int8[N*N+1]) less the moves that recreate an earlier whole board
+    of ``game``: a positional-superko referee forfeits them, whatever the game's ko rule."""
+    repeating = game.repeating_moves()
+    if not len(repeating):
+        return moves
+    moves = moves.copy()
+    moves[repeating] = 0
+    if not moves.any():
+        moves[game.pass_move] = 1  # never repeats, and is legal while the game runs
+    return moves
 
 
 def _heads(model: Any) -> tuple[str, ...]:

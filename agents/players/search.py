@@ -30,11 +30,19 @@ the call, settling dead stones included), ``seconds`` and ``simulations``, so th
 Where a game ended by two passes has its dead stones taken off before the count (the
 context's ``dead_stones_removed``: a league with an engine, GTP under Chinese or Japanese
 rules), a search that values two passes by the raw count would pass while its own dead stones
-stand in the other side's area. There, ownership playouts of each position
-(``search.settle``) say which stones are dead: the search scores the games that finish
-in its tree without them, and before passing the player judges the settled score and plays
-on while its count rests on dead stones of its own. Under Tromp-Taylor rules it passes as
-its search says.
+stand in the other side's area. There, an ownership map of each position (its network's where
+the player has one with an ownership head, ``judge_dead_stones_by``; else playouts,
+``search.settle``) says which stones are dead: the search scores the games that finish in its
+tree without them, and before passing the player judges the settled score and plays on while
+its count rests on dead stones of its own. Counted as the board stands (Tromp-Taylor, or a
+clean-up phase under way), it passes only when it wins both by that count and without the
+dead stones, since an opponent or a referee may judge them itself (GNU Go's count does).
+Before any pass it captures the other side's dead stones in its own area that are in atari
+(under area scoring, every dead stone it can take off without risk: it costs nothing), so
+that no judge can read the board either way (``search.settle.settling_move``); it resigns only
+when the board is lost by both counts too. It never plays a move that recreates an earlier
+whole board, whatever the ko rule (the search leaves them out at its root): a referee that
+enforces positional superko forfeits it.
 """
 
 from __future__ import annotations
@@ -79,7 +87,7 @@ from goarena.search import (
     UniformEvaluator,
 )
 from goarena.search.rollout import PatternRolloutEvaluator
-from goarena.search.settle import PassCheck
+from goarena.search.settle import PassCheck, best_move_but_pass, clean_up_under_way, settling_move
 from goarena.search.warmup import warmup_game
 
 if TYPE_CHECKING:  # torch is imported only by players that load a network
@@ -168,6 +176,19 @@ def move_info(candidate: Candidate) -> MoveInfo:
     )
 
 
+def _without_repeats(batch: GameBatch, moves: np.ndarray, visits: np.ndarray) -> np.ndarray:
+    """``moves`` (int64[B]), each that recreates an earlier whole board of its game replaced
+    by the game's most visited legal move that does not (``visits``: int[B, A])."""
+    for b in np.flatnonzero(moves < batch.size * batch.size):
+        state = K.state_item(batch.state, int(b))
+        if K.repeats_position(state, batch.geometry, int(moves[b])):
+            legal, repeating = np.empty((2, visits.shape[1]), np.int8)
+            K.legal_mask(state, batch.geometry, legal)
+            K.repeating_mask(state, batch.geometry, repeating)
+            moves[b] = int(np.argmax(np.where((legal == 1) & (repeating == 0), visits[b], -1)))
+    return moves
+
+
 class _SearchAgent:
     """What the search players share: budgets, one search per position, analysis, resigning.
 
@@ -179,7 +200,8 @@ class _SearchAgent:
     device: str | None = None  # a network player's own device; None: the game context's
     _dead_stones_removed = False  # the game's, from its context
     _passes: PassCheck | None = None
-    _ownership: np.ndarray | None = None  # of the last searched position, where it is settled
+    _judged: tuple[tuple, np.ndarray] | None = None  # a position and its ownership (Black's view)
+    _network_ownership: Callable[[Game], np.ndarray | None] | None = None  # see judge_dead_stones_by
     _modules: tuple = ()  # its torch networks, moved to its device at each reset
     _move_time: float | None = None  # a cap on each move's time from outside (set_move_time)
 
@@ -233,14 +255,33 @@ class _SearchAgent:
 
     def _settle(self, game: Game) -> None:
         """Where the game's dead stones are taken off before the count, the search scores the
-        games that finish in its tree without the stones the ownership playouts of ``game``
-        judge dead; else by the raw count."""
-        self._ownership = None
-        if self.pass_check and self._dead_stones_removed and self._passes is not None:
-            self._ownership = self._passes.ownership(game)
-            self.searcher.settle_finished_games(self._passes.owner(self._ownership))
-        else:
-            self.searcher.settle_finished_games(None)
+        games that finish in its tree without the stones the ownership of ``game`` judges
+        dead; else by the raw count."""
+        owner = None
+        if self.pass_check and self._dead_stones_removed:
+            owner = self._pass_check().owner(self._ownership_of(game))
+        self.searcher.settle_finished_games(owner)
+
+    def judge_dead_stones_by(self, ownership: Callable[[Game], np.ndarray | None]) -> None:
+        """Read the dead stones off ``ownership(game)`` (float[N*N], Black's view: a network's
+        ownership head, ``search.settle.black_view``), playouts only where it gives None."""
+        self._network_ownership = ownership
+        self._judged = None
+
+    def _pass_check(self) -> PassCheck:
+        if self._passes is None:
+            self._passes = PassCheck(seed=self.seed)
+        return self._passes
+
+    def _ownership_of(self, game: Game) -> np.ndarray:
+        """float64[N*N], Black's view: who ends up owning each point of ``game``, by the
+        player's network where it has one, else by playouts; kept for the position."""
+        position = self._position(game)
+        if self._judged is None or self._judged[0] != position:
+            found = None if self._network_ownership is None else self._network_ownership(game)
+            ownership = self._pass_check().ownership(game) if found is None else np.asarray(found, np.float64)
+            self._judged = (position, ownership)
+        return self._judged[1]
 
     def _temperature(self, game: Game) -> float:
         return 0.0
@@ -271,22 +312,39 @@ class _SearchAgent:
         if seed is not None or self._passes is None:
             self._passes = PassCheck(seed=seed)
         self._searched = None
+        self._judged = None
         self._losing = 0
 
     def select_move(self, game: Game) -> int:
         self._search(game)
-        if self.resign_threshold is not None:
-            best = self.searcher.best_move()
-            losing = (self.searcher.values()[best] + 1.0) / 2.0 < self.resign_threshold
-            self._losing = self._losing + 1 if losing else 0
-            if self._losing >= self.resign_moves:
-                return RESIGN
+        if self.resign_threshold is not None and self._resigns(game):
+            return RESIGN
         move = self.searcher.choose_move(self._temperature(game))
-        if move == game.pass_move and self._ownership is not None and self._passes is not None:
-            move = self._passes.move(
-                game, self.searcher, self._ownership
-            )  # not while its own dead stones count
+        if move == game.pass_move and self.pass_check:
+            move = self._instead_of_passing(game)
         return move
+
+    def _resigns(self, game: Game) -> bool:
+        """Whether to resign: the best move's win rate has stayed under the threshold for
+        ``resign_moves`` moves, and the board is lost by both counts (``PassCheck.lost``)."""
+        best = self.searcher.best_move()
+        losing = (self.searcher.values()[best] + 1.0) / 2.0 < cast(float, self.resign_threshold)
+        self._losing = self._losing + 1 if losing else 0
+        return self._losing >= self.resign_moves and self._pass_check().lost(game, self._ownership_of(game))
+
+    def _instead_of_passing(self, game: Game) -> int:
+        """Where the search would pass: first a move that takes the other side's dead stones
+        off (those in atari; every one under area scoring, where it costs nothing), then the
+        pass if the counts allow it (``PassCheck.pass_is_safe``), else the best other move."""
+        ownership, check = self._ownership_of(game), self._pass_check()
+        captures_only = game.rules.scoring != "area"
+        settling = settling_move(game, ownership, check.threshold, captures_only=captures_only)
+        if settling is not None:
+            return settling
+        as_it_stands = not self._dead_stones_removed or clean_up_under_way(game)
+        if check.pass_is_safe(game, ownership, as_it_stands=as_it_stands):
+            return game.pass_move
+        return best_move_but_pass(game, self.searcher)
 
     def act(self, game: Game) -> Action:
         """The move, the root's visit distribution, and the root's value for the side to
@@ -353,8 +411,10 @@ class TreeSearchOptions(PlayerOptions):
     resign_moves: int = option(3, "... for this many of the player's moves in a row", check=positive)
     pass_check: bool = option(
         True,
-        "where dead stones are taken off before the count, pass only if the count without the stones "
-        "ownership playouts judge dead does not make the result worse (search.settle.PassCheck)",
+        "before passing, capture the dead stones in its area; where dead stones are taken off before "
+        "the count, pass only if the count without its own dead ones is no worse, and counted as the "
+        "board stands only if it wins both ways (by its network's ownership, else playouts: "
+        "search.settle.PassCheck)",
     )
     seed: int | None = option(None, "seed of the search's random generator")
 
@@ -622,7 +682,7 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
             played = batch.state.info[:, K.INFO_MOVE_NUMBER]
             early = played >= 0 if self.temperature_moves is None else played < self.temperature_moves
             moves = np.where(early, drawn, moves)
-        return moves
+        return _without_repeats(batch, moves, self._batched.visit_counts())
 
     @staticmethod
     def warmup(size: int) -> None:

@@ -4,31 +4,37 @@ move that never fills a seki's shared liberty."""
 
 from __future__ import annotations
 
-import random
-
+import numpy as np
 import pytest
 
-from go_env import BLACK, Game, Rules
+from go_env import BLACK, WHITE, Game, Rules, coords
+from go_env.game import RESIGN
 from goarena.search import UCT
 from goarena.search.settle import (
     AS_IT_STANDS,
     PassCheck,
     Settled,
     best_move_but_pass,
+    black_view,
     check_settle,
+    clean_up_under_way,
     cleanup_move,
     count_without,
     settle_by_dead_stones,
     settle_by_judges,
     settled_score,
+    settling_move,
 )
 from tests.boards import (
+    ATARI_IN_AREA,
     DEAD_IN_AREA,
     DEAD_IN_BOTH_AREAS,
     LIVE_IN_AREA,
     SEKI,
     SEKI_RACE,
     SEKI_WITH_EYES,
+    TRIPLE_KO,
+    TRIPLE_KO_CYCLE,
     after_black_passed,
     points,
     position,
@@ -135,21 +141,114 @@ def test_the_first_judge_that_can_judge_counts_and_a_failing_one_is_said(capsys)
     assert settle_by_judges(seki, {"GNU Go": lambda game: points(*WHITE_SEKI)}).margin == -3.5
 
 
+def playouts(game: Game) -> np.ndarray:
+    return PassCheck(seed=0).ownership(game)
+
+
+def owned_by(game: Game, color: int, *vertices: str) -> np.ndarray:
+    """An ownership map (Black's view) that gives ``vertices`` to ``color``, nothing else."""
+    ownership = np.zeros(game.num_points)
+    ownership[points(*vertices)] = 1.0 if color == BLACK else -1.0
+    return ownership
+
+
 @pytest.mark.parametrize("diagram", [SEKI, SEKI_WITH_EYES], ids=["shared liberties", "eyes"])
 def test_a_cleanup_move_never_fills_a_sekis_shared_liberty(diagram: str):
-    """Every other legal move of both sides fills an own eye: the clean-up passes."""
-    for to_play in (BLACK, 3 - BLACK):
+    """Nothing is dead: both sides pass, even with a map that calls the other side's seki
+    chain dead (the seki keeps it alive)."""
+    for to_play in (BLACK, WHITE):
         game = position(diagram, HALF, to_play=to_play)
-        moves = {cleanup_move(game, random.Random(seed), default=game.pass_move) for seed in range(20)}
-        assert moves == {game.pass_move}
+        assert cleanup_move(game, playouts(game)) == game.pass_move
+        board = game.board.ravel()
+        theirs = [coords.to_gtp(int(p), 9) for p in np.flatnonzero(board == 3 - to_play)]
+        assert cleanup_move(game, owned_by(game, to_play, *theirs)) == game.pass_move
 
 
-def test_a_cleanup_move_still_captures_what_is_dead():
-    game = after_black_passed(SEKI_RACE)  # White's four are dead: Black fills the shared liberties
-    black = position(SEKI_RACE, HALF, to_play=BLACK)
-    moves = {cleanup_move(black, random.Random(seed), default=black.pass_move) for seed in range(20)}
-    assert moves and game.pass_move not in moves
-    assert moves <= set(points("D9", "D8", "E6"))
+def test_a_cleanup_move_captures_what_is_dead():
+    black = position(SEKI_RACE, HALF, to_play=BLACK)  # White's four are dead: Black fills their liberties
+    assert cleanup_move(black, playouts(black)) in points("D9", "D8")
+    black.play(points("D9")[0])
+    black.play(black.pass_move)
+    assert cleanup_move(black, playouts(black)) == points("D8")[0]  # the capture
+
+
+def test_a_cleanup_move_fills_no_liberty_its_own_chain_needs_in_a_race():
+    """A map that wrongly calls Black's E9-E8-E7 dead: White's C9-C8-C7-D7 shares D9 and D8
+    with it and has no other liberty, so White filling either puts its own four in atari
+    (the held-out game's lost 13 stones): White takes the outside liberty E6 instead."""
+    white = position(SEKI_RACE, HALF, to_play=WHITE)
+    wrong = owned_by(white, WHITE, "E9", "E8", "E7")
+    assert cleanup_move(white, wrong) == points("E6")[0]
+    white.play(points("E6")[0])
+    white.play(white.pass_move)
+    assert cleanup_move(white, wrong) == white.pass_move  # what is left is D9 and D8
+    assert cleanup_move(white, np.zeros(white.num_points), default=RESIGN) == RESIGN  # nothing dead
+
+
+def test_a_settling_move_captures_the_stones_in_atari_inside_its_area():
+    game = position(ATARI_IN_AREA, HALF, to_play=BLACK)
+    ownership = playouts(game)
+    b6 = points("B6")[0]
+    assert settling_move(game, ownership, captures_only=True) == b6
+    assert settling_move(game, ownership) == b6
+    game.play(b6)
+    game.play(game.pass_move)
+    assert settling_move(game, playouts(game)) is None  # nothing of White's is left inside
+    white = position(ATARI_IN_AREA, HALF, to_play=WHITE)
+    assert settling_move(white, playouts(white)) is None  # its own stones are not for it to take
+
+
+def test_a_settling_move_attacks_a_dead_chain_from_outside_first_and_never_repeats():
+    game = after_black_passed(DEAD_IN_BOTH_AREAS, Rules(komi=10.5))  # White to move: Black's H2 is dead
+    ownership = playouts(game)
+    move = settling_move(game, ownership)
+    assert move in points("H3", "G2", "J2", "H1")
+    assert settling_move(game, ownership, captures_only=True) is None  # H2 has four liberties
+
+
+def test_pass_check_counted_as_it_stands_needs_a_win_both_ways():
+    """Tromp-Taylor: White wins DEAD_IN_AREA by the raw count but loses without its dead B8,
+    a count GNU Go makes: no pass. A live group in the other's area counts either way."""
+    check = PassCheck(seed=0)
+    dead = after_black_passed(DEAD_IN_AREA, KOMI_7)
+    assert not check.pass_is_safe(dead, as_it_stands=True)
+    assert check.pass_is_safe(after_black_passed(LIVE_IN_AREA), as_it_stands=True)
+    assert check.pass_is_safe(after_black_passed(SEKI), as_it_stands=True)
+    lost = position(DEAD_IN_AREA, KOMI_7, to_play=BLACK)  # Black: won without B8, lost raw
+    assert not check.pass_is_safe(lost, as_it_stands=True)
+
+
+def test_lost_means_lost_by_both_counts():
+    check = PassCheck(seed=0)
+    black = position(DEAD_IN_AREA, KOMI_7, to_play=BLACK)  # raw: W+8.5; without B8: B+1.5
+    assert not check.lost(black, check.ownership(black))
+    white = after_black_passed(LIVE_IN_AREA)  # Black: W+7.5 both ways
+    black_loses = position(LIVE_IN_AREA, HALF, to_play=BLACK)
+    assert check.lost(black_loses, check.ownership(black_loses))
+    assert not check.lost(white, check.ownership(white))
+
+
+def test_the_move_instead_of_a_pass_never_repeats_a_board():
+    game = position(TRIPLE_KO, Rules(komi=0.5, ko="simple"))
+    for vertex in TRIPLE_KO_CYCLE:
+        game.play(points(vertex)[0])
+    search = UCT(seed=0)
+    search.search(game, simulations=100)
+    assert best_move_but_pass(game, search) not in game.repeating_moves()
+
+
+def test_a_clean_up_phase_is_a_game_resumed_after_two_passes():
+    game = after_black_passed(DEAD_IN_AREA)
+    assert not clean_up_under_way(game)
+    game.play(game.pass_move)
+    game.resume()
+    assert clean_up_under_way(game)
+
+
+def test_black_view_turns_the_side_to_moves_map():
+    ownership = np.array([0.5, -1.0])
+    np.testing.assert_array_equal(black_view(ownership, BLACK), ownership)
+    np.testing.assert_array_equal(black_view(ownership, WHITE), -ownership)
 
 
 def test_settle_modes():

@@ -21,7 +21,7 @@ from goarena.agents.players.random import RandomAgent
 from goarena.agents.players.search import UCTAgent
 from goarena.agents.protocols import RESIGN, GameContext, MoveInfo
 from goarena.agents.specs import make_agent
-from tests.boards import SEKI, position
+from tests.boards import DEAD_IN_AREA, SEKI, position
 
 REQUIRED = (
     "protocol_version name version known_command list_commands quit boardsize clear_board komi play genmove"
@@ -355,15 +355,34 @@ def test_reg_genmove_does_not_play(engine):
     assert engine.game.moves == [from_gtp("E5", 9)]
 
 
-def test_cleanup_does_not_pass_while_useful_moves_remain():
-    engine = GTPEngine(ScriptedAgent(), size=3)  # a player that always passes
-    assert engine.handle("genmove b") == ok("pass")
-    answer_of(engine, "clear_board", "play w C3")
-    # The only points next to White's stone come first: B3 or C2.
-    assert engine.handle("kgs-genmove_cleanup b") in (ok("B3"), ok("C2"))
-    # Black's wall with four one-point eyes: nothing is left to play but its own eyes.
+def test_cleanup_captures_what_is_dead_then_passes(tmp_path):
+    """DEAD_IN_AREA: White's B8 is dead in Black's corner. A player that always passes has its
+    clean-up moves chosen for it: on B8's liberties, outside ones first (B9, A8 and B7 are no
+    liberty of Black's own), until B8 is captured; then nothing is dead, and it passes."""
+    path = tmp_path / "dead.sgf"
+    path.write_bytes(write_sgf(position(DEAD_IN_AREA, Rules(komi=7.5))))
+    engine = GTPEngine(ScriptedAgent(), size=9)
+    assert engine.handle(f"loadsgf {path}") == ok()
+    corner = {"A9", "B9", "C9", "A8", "C8", "A7", "B7", "C7"}
+    played = []
+    while (answer := engine.handle("kgs-genmove_cleanup b")) != ok("pass"):
+        played.append(answer[2:].strip())
+        assert engine.handle("play w pass") == ok()
+        assert len(played) <= 4
+    assert played and set(played) <= corner and played[0] in ("B9", "A8", "B7")
+    assert "B8" not in stones(engine, WHITE)
+    # Black's wall with four one-point eyes: nothing is dead, nothing to play but its eyes.
+    engine = GTPEngine(ScriptedAgent(), size=3)
     walls = ["play b B1", "play b A2", "play b B2", "play b C2", "play b B3"]
-    answer_of(engine, "clear_board", *walls)
+    answer_of(engine, *walls)
+    assert engine.handle("kgs-genmove_cleanup b") == ok("pass")
+
+
+def test_cleanup_leaves_an_opponent_stone_that_is_not_dead():
+    """A lone White stone on an empty board is nobody's dead stone: the clean-up no longer
+    plays a random move next to it (which in a held-out game filled a race's liberty)."""
+    engine = GTPEngine(ScriptedAgent(), size=3)
+    answer_of(engine, "play w C3")
     assert engine.handle("kgs-genmove_cleanup b") == ok("pass")
 
 

@@ -25,7 +25,7 @@ from go_env import core as K
 from go_env.game import BLACK, EMPTY, WHITE, Game, IllegalMoveError
 from go_env.invariants import check_state
 from go_env.rules import Rules
-from tests.boards import position
+from tests.boards import TRIPLE_KO, TRIPLE_KO_CYCLE, TRIPLE_KO_REPEAT, position
 
 SIMPLE = Rules(komi=0, ko="simple")
 POSITIONAL = Rules(komi=0, ko="positional")
@@ -192,23 +192,6 @@ def test_filling_the_ko_is_not_a_ko_capture() -> None:
     play(game, "C2", "E5")
     play(game, "B2")  # Black fills the point its capture emptied: no capture, no ko
     assert game.ko_point is None and game.captures(BLACK) == 1
-
-
-# Three kos on one board: Black can take at C8 and C4, White at G8.
-TRIPLE_KO = """
-    . X O . . . X O .
-    X O . O . X . X O
-    . X O . . . X O .
-    . . . . . . . . .
-    . X O . . . . . .
-    X O . O . . . . .
-    . X O . . . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-"""
-# Each takes a ko in turn; after six captures the board and the side to move repeat.
-TRIPLE_KO_CYCLE = ["C8", "G8", "C4", "B8", "H8"]
-TRIPLE_KO_REPEAT = "B4"
 
 
 @pytest.mark.parametrize(
