@@ -3,10 +3,11 @@ one forward pass per network, the results remembered by position.
 
 ``NetworkEvaluator`` serves every network of the house, each of which declares what it reads
 (``features``: ``nets.features.Features``, AlphaGo's 48 or 49 planes or the 17 history planes
-in a layout) and what it gives (``heads``: "policy" logits, a "value" for the side to move,
-"ownership" per point). Of each kind of features, the planes of a batch of leaves are made in
-one kernel call (``inference.features.FeatureBuilder``), as many as its networks read; each
-network runs once on its own view of them::
+in a layout, with the rules planes or not) and what it gives (``heads``: "policy" logits, a
+"value" for the side to move, "ownership" per point, a "score" in points). Of each kind of
+features, the planes of a batch of leaves are made in one kernel call
+(``inference.features.FeatureBuilder``), as many as its networks read; each network runs once
+on its own view of them::
 
     NetworkEvaluator(policy, value)                      # AlphaGo's networks
     NetworkEvaluator(policy, values=PatternRolloutEvaluator(rollout))
@@ -24,10 +25,21 @@ network the values come from ``values`` (rollouts, say) or are 0.
 ``outputs(leaves)`` gives ``LeafOutputs``: the priors (the softmax's weights ``exp(logit -
 max)`` on the legal moves, 0 elsewhere: the search normalises them once, as it does every
 evaluator's), the values, and, where the value network has an ownership head, the ownership
-and the score V = Σ v + the leaf's komi from its side to move's view. An ownership network
-(heads ``("ownership",)``) values a leaf by its own ``probability(ownership, komi_terms)``,
-2p − 1. Under an expansion threshold (``Leaves.expanding``) a policy network of its own runs
-only on the leaves whose priors are wanted.
+and the score V = Σ v + the leaf's komi from its side to move's view; a network with a score
+head gives the score itself (the expected final margin for the side to move, in points). An
+ownership network (heads ``("ownership",)``) values a leaf by its own
+``probability(ownership, komi_terms)``, 2p − 1. Under an expansion threshold
+(``Leaves.expanding``) a policy network of its own runs only on the leaves whose priors are
+wanted.
+
+With ``score_utility`` u > 0 a leaf's value is KataGo's utility, the win value plus a bounded
+score term, scaled back into [-1, 1]::
+
+    value = (w + u * score_value(score, N)) / (1 + u),   score_value = 2/π · atan(score / (2·N))
+
+(KataGo's static score utility, its ``staticScoreUtilityFactor`` u = 0.1 in self-play; N·N the
+board's area, so a lead of 2N points is worth half of u): among won (or lost) lines the search
+prefers the larger margin, where the win value alone is flat.
 
 A network's outputs are functions of its planes alone, so the evaluator keeps them by
 position (a digest of the planes): a leaf evaluated again, as under an expansion threshold,
@@ -61,7 +73,14 @@ from goarena.agents.protocols import UnsupportedGame
 from goarena.search import LeafValues, Leaves
 from goarena.search.evaluator import uniform_priors
 
-HEADS = ("policy", "value", "ownership")
+HEADS = ("policy", "value", "ownership", "score")
+SCORE_VALUE_SCALE = 2.0  # KataGo's static score value: atan(score / (2 sqrt(area)))
+
+
+def score_value(score: np.ndarray, size: int) -> np.ndarray:
+    """float64[B] in (-1, 1): KataGo's bounded value of a margin ``score`` (points, for the side
+    to move) on a ``size`` board, 2/π · atan(score / (2 · size))."""
+    return (2.0 / np.pi) * np.arctan(np.asarray(score, np.float64) / (SCORE_VALUE_SCALE * size))
 
 
 class LeafOutputs(NamedTuple):
@@ -72,7 +91,9 @@ class LeafOutputs(NamedTuple):
     )  # float32[B, A]: exp(logit - max) over the legal moves, 0 elsewhere (uniform without a policy)
     values: np.ndarray  # float64[B] in [-1, 1]
     ownership: np.ndarray | None  # float32[B, N*N]: +1 the side to move's at the end; None without the head
-    score: np.ndarray | None  # float64[B]: V = Σ v + the komi term, the expected final margin; None without
+    score: (
+        np.ndarray | None
+    )  # float64[B]: the expected final margin (a score head's, else V = Σ v + komi); None without
 
 
 def komi_terms(states: GoState) -> np.ndarray:
@@ -118,7 +139,7 @@ class _Network:
             raise ValueError(f"{type(module).__name__} declares heads {sorted(unknown)}: known are {HEADS}")
         if policy and "policy" not in self.heads:
             raise ValueError(f"{type(module).__name__} has no policy head (its heads: {self.heads})")
-        if value and not {"value", "ownership"} & set(self.heads):
+        if value and not {"value", "ownership"} & set(self.heads):  # a score head alone values nothing
             raise ValueError(
                 f"{type(module).__name__} has no value or ownership head (its heads: {self.heads})"
             )
@@ -135,6 +156,7 @@ class _Network:
         run = getattr(self.module, "run", None)  # an adapter's: numpy in and out
         output = run(planes, legal) if run is not None else forward(self.module, planes)
         parts = output if isinstance(output, (tuple, list)) else (output,)
+        parts = [part for part in parts if part is not None]  # a head the network lacks (ZeroOutput's score)
         if len(parts) != len(self.heads):
             raise ValueError(
                 f"{type(self.module).__name__} gave {len(parts)} outputs for its heads {self.heads}"
@@ -167,6 +189,8 @@ class NetworkEvaluator:
         values: the leaves' values where there is no value network (e.g. rollouts); None: 0.
         cache: how many positions' outputs to keep, per network (the oldest go first); 0
             keeps none.
+        score_utility: u of KataGo's utility (see the module documentation); 0: the win
+            value alone. Needs a value network with a score or an ownership head.
     """
 
     def __init__(
@@ -175,9 +199,12 @@ class NetworkEvaluator:
         value: nn.Module | None = None,
         values: LeafValues | None = None,
         cache: int = 1 << 16,
+        score_utility: float = 0.0,
     ):
         if cache < 0:
             raise ValueError(f"cache counts positions: at least 0, got {cache}")
+        if not 0.0 <= score_utility < float("inf"):
+            raise ValueError(f"score_utility is a weight: at least 0, got {score_utility}")
         if value is not None and values is not None:
             raise ValueError("the values come from the value network or from values=, not both")
         self.policy = policy.eval() if policy is not None else None
@@ -200,6 +227,11 @@ class NetworkEvaluator:
             kind = net.features.kind
             planes = max(net.features.planes, self._builders[kind].planes if kind in self._builders else 0)
             self._builders[kind] = FeatureBuilder(kind, planes)
+        if score_utility > 0 and not any(
+            net.value and {"score", "ownership"} & set(net.heads) for net in self._networks
+        ):
+            raise ValueError("score_utility needs a value network with a score or an ownership head")
+        self.score_utility = float(score_utility)
         self._known: OrderedDict[bytes, dict[str, np.ndarray]] = OrderedDict()
         self.evaluations = 0  # positions the networks ran on (the value network's, else the policy's)
 
@@ -259,10 +291,15 @@ class NetworkEvaluator:
                 score = ownership.sum(axis=1).astype(np.float64) + terms  # the komi exact
                 if "value" not in parts:
                     values = 2.0 * net.probability(ownership, terms) - 1.0
+            if "score" in parts:
+                score = parts["score"].astype(np.float64)
             if "value" in parts:
                 values = parts["value"].astype(np.float64)
         if values is None:
             values = self.values_from.values(leaves) if self.values_from is not None else np.zeros(count)
+        elif self.score_utility > 0 and score is not None:
+            u = self.score_utility
+            values = (values + u * score_value(score, leaves.geometry.size)) / (1.0 + u)
         return LeafOutputs(priors, values, ownership, score)
 
     def _run(self, leaves: Leaves, rows: dict[int, np.ndarray]) -> dict[int, dict[str, np.ndarray]]:

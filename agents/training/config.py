@@ -166,7 +166,8 @@ class NetworkConfig(SupervisedConfig):
 def config_parser(config: type, prog: str, description: str) -> argparse.ArgumentParser:
     """The command line of the config class ``config``: ``--NAME`` for each field (``_`` as
     ``-``), typed and defaulted from it (a field without a default is a required option, a
-    flag for a bool), its help from the field's."""
+    flag for a bool: ``--NAME`` to turn it on, and ``--no-NAME`` where it is on by default),
+    its help from the field's."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     for each in fields(config):
         flag = f"--{each.name.replace('_', '-')}"
@@ -174,7 +175,8 @@ def config_parser(config: type, prog: str, description: str) -> argparse.Argumen
         if each.default is MISSING:
             parser.add_argument(flag, required=True, help=help_text)
         elif isinstance(each.default, bool):
-            parser.add_argument(flag, action="store_true", help=help_text)
+            action = argparse.BooleanOptionalAction if each.default else "store_true"
+            parser.add_argument(flag, action=action, default=each.default, help=help_text)
         else:
             shown = help_text if "default" in help_text else f"{help_text} (default %(default)s)"
             kind = each.metadata.get("parse") or type(each.default)

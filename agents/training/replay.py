@@ -1,10 +1,12 @@
 """AlphaZero's replay buffer: self-play positions on disk, in chunks read memory-mapped.
 
 Each self-play round writes one chunk, a folder ``chunk-SSSSSSSS`` (S: the round's step)
-holding one ``.npy`` file per field (planes, policy, value, ownership, owned, and each
-position's game, numbered within the round, and move number) and ``digest.json``, the sha256
-of each: the scheme of every array file the project writes (``agents.data.integrity``).
-Chunks written before the last two fields existed are read without them. A chunk is written
+holding one ``.npy`` file per field (planes, policy, value, ownership, owned, the search's
+root value, the final margin, and each position's game, numbered within the round, and move
+number) and ``digest.json``, the sha256 of each: the scheme of every array file the project
+writes (``agents.data.integrity``). Chunks written before the last four fields existed are
+read without them: their positions are sampled with ``scored`` false (no margin known) and
+the root value 0 with ``searched`` false. A chunk is written
 to a temporary folder and renamed into place, so a killed run leaves whole chunks only; a
 chunk with a missing, cut, garbled, short or NaN-holding file (a disk error, an edit) is named
 with the cause on one line of stderr and skipped, never trained on.
@@ -28,6 +30,7 @@ from goarena.agents.data.integrity import DataFileError, note, read_arrays, writ
 from goarena.agents.training.selfplay import SelfPlayGames
 
 FIELDS = ("planes", "policy", "value", "ownership", "owned")  # the training sample's
+TARGET_FIELDS = ("root_value", "score")  # the training sample's too, absent from older chunks
 GAME_FIELDS = ("game", "move_number")  # where each position stands in its game
 WINDOW_ALPHA = 0.75
 WINDOW_BETA = 0.4
@@ -48,7 +51,7 @@ def chunk_name(step: int) -> str:
 def write_chunk(directory: Path, step: int, games: SelfPlayGames) -> Path:
     """Write ``games``' positions as round ``step``'s chunk (replacing one a killed run left)."""
     final = directory / chunk_name(step)
-    write_arrays(final, {field: getattr(games, field) for field in FIELDS + GAME_FIELDS})
+    write_arrays(final, {field: getattr(games, field) for field in FIELDS + TARGET_FIELDS + GAME_FIELDS})
     return final
 
 
@@ -62,7 +65,9 @@ class Chunk:
     value: np.ndarray
     ownership: np.ndarray
     owned: np.ndarray
-    game: np.ndarray | None = None  # None in chunks written before it was recorded
+    root_value: np.ndarray | None = None  # None in chunks written before it was recorded
+    score: np.ndarray | None = None
+    game: np.ndarray | None = None
     move_number: np.ndarray | None = None
 
     def __len__(self) -> int:
@@ -75,7 +80,7 @@ def read_chunk(path: Path) -> Chunk:
     Raises:
         DataFileError: a file is missing, cut, garbled, short or holds NaN (named, with the cause).
     """
-    arrays = read_arrays(path, FIELDS, optional=GAME_FIELDS)
+    arrays = read_arrays(path, FIELDS, optional=TARGET_FIELDS + GAME_FIELDS)
     return Chunk(int(path.name.removeprefix("chunk-")), **arrays)
 
 
@@ -124,7 +129,9 @@ class ReplayBuffer:
 
     def sample(self, through: int, count: int, rng: np.random.Generator) -> dict[str, np.ndarray] | None:
         """``count`` positions drawn uniformly from the window of rounds up to ``through``,
-        each under a random symmetry; None while the buffer is empty."""
+        each under a random symmetry; None while the buffer is empty. Beside ``FIELDS`` the
+        batch holds ``root_value`` and ``score``, and ``searched`` and ``scored`` (bool: the
+        chunk recorded the root value; the margin is known)."""
         chunks = self.chunks(through)
         sizes = np.array([len(chunk) for chunk in chunks], np.int64)
         total = int(sizes.sum())
@@ -134,11 +141,21 @@ class ReplayBuffer:
         picks = np.sort(total - held + rng.integers(held, size=count))
         starts = np.concatenate([[0], np.cumsum(sizes)])
         which = np.searchsorted(starts, picks, side="right") - 1
-        parts: dict[str, list[np.ndarray]] = {field: [] for field in FIELDS}
+        parts: dict[str, list[np.ndarray]] = {
+            field: [] for field in FIELDS + TARGET_FIELDS + ("searched", "scored")
+        }
         for c in np.unique(which):
+            chunk = chunks[c]
             rows = picks[which == c] - starts[c]
             for field in FIELDS:
-                parts[field].append(np.asarray(getattr(chunks[c], field)[rows]))
+                parts[field].append(np.asarray(getattr(chunk, field)[rows]))
+            none = np.zeros(len(rows), np.float32)
+            parts["root_value"].append(
+                none if chunk.root_value is None else np.asarray(chunk.root_value[rows])
+            )
+            parts["score"].append(none if chunk.score is None else np.asarray(chunk.score[rows]))
+            parts["searched"].append(np.full(len(rows), chunk.root_value is not None))
+            parts["scored"].append(np.asarray(chunk.owned[rows]) & (chunk.score is not None))
         batch = {field: np.concatenate(values) for field, values in parts.items()}
         return _symmetries(batch, rng.integers(SYMMETRIES, size=count))
 

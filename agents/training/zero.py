@@ -5,9 +5,24 @@ Each step of the run is one round: ``games`` self-play games of the current netw
 to the replay buffer as one chunk (``replay``), then ``updates`` minibatches drawn from the
 buffer's growing window, each position under a random symmetry, on the loss
 
-    (v - z)^2  -  pi . log p  +  ownership_weight * mean over points (o - o*)^2  (+ L2, as weight decay)
+    (v - z')^2  -  pi . log p  +  ownership_weight * mean over points (o - o*)^2
+                + score_weight * huber((s - s*) / N)                       (+ L2, as weight decay)
 
-with Adam. Every ``generation_every`` rounds the network is saved as a generation
+with Adam. The value target z' = (1 - root_value_weight) z + root_value_weight q mixes the game's
+outcome z with the search's root value q there (the outcome alone is one noisy draw for every
+position of a game); s* is the final margin for the side to move (played-out games only).
+
+The network (``ZeroNet``) has every head and reads the komi by default (``--rules-input``,
+``--score-head``); self-play draws each game's komi around ``--komi`` (``--komi-sd``) so that
+the network learns what the komi is worth, and plays in bfloat16 where the CPU computes it
+natively (``--precision auto``). ``--init FILE`` starts from an older zero network's weights
+(``nets.zero.widen_from``: the new inputs and heads zeroed, so it starts playing as that one).
+
+Before each round trains, the network's value is measured on the round's fresh games, which
+it has not trained on: ``held_out_value_loss`` and the calibration error
+``value_calibration_error`` (``calibration``: predicted win probability in buckets against the
+share won), logged every round; each generation's table is kept in ``generations.json`` and
+the last one printed at the end. Every ``generation_every`` rounds the network is saved as a generation
 (``generations/gen-NNNN.pt``, listed with its step, games and training time in
 ``generations.json``; generation 0 is the untrained network). At the end of ``goarena train
 zero``, unless ``--rate-games 0``, the generations meet fixed anchors in a league
@@ -39,19 +54,25 @@ import torch.nn.functional as F
 
 from go_env import BLACK
 from goarena.agents.declared import one_of, option, positive, redefault
-from goarena.agents.nets.checkpoint import save_model
-from goarena.agents.nets.zero import ZeroNet
+from goarena.agents.nets.checkpoint import read_checkpoint, save_model
+from goarena.agents.nets.zero import ZeroNet, widen_from
 from goarena.agents.training import loop
 from goarena.agents.training.config import BoardConfig, at_least_zero
 from goarena.agents.training.loop import run_training, step_rng, write_json
 from goarena.agents.training.replay import ReplayBuffer
-from goarena.agents.training.selfplay import SEARCHES, SelfPlayGames, SelfPlaySettings
+from goarena.agents.training.selfplay import (
+    SEARCHES,
+    SELFPLAY_PRECISIONS,
+    SelfPlayGames,
+    SelfPlaySettings,
+)
 from goarena.agents.training.workers import SelfPlayWorkers
 
 DESCRIPTION = "Teach a network Go from zero knowledge by self-play (AlphaZero; resumable)."
 WEIGHTS = "zero.pt"
 GENERATIONS = "generations.json"
 TIMELINE = "timeline.json"
+CALIBRATION_BUCKETS = 10
 
 
 def _probability(name: str, value: float) -> str | None:
@@ -65,6 +86,11 @@ class ZeroConfig(BoardConfig):
 
     blocks: int = option(4, "residual blocks of the network", check=positive)
     filters: int = option(32, "channels of the network", check=positive)
+    rules_input: bool = option(True, "the network reads the komi and the scoring rule")
+    score_head: bool = option(True, "the network predicts the final margin (trained on the games' margins)")
+    init: str | None = option(
+        None, "start from this zero network's weights file (its new inputs and heads zeroed)", parse=str
+    )
     rounds: int = option(200, "rounds of self-play and training: the run's steps", check=positive)
     games: int = option(64, "self-play games per round", check=positive)
     shards: int = option(2, "batches a round's games are played in (the unit of --workers)", check=positive)
@@ -92,6 +118,21 @@ class ZeroConfig(BoardConfig):
     batch_size: int = option(256, "positions per minibatch", check=positive)
     window: int = option(20000, "positions the replay window holds before it grows slower", check=positive)
     ownership_weight: float = option(1.5, "weight of the ownership loss", check=at_least_zero)
+    score_weight: float = option(0.5, "weight of the score loss", check=at_least_zero)
+    root_value_weight: float = option(
+        0.0,
+        "share of the search's root value in the value target (the rest: the outcome)",
+        check=_probability,
+    )
+    komi_sd: float = option(
+        0.0,
+        "each self-play game's komi is drawn around --komi with this deviation (points)",
+        check=at_least_zero,
+    )
+    precision: str = option(
+        "auto", "self-play's arithmetic: float32, bfloat16, or auto (bfloat16 with AVX512-BF16)",
+        check=one_of(*SELFPLAY_PRECISIONS),
+    )  # fmt: skip
     weight_decay: float = option(1e-4, "L2 weight decay", check=at_least_zero)
     generation_every: int = option(10, "rounds between generations", check=positive)
     checkpoint_every: int = redefault(BoardConfig, "checkpoint_every", 1)
@@ -101,6 +142,10 @@ class ZeroConfig(BoardConfig):
         super().check()
         if self.games % self.shards:
             raise ValueError(f"games ({self.games}) must divide into shards ({self.shards})")
+        if self.komi_sd > 0 and not self.rules_input:
+            raise ValueError("komi_sd draws each game's komi: the network must read it (rules_input)")
+        if self.score_weight > 0 and not self.score_head:
+            raise ValueError("score_weight trains the score head: score_head must be on (or the weight 0)")
         self.settings()
 
     @property
@@ -119,34 +164,118 @@ class ZeroConfig(BoardConfig):
             resign_value=self.resign_value,
             no_resign_fraction=self.no_resign_fraction,
             tree_reuse=self.tree_reuse,
+            komi_sd=self.komi_sd,
+            precision=self.precision,
         )
 
 
+@dataclass(frozen=True)
+class LossWeights:
+    """The weights of the loss's parts beside the policy's and the value's (``ZeroConfig``'s)."""
+
+    ownership: float = 1.5
+    score: float = 0.5
+    root_value: float = 0.0  # the root value's share in the value target
+
+
 def zero_loss(
-    model: ZeroNet, batch: dict[str, np.ndarray], ownership_weight: float
+    model: ZeroNet, batch: dict[str, np.ndarray], weights: LossWeights = LossWeights()
 ) -> dict[str, torch.Tensor]:
-    """The AlphaZero loss of a minibatch, with its parts and the policy's entropy."""
+    """The AlphaZero loss of a minibatch (``ReplayBuffer.sample``'s), with its parts and the
+    policy's entropy; the score loss where the model has a score head."""
     device = next(model.parameters()).device
-    planes = torch.as_tensor(batch["planes"], dtype=torch.float32, device=device)
-    target_policy = torch.as_tensor(batch["policy"], dtype=torch.float32, device=device)
-    z = torch.as_tensor(batch["value"], dtype=torch.float32, device=device)
-    ownership = torch.as_tensor(batch["ownership"], dtype=torch.float32, device=device)
-    owned = torch.as_tensor(batch["owned"], dtype=torch.float32, device=device)
-    output = model(planes)
+
+    def tensor(name: str) -> torch.Tensor:
+        return torch.as_tensor(batch[name], dtype=torch.float32, device=device)
+
+    output = model(tensor("planes"))
     log_p = F.log_softmax(output.logits, dim=1)
-    policy_loss = -(target_policy * log_p).sum(dim=1).mean()
+    policy_loss = -(tensor("policy") * log_p).sum(dim=1).mean()
+    z = tensor("value")
+    if weights.root_value > 0 and "root_value" in batch:
+        mixed = (1.0 - weights.root_value) * z + weights.root_value * tensor("root_value")
+        z = torch.where(tensor("searched") > 0, mixed, z)
     value_loss = ((output.value - z) ** 2).mean()
-    per_position = ((output.ownership - ownership) ** 2).mean(dim=1)
+    owned = tensor("owned")
+    per_position = ((output.ownership - tensor("ownership")) ** 2).mean(dim=1)
     ownership_loss = (per_position * owned).sum() / owned.sum().clamp(min=1.0)
     entropy = -(log_p.exp() * log_p).sum(dim=1).mean()
-    loss = value_loss + policy_loss + ownership_weight * ownership_loss
-    return {
+    loss = value_loss + policy_loss + weights.ownership * ownership_loss
+    parts = {
         "loss": loss,
         "policy_loss": policy_loss,
         "value_loss": value_loss,
         "ownership_loss": ownership_loss,
         "policy_entropy": entropy,
     }
+    if output.score is not None and "score" in batch:
+        scored = tensor("scored")
+        size = float(model.board_size)
+        per_score = F.smooth_l1_loss(output.score / size, tensor("score") / size, reduction="none")
+        score_loss = (per_score * scored).sum() / scored.sum().clamp(min=1.0)
+        parts["loss"] = loss + weights.score * score_loss
+        parts["score_loss"] = score_loss
+    return parts
+
+
+def calibration(
+    values: np.ndarray, outcomes: np.ndarray, buckets: int = CALIBRATION_BUCKETS
+) -> tuple[float, list[dict[str, float]]]:
+    """How well predicted values match the outcomes: positions put in ``buckets`` equal bins of
+    the predicted win probability (1 + v) / 2; in each, the mean prediction against the share
+    won (a draw counts half).
+
+    Args:
+        values: predicted values for the side to move, float[n] in [-1, 1].
+        outcomes: the games' results for the side to move, +1, 0 or -1, float[n].
+
+    Returns:
+        The expected calibration error (the bins' |prediction - share won| weighted by their
+        positions; 0 is perfect), and a row per non-empty bin: ``low``, ``high``, ``positions``,
+        ``predicted``, ``won``.
+    """
+    p = (1.0 + np.clip(np.asarray(values, np.float64), -1.0, 1.0)) / 2.0
+    won = (1.0 + np.asarray(outcomes, np.float64)) / 2.0
+    which = np.minimum((p * buckets).astype(np.int64), buckets - 1)
+    rows, error = [], 0.0
+    for b in range(buckets):
+        here = which == b
+        count = int(here.sum())
+        if not count:
+            continue
+        predicted, share = float(p[here].mean()), float(won[here].mean())
+        error += count * abs(predicted - share)
+        rows.append(
+            {
+                "low": b / buckets,
+                "high": (b + 1) / buckets,
+                "positions": count,
+                "predicted": predicted,
+                "won": share,
+            }
+        )
+    return (error / len(p) if len(p) else 0.0), rows
+
+
+def calibration_line(rows: list[dict[str, float]]) -> str:
+    """A calibration table on one line: ``predicted -> won (positions)`` per bin."""
+    return ", ".join(f"{row['predicted']:.2f}->{row['won']:.2f} ({row['positions']:.0f})" for row in rows)
+
+
+def held_out_value(model: ZeroNet, games: SelfPlayGames, batch: int = 1024) -> dict[str, Any]:
+    """The value head on positions it has not trained on (a round's fresh games): its squared
+    error against the outcomes, and ``calibration``'s error and rows."""
+    device = next(model.parameters()).device
+    values = []
+    with torch.inference_mode():
+        for start in range(0, len(games), batch):
+            planes = torch.as_tensor(games.planes[start : start + batch], dtype=torch.float32, device=device)
+            values.append(model(planes).value.float().cpu().numpy())
+    predicted = np.concatenate(values) if values else np.zeros(0)
+    outcomes = games.value.astype(np.float64)
+    error, rows = calibration(predicted, outcomes)
+    loss = float(np.mean((predicted - outcomes) ** 2)) if len(predicted) else 0.0
+    return {"value_loss": loss, "calibration_error": error, "calibration": rows}
 
 
 class ZeroJob:
@@ -172,6 +301,8 @@ class ZeroJob:
         self._timeline: dict[int, float] | None = None  # step -> training seconds when it ended
         self.on_generation = on_generation  # rates the generations so far; the newest one's Elo
         self._latest_elo = math.nan
+        self.weights = LossWeights(config.ownership_weight, config.score_weight, config.root_value_weight)
+        self._calibration: list[dict[str, float]] = []  # the latest round's (held_out_value)
 
     # -- the run's record of time, kept beside the checkpoints --------------------------
 
@@ -197,7 +328,14 @@ class ZeroJob:
         entries = [entry for entry in entries if entry["step"] < done]
         games = done * self.config.games
         entries.append(
-            {"generation": number, "step": done, "games": games, "seconds": seconds, "weights": weights}
+            {
+                "generation": number,
+                "step": done,
+                "games": games,
+                "seconds": seconds,
+                "weights": weights,
+                "calibration": self._calibration,  # of the value before its last round's training
+            }
         )
         write_json(path, entries)  # type: ignore[arg-type]
 
@@ -216,13 +354,15 @@ class ZeroJob:
         )
         played = _merge(games)
         self.buffer.add(step, played)
+        fresh = held_out_value(self.model, played)
+        self._calibration = fresh["calibration"]
         self.model.train()
         sums: dict[str, float] = {}
         for _ in range(self.config.updates):
             batch = self.buffer.sample(step, self.config.batch_size, rng)
             if batch is None:
                 break
-            parts = zero_loss(self.model, batch, self.config.ownership_weight)
+            parts = zero_loss(self.model, batch, self.weights)
             self.optimizer.zero_grad(set_to_none=True)
             parts["loss"].backward()
             self.optimizer.step()
@@ -247,6 +387,8 @@ class ZeroJob:
             false_resignation_rate=sum(g.false_resignations for g in games) / checks if checks else 0.0,
             resigned=float(played.resigned.mean()),
             black_wins=float(np.mean(played.winners == BLACK)),
+            held_out_value_loss=fresh["value_loss"],
+            value_calibration_error=fresh["calibration_error"],
             games_per_hour=self.config.games * 3600.0 / round_seconds,
             evaluations_per_second=sum(g.evaluations for g in games) / round_seconds,
         )
@@ -277,10 +419,13 @@ def _merge(parts: list[SelfPlayGames]) -> SelfPlayGames:
         "planes",
         "policy",
         "value",
+        "root_value",
+        "score",
         "ownership",
         "owned",
         "move_number",
         "winners",
+        "komi",
         "lengths",
         "resigned",
     ):
@@ -295,7 +440,30 @@ def _merge(parts: list[SelfPlayGames]) -> SelfPlayGames:
 
 
 def build_network(config: ZeroConfig) -> ZeroNet:
-    return ZeroNet(config.size, blocks=config.blocks, filters=config.filters)
+    """The config's network, from ``init``'s weights when it names a file (``widen_from``).
+
+    Raises:
+        ValueError: ``init`` is no readable zero network of the config's board, blocks and filters.
+    """
+    model = ZeroNet(
+        config.size,
+        blocks=config.blocks,
+        filters=config.filters,
+        rules_input=config.rules_input,
+        score_head=config.score_head,
+    )
+    if config.init is not None:
+        contents = read_checkpoint(config.init)
+        if contents["arch"] != ZeroNet.arch:
+            raise ValueError(f"--init {config.init}: a {contents['arch']} network, not a zero network")
+        try:
+            widen_from(model, contents["state_dict"])
+        except ValueError as error:
+            raise ValueError(
+                f"--init {config.init}: its weights do not fit {config.blocks} x {config.filters} on "
+                f"{config.size}x{config.size}: {error}"
+            ) from None
+    return model
 
 
 def train_zero(
@@ -341,6 +509,10 @@ def summary(metrics: dict[str, Any], run: Path) -> list[str]:
         )
     if "elo_plot" in metrics:
         lines.append(f"Elo curve {run / metrics['elo_plot']}")
+    generations = run / GENERATIONS
+    rows = json.loads(generations.read_text())[-1].get("calibration") if generations.exists() else None
+    if rows:
+        lines.append(f"value calibration (predicted -> won, on fresh games): {calibration_line(rows)}")
     return lines
 
 

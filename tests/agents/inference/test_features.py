@@ -81,3 +81,38 @@ def test_the_history_planes_zero_reads_are_the_old_evaluators():
     old = np.stack([np.moveaxis(g.observation(), -1, 0) for g in found])  # what the zero network read
     assert planes.dtype == np.int8 and planes.flags.c_contiguous
     np.testing.assert_array_equal(planes, old)
+
+
+def test_the_rules_planes_hold_the_komi_for_the_side_to_move_and_the_scoring():
+    found = [Game(SIZE, Rules(komi=24.5)), Game(SIZE, Rules(komi=7, scoring="territory"))]
+    found[1].play(12)  # White to move: receives the komi
+    raw = FeatureBuilder("history", 19).build(batched(found), found[0].geometry)
+    assert raw.shape == (2, SIZE, SIZE, 19)
+    np.testing.assert_array_equal(raw[..., :17], np.stack([g.observation() for g in found]))
+    assert (raw[0, ..., 17] == -49).all() and (raw[0, ..., 18] == 0).all()  # Black gives 24.5
+    assert (raw[1, ..., 17] == 14).all() and (raw[1, ..., 18] == 1).all()
+
+
+@pytest.mark.parametrize("layout", ["goarena", "pgx"])
+@pytest.mark.parametrize("channels_first", [True, False])
+def test_a_network_reading_the_rules_gets_them_after_the_history_planes_in_its_layout(layout, channels_first):
+    found = games()
+    raw = FeatureBuilder("history", 19).build(batched(found), found[0].geometry)
+    features = Features("history", 19, layout, channels_first, "float32")
+    planes = arrange(raw, features)
+    history = arrange(raw, Features("history", 17, layout, channels_first, "float32"))
+    axis = 1 if channels_first else -1
+    assert planes.shape[axis] == 19 and planes.dtype == np.float32
+    np.testing.assert_array_equal(np.take(planes, range(17), axis=axis), history)
+    np.testing.assert_array_equal(
+        np.take(planes, 17, axis=axis), np.full((3, SIZE, SIZE), -14.0) * [[[1]], [[-1]], [[1]]]
+    )
+    assert (arrange(raw, HISTORY) == planes_of(batched(found), found[0].geometry, HISTORY)).all()
+
+
+def test_a_komi_beyond_the_planes_range_is_refused():
+    game = Game(SIZE, Rules(komi=70))
+    with pytest.raises(ValueError, match="komi within"):
+        FeatureBuilder("history", 19).build(batched([game]), game.geometry)
+    with pytest.raises(ValueError, match="17, or 19"):
+        FeatureBuilder("history", 18)

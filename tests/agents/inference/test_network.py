@@ -366,3 +366,53 @@ def test_a_network_without_the_head_its_role_needs_is_refused():
         NetworkEvaluator(value=PolicyNet(SIZE, layers=2, filters=4))
     with pytest.raises(ValueError, match="OwnershipNet has no policy head"):
         NetworkEvaluator(policy=OwnershipNet(SIZE, blocks=1, filters=4))
+
+
+def every_head_network(seed: int = 6) -> ZeroNet:
+    torch.manual_seed(seed)
+    model = ZeroNet(SIZE, blocks=1, filters=8, rules_input=True, score_head=True).eval()
+    torch.nn.init.normal_(model.rules_input.weight)  # type: ignore[union-attr]
+    return model
+
+
+def rules_planes_of(games: list[Game]) -> torch.Tensor:
+    """float32[B, 19, N, N]: the history planes and the rules planes of the games."""
+    planes = torch.zeros(len(games), 19, SIZE, SIZE)
+    planes[:, :17] = history(games)
+    planes[:, 17] = torch.tensor(2 * komi_terms_of(games), dtype=torch.float32)[:, None, None]
+    return planes
+
+
+def test_a_network_with_a_score_head_gives_its_score_and_reads_each_leafs_komi():
+    model = every_head_network()
+    games = random_games(4)
+    evaluator = NetworkEvaluator(policy=model, value=model)
+    found = evaluator.outputs(leaves(games))
+    with torch.inference_mode():
+        expected = model(rules_planes_of(games))
+    np.testing.assert_allclose(found.values, expected.value.numpy(), atol=1e-6)
+    np.testing.assert_allclose(found.score, expected.score.numpy(), atol=1e-5)  # the head's, not Σ v
+    np.testing.assert_allclose(found.ownership, expected.ownership.numpy(), atol=1e-6)
+    # The same position under another komi is another input: not served from the cache.
+    other = [Game(SIZE, Rules(komi=game.rules.komi + 10)) for game in games[:1]]
+    for move in games[0].moves:
+        other[0].play(move)
+    moved = evaluator.outputs(leaves(other))
+    with torch.inference_mode():
+        np.testing.assert_allclose(moved.values, model(rules_planes_of(other)).value.numpy(), atol=1e-6)
+    assert moved.values[0] != found.values[0]
+
+
+def test_katagos_utility_adds_a_bounded_score_term_to_the_win_value():
+    model = every_head_network()
+    games = random_games(4)
+    plain = NetworkEvaluator(policy=model, value=model).outputs(leaves(games))
+    utility = NetworkEvaluator(policy=model, value=model, score_utility=0.1).outputs(leaves(games))
+    score_value = 2 / np.pi * np.arctan(plain.score / (2 * SIZE))
+    np.testing.assert_allclose(utility.values, (plain.values + 0.1 * score_value) / 1.1, atol=1e-9)
+    np.testing.assert_allclose(utility.score, plain.score)
+    assert (np.abs(utility.values) <= 1).all()
+    with pytest.raises(ValueError, match="score or an ownership head"):
+        NetworkEvaluator(policy=PolicyNet(SIZE, layers=2, filters=4), score_utility=0.1)
+    with pytest.raises(ValueError, match="at least 0"):
+        NetworkEvaluator(value=model, score_utility=-1)

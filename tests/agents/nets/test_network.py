@@ -14,6 +14,18 @@ NETWORKS = [
     (PolicyNet, {"board_size": 5, "planes": 48, "layers": 2, "filters": 4}, 48),
     (ValueNet, {"board_size": 5, "planes": 49, "layers": 2, "filters": 4, "hidden": 8}, 49),
     (ZeroNet, {"board_size": 5, "blocks": 1, "filters": 4, "global_pool": True}, 17),
+    (
+        ZeroNet,
+        {
+            "board_size": 5,
+            "blocks": 1,
+            "filters": 4,
+            "global_pool": True,
+            "rules_input": True,
+            "score_head": True,
+        },
+        19,
+    ),  # fmt: skip
     (OwnershipNet, {"board_size": 5, "blocks": 1, "filters": 4, "global_pool": False}, 17),
     (WinNet, {"board_size": 5, "blocks": 1, "filters": 4, "global_pool": True}, 17),
 ]

@@ -18,7 +18,7 @@ from goarena.agents.nets.checkpoint import read_checkpoint, weights_digest
 from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.training.loop import RunConfigError
 from goarena.agents.training.replay import ReplayBuffer
-from goarena.agents.training.zero import ZeroConfig, train_zero, zero_loss
+from goarena.agents.training.zero import LossWeights, ZeroConfig, train_zero, zero_loss
 
 TINY = dict(size=5, komi=0.5, blocks=1, filters=8, games=4, shards=2, simulations=4, cheap_simulations=2,
             updates=2, batch_size=16, generation_every=2)  # fmt: skip
@@ -79,24 +79,55 @@ def test_self_play_with_tree_reuse_records_the_same_targets_for_fewer_evaluation
         SelfPlaySettings(search="gumbel", tree_reuse=True)
 
 
-def test_the_loss_falls_on_a_fixed_batch():
+@pytest.mark.parametrize("every_head", [False, True])
+def test_the_loss_falls_on_a_fixed_batch(every_head: bool):
     torch.manual_seed(0)
-    model = ZeroNet(5, blocks=1, filters=8)
+    model = ZeroNet(5, blocks=1, filters=8, rules_input=every_head, score_head=every_head)
     rng = np.random.default_rng(0)
+    planes = rng.integers(0, 2, (32, model.planes, 5, 5)).astype(np.int8)
+    planes[:, 17:] = rng.integers(-20, 20, (32, model.planes - 17, 1, 1))  # constant rules planes
     batch = {
-        "planes": rng.integers(0, 2, (32, 17, 5, 5)).astype(np.int8),
+        "planes": planes,
         "policy": np.eye(26, dtype=np.float32)[rng.integers(0, 26, 32)],
         "value": rng.choice([-1, 1], 32).astype(np.int8),
         "ownership": rng.choice([-1, 1], (32, 25)).astype(np.int8),
         "owned": np.ones(32, bool),
+        "root_value": rng.uniform(-1, 1, 32).astype(np.float32),
+        "searched": np.ones(32, bool),
+        "score": rng.normal(0, 5, 32).astype(np.float32),
+        "scored": rng.random(32) < 0.8,
     }
+    weights = LossWeights(ownership=1.5, score=0.5, root_value=0.5)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    first = zero_loss(model, batch, 1.5)["loss"].item()
+    first = zero_loss(model, batch, weights)
+    assert ("score_loss" in first) == every_head
     for _ in range(50):
         optimizer.zero_grad()
-        zero_loss(model, batch, 1.5)["loss"].backward()
+        zero_loss(model, batch, weights)["loss"].backward()
         optimizer.step()
-    assert zero_loss(model, batch, 1.5)["loss"].item() < 0.5 * first
+    last = zero_loss(model, batch, weights)
+    assert last["loss"].item() < 0.5 * first["loss"].item()
+    if every_head:
+        assert last["score_loss"].item() < 0.5 * first["score_loss"].item()
+
+
+def test_the_value_target_mixes_the_outcome_with_the_root_value_where_it_was_recorded():
+    model = ZeroNet(5, blocks=1, filters=8)
+    batch = {
+        "planes": np.zeros((2, 17, 5, 5), np.int8),
+        "policy": np.full((2, 26), 1 / 26, np.float32),
+        "value": np.array([1, 1], np.int8),
+        "ownership": np.zeros((2, 25), np.int8),
+        "owned": np.zeros(2, bool),
+        "root_value": np.array([-1.0, -1.0], np.float32),
+        "searched": np.array([True, False]),
+    }
+    with torch.no_grad():
+        v = model(torch.zeros(2, 17, 5, 5)).value.numpy()
+    outcome_only = zero_loss(model, batch, LossWeights(root_value=0.0))["value_loss"].item()
+    mixed = zero_loss(model, batch, LossWeights(root_value=0.25))["value_loss"].item()
+    assert outcome_only == pytest.approx(np.mean((v - 1.0) ** 2), abs=1e-5)
+    assert mixed == pytest.approx(((v[0] - 0.5) ** 2 + (v[1] - 1.0) ** 2) / 2, abs=1e-5)
 
 
 def test_a_changed_config_is_refused_and_writes_nothing(tmp_path: Path):
@@ -216,3 +247,96 @@ def test_a_ray_run_of_a_few_generations(tmp_path: Path):
     assert metrics["generations"] == 3
     train_zero(config(rounds=4), tmp_path / "here", progress=False)
     assert chunk_digests(tmp_path / "run") == chunk_digests(tmp_path / "here")
+
+
+def test_self_play_draws_each_games_komi_and_records_its_margin_for_the_side_to_move():
+    from go_env import Rules
+    from goarena.agents.training.selfplay import SelfPlaySettings, play_selfplay
+
+    torch.manual_seed(0)
+    model = ZeroNet(5, blocks=1, filters=8, rules_input=True, score_head=True).eval()
+    settings = SelfPlaySettings(simulations=4, resign_value=0.0, komi_sd=3.0, precision="float32")
+    games = play_selfplay(model, 8, Rules(komi=7, scoring="area"), settings, seed=3)
+    assert len(set(games.komi.tolist())) > 2 and (2 * games.komi == np.round(2 * games.komi)).all()
+    assert games.planes.shape[1] == 19
+    first = np.flatnonzero(games.move_number == 0)  # Black to move, giving the game's komi
+    np.testing.assert_array_equal(games.planes[first, 17, 0, 0], -2 * games.komi[games.game[first]])
+    assert games.owned.all()  # no resignation: every margin known
+    np.testing.assert_array_equal(np.sign(games.score), games.value)  # the margin decides the game
+    black = games.planes[:, 16, 0, 0] == 1
+    margins = np.where(black, games.score, -games.score)  # Black's, the same along a game
+    for game in np.unique(games.game):
+        assert len(set(margins[games.game == game].tolist())) == 1
+    assert games.root_value.shape == games.value.shape and (np.abs(games.root_value) <= 1).all()
+
+
+def test_self_play_in_bfloat16_plays_a_bfloat16_copy_and_leaves_the_network_alone():
+    from go_env import Rules
+    from goarena.agents.training.selfplay import SelfPlaySettings, play_selfplay
+
+    model = ZeroNet(5, blocks=1, filters=8).eval()
+    settings = SelfPlaySettings(simulations=4, precision="bfloat16")
+    games = play_selfplay(model, 4, Rules(komi=0.5, scoring="area"), settings, seed=1)
+    assert len(games) > 0 and next(model.parameters()).dtype == torch.float32
+    with pytest.raises(ValueError, match="precision"):
+        SelfPlaySettings(precision="float16")
+
+
+def test_a_chunk_written_before_the_score_and_root_value_samples_them_as_unknown(tmp_path: Path):
+    train_zero(config(rounds=1), tmp_path / "run", progress=False)
+    chunk = next((tmp_path / "run" / "buffer").iterdir())
+    digests = json.loads((chunk / "digest.json").read_text())
+    for field in ("score", "root_value"):
+        (chunk / f"{field}.npy").unlink()
+        digests.pop(field)
+    (chunk / "digest.json").write_text(json.dumps(digests))
+    batch = ReplayBuffer(tmp_path / "run" / "buffer", 100).sample(0, 8, np.random.default_rng(0))
+    assert batch is not None
+    assert not batch["scored"].any() and not batch["searched"].any()
+    assert (batch["score"] == 0).all() and (batch["root_value"] == 0).all()
+
+
+def test_calibration_compares_each_bins_prediction_with_the_share_won():
+    from goarena.agents.training.zero import calibration
+
+    values = np.array([-0.9, -0.9, 0.0, 0.0, 0.9, 0.9, 0.9, 0.9])  # p 0.05, 0.5, 0.95
+    outcomes = np.array([-1, 1, 1, 0, 1, 1, 1, -1])
+    error, rows = calibration(values, outcomes, buckets=10)
+    assert [(row["low"], row["positions"]) for row in rows] == [(0.0, 2), (0.5, 2), (0.9, 4)]
+    assert [row["won"] for row in rows] == [0.5, 0.75, 0.75]
+    assert error == pytest.approx((2 * 0.45 + 2 * 0.25 + 4 * 0.2) / 8)
+    assert calibration(values, np.sign(values) + (values == 0), buckets=2)[0] < error
+
+
+def test_a_run_started_from_an_older_network_begins_playing_as_it(tmp_path: Path):
+    from goarena.agents.nets.checkpoint import load_model, save_model
+
+    torch.manual_seed(5)
+    old = ZeroNet(5, blocks=1, filters=8)
+    save_model(tmp_path / "old.pt", old)
+    train_zero(config(rounds=1, init=str(tmp_path / "old.pt")), tmp_path / "run", progress=False)
+    start = load_model(tmp_path / "run" / "generations" / "gen-0000.pt")
+    assert start.heads == ("policy", "value", "ownership", "score")
+    planes = torch.zeros(2, 19, 5, 5)
+    planes[:, :17] = torch.randint(0, 2, (2, 17, 5, 5)).float()
+    planes[:, 17] = 7
+    with torch.no_grad():
+        torch.testing.assert_close(start(planes).logits, old.eval()(planes[:, :17]).logits)
+    with pytest.raises(ValueError, match="do not fit"):
+        train_zero(
+            config(rounds=1, filters=4, init=str(tmp_path / "old.pt")), tmp_path / "other", progress=False
+        )
+
+
+def test_the_command_line_turns_the_new_network_off_and_the_komi_draws_need_it():
+    from goarena.agents.training.config import config_from_args
+    from goarena.agents.training.zero import COMMAND
+
+    args = COMMAND.parser().parse_args(
+        ["--run", "r", "--no-rules-input", "--no-score-head", "--score-weight", "0"]
+    )
+    made = config_from_args(ZeroConfig, args)
+    assert (made.rules_input, made.score_head, made.init) == (False, False, None)
+    assert config_from_args(ZeroConfig, COMMAND.parser().parse_args(["--run", "r"])).rules_input
+    with pytest.raises(ValueError, match="rules_input"):
+        config(rules_input=False, komi_sd=2.0)
