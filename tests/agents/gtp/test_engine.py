@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 
 from go_env import BLACK, WHITE, Game, Rules
@@ -384,6 +385,20 @@ def test_cleanup_leaves_an_opponent_stone_that_is_not_dead():
     engine = GTPEngine(ScriptedAgent(), size=3)
     answer_of(engine, "play w C3")
     assert engine.handle("kgs-genmove_cleanup b") == ok("pass")
+
+
+class OwningAgent(ScriptedAgent):
+    """Passes, and gives every point to the side to move (``OwnershipAgent``)."""
+
+    def ownership(self, game: Game) -> np.ndarray:
+        return np.ones(game.num_points, np.float32)
+
+
+def test_cleanup_reads_the_dead_stones_off_the_players_ownership():
+    """The lone White stone that playouts call nobody's, the player's map calls Black's: dead."""
+    engine = GTPEngine(OwningAgent(), size=3)
+    answer_of(engine, "play w C3")
+    assert engine.handle("kgs-genmove_cleanup b") in (ok("B3"), ok("C2"))
 
 
 def test_cleanup_never_plays_into_a_seki_and_status_names_it(tmp_path):

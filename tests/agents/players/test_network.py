@@ -155,6 +155,54 @@ def test_a_network_in_memory_plays_each_way(play: str):
         NetworkPlayer(network=TinyDual(), weights="zero.pt")
 
 
+class Prefers:
+    """Outputs that put every prior on ``move`` and value a position -1 for its side to move
+    when the board has ``stones`` stones, 0 otherwise: the child reached by a suicide that
+    leaves the board as it was is the best for the player who made it."""
+
+    def __init__(self, move: int, stones: int):
+        self.move, self.stones = move, stones
+
+    def outputs(self, leaves):
+        priors = np.zeros(leaves.legal.shape, np.float32)
+        priors[:, self.move] = 1.0
+        stones = (leaves.states.board[:, :25] != 0).sum(axis=1)
+        return LeafOutputs(priors * leaves.legal, np.where(stones == self.stones, -1.0, 0.0), None, None)
+
+
+SUICIDE_REPEATS = """
+. . . . .
+. . . . .
+. . . . .
+O . . . .
+. O . . .
+"""
+
+
+@pytest.mark.parametrize("play", ["policy", "greedy"])
+def test_a_network_player_never_plays_a_move_that_repeats_a_board(play: str):
+    """Under simple ko with suicide allowed, Black's A1 takes its own stone off again: the
+    board repeats. The policy puts all its weight there, the value makes it the best child."""
+    rules = Rules(komi=0.5, ko="simple", suicide=True)
+    game = Game(5, rules)
+    game.setup([], [15, 21])
+    a1 = 20
+    assert game.is_legal(a1) and game.repeats_position(a1)
+    player = NetworkPlayer(network=TinyDual(), play=play, seed=0)
+    player.reset(GameContext(5, rules, seed=0))
+    player.evaluator = Prefers(a1, stones=2)
+    move = player.act(game).move
+    assert move != a1 and game.is_legal(move)
+
+
+def test_zero_reads_dead_stones_off_its_ownership_head(weights: Path):
+    player, game = started(f"zero:weights={weights},simulations=8,play=puct")
+    for move in (12, 7, 13):
+        game.play(move)  # White to move: its head's map is White's, the pass check's Black's
+    expected = -player.ownership(game).astype(np.float64)  # type: ignore[attr-defined]
+    np.testing.assert_allclose(player.search._ownership_of(game), expected)  # type: ignore[attr-defined]
+
+
 # -- zero ---------------------------------------------------------------------------------------
 
 

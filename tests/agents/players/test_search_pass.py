@@ -136,6 +136,22 @@ def test_under_area_scoring_every_dead_stone_in_its_area_is_taken_off_before_a_p
     assert passing().select_move(territory) == territory.pass_move
 
 
+def test_in_a_clean_up_phase_the_board_counts_as_it_stands():
+    """Black loses DEAD_IN_AREA as it stands and wins without White's dead B8. Where dead
+    stones are taken off, it passes (under territory scoring it takes off only stones in
+    atari); once a clean-up phase is under way, B8 counts unless captured: it plays on."""
+    rules = Rules(komi=7.5, scoring="territory")
+    settled = GameContext(9, rules, seed=0, color=BLACK, dead_stones_removed=True)
+    game = position(DEAD_IN_AREA, rules, to_play=BLACK)
+    player = passing()
+    player.reset(settled)
+    assert player.select_move(game) == game.pass_move
+    game.replay([game.pass_move, game.pass_move])
+    game.resume()
+    corner = [from_gtp(v, 9) for v in ("A9", "B9", "C9", "A8", "C8", "A7", "B7", "C7")]
+    assert player.select_move(game) in corner
+
+
 def test_a_resignation_waits_for_the_board_to_be_lost_both_ways():
     """Black's search values every move as lost: it resigns only where the board agrees."""
     gloomy = lambda: PUCTAgent(  # noqa: E731
