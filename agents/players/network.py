@@ -110,6 +110,12 @@ class NetworkOptions(SearchOptions):
     max_considered: int = option(16, "root moves Gumbel search considers", check=at_least(1))
     device: str | None = option(None, "where the network runs (cpu, cuda, cuda:N; default: the game's)")
     precision: str = option("float32", "the network's arithmetic, float32 or bfloat16", check=precision)
+    score_utility: float = option(
+        0.0,
+        "KataGo's score utility u: a leaf's value (w + u * 2/pi * atan(score / 2N)) / (1 + u), with a "
+        "score or ownership head; 0: the win value alone",
+        check=at_least(0.0),
+    )
     seed: int | None = option(None, "seed of the move draws and of the search")
 
     RENAMES = {"search": ("play", None)}  # zero's search=puct|gumbel
@@ -293,6 +299,7 @@ class NetworkPlayer(OptionsPlayer):
             policy=model if "policy" in heads else None,
             value=model if {"value", "ownership"} & set(heads) else None,
             cache=cache,
+            score_utility=self.options.score_utility,
         )
 
     @property
