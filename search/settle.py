@@ -158,7 +158,7 @@ class PassCheck:
 
         check = PassCheck(seed=0)
         check.settle(game)            # Settlement(raw=..., settled=..., dead=(...))
-        check.move(game, search)      # pass, or the search's best other move when passing is unsafe
+        check.pass_is_safe(game)      # else: best_move_but_pass(game, search)
 
     A search settles the games that finish inside its tree the same way:
     ``search.settle_finished_games(check.owner(check.ownership(game)))`` before searching ``game``.
@@ -224,15 +224,6 @@ class PassCheck:
         if _result(settled_score(game, []), color) != -1:
             return False
         return _result(settled_score(game, self.dead(game, ownership)), color) == -1
-
-    def move(self, game: Game, search: TreeSearch, ownership: np.ndarray | None = None) -> int:
-        """Pass if that is safe (dead stones taken off), else the best move but pass of
-        ``search`` (which has just searched ``game``): the most visited, then the best valued,
-        then the likeliest; never one filling an eye of the player's own. Pass when there is
-        no such move."""
-        if self.pass_is_safe(game, ownership):
-            return game.pass_move
-        return best_move_but_pass(game, search)
 
 
 def best_move_but_pass(game: Game, search: TreeSearch) -> int:
