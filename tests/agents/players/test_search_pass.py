@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from go_env import BLACK, WHITE, Game, Rules
+from go_env import BLACK, WHITE, Game, GameBatch, Rules
 from go_env.coords import from_gtp
-from go_env.core import INFO_TO_PLAY
+from go_env.core import INFO_TO_PLAY, copy_into, state_item
 from goarena.agents.gtp import find_engine
 from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.players.search import PUCTAgent, UCTAgent
@@ -183,6 +183,17 @@ def test_a_search_player_never_plays_a_move_that_repeats_a_board():
     assert move != repeat and player.searcher.visit_counts()[repeat] == 0
     uct = UCTAgent(simulations=200, seed=0)
     assert uct.select_move(game) != repeat and uct.searcher.visit_counts()[repeat] == 0
+
+
+def test_a_batch_of_games_never_gets_a_move_that_repeats_a_board():
+    game = repeated_triple_ko()
+    repeat = from_gtp(TRIPLE_KO_REPEAT, 9)
+    batch = GameBatch(9, 2, game.rules)
+    for b in range(2):
+        copy_into(state_item(batch.state, b), game.state)
+    player = PUCTAgent(simulations=40, evaluator=leaves_to(lambda passing: repeat), seed=0)
+    moves = player.select_moves(batch)
+    assert repeat not in moves and all(game.is_legal(int(move)) for move in moves)
 
 
 def test_pass_check_must_be_a_bool():
