@@ -13,7 +13,6 @@ taken off: ``tests/benchmarks/match/test_referee.py``.)
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,11 +20,9 @@ import pytest
 from go_env import BLACK, WHITE, Game, GameBatch, Rules
 from go_env.coords import from_gtp
 from go_env.core import INFO_TO_PLAY, copy_into, state_item
-from goarena.agents.gtp import find_engine
 from goarena.agents.gtp.engine import GTPEngine
 from goarena.agents.players.search import PUCTAgent, UCTAgent
 from goarena.agents.protocols import RESIGN, GameContext
-from goarena.benchmarks.bench.strength import GNUGO, Venue, misjudged, run, strength_league
 from tests.boards import (
     ATARI_IN_AREA,
     DEAD_IN_AREA,
@@ -232,23 +229,3 @@ def test_the_gtp_engine_tells_the_player_under_settled_rules_or_a_clean_up():
     engine.handle("genmove b")
     engine.handle("kgs-genmove_cleanup w")
     assert [c.dead_stones_removed for c in player.contexts] == [False, True]
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(find_engine("gnugo") is None, reason="GNU Go is not installed (e.g. `apt install gnugo`)")
-@pytest.mark.parametrize(
-    ("agent", "rules"),
-    [("gtp:goarena gtp --agent zero:simulations=200", "goarena"), ("zero:simulations=200", "chinese")],
-    ids=["tromp-taylor-through-gtp", "chinese"],
-)
-def test_zero_against_gnugo_level_10_loses_no_game_its_count_won_and_repeats_no_board(
-    tmp_path: Path, agent: str, rules: str
-):
-    """Two games (a colour each) refereed as ``goarena bench strength`` plays them: GNU Go
-    (positional superko, its own count after a clean-up phase) forfeits a repeated board; a
-    game lost though the raw count at the passes said won is a pass on dead stones."""
-    venue = Venue(rules)
-    games = run(agent, f"gtp:{GNUGO} --level 10", 2, 9, None, tmp_path, 1, venue)
-    game_rules = strength_league(agent, "gnugo", 2, 9, None, venue).game_rules()
-    assert len(games) == 2
-    assert misjudged(games, 9, game_rules).endswith("said won 0; our illegal-move forfeits 0")

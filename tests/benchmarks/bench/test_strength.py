@@ -7,12 +7,15 @@ from go_env import Rules
 from goarena.benchmarks.bench.strength import (
     AGENT,
     OPPONENT,
+    Venue,
     misjudged,
     raw_margin_at_passes,
     report,
     run,
+    strength_league,
     wilson_interval,
 )
+from goarena.benchmarks.bench.strength import GNUGO as GNUGO_GTP
 from goarena.benchmarks.league.store import LeagueStore, StoredGame
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None)
@@ -80,3 +83,23 @@ def test_two_pass_games_lost_that_the_raw_count_called_won_and_illegal_moves_are
     assert misjudged([won_then_lost, lost_as_counted, forfeit], 5, rules) == (
         "two-pass games 2, lost though the raw count at the passes said won 1; our illegal-move forfeits 1"
     )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go (gnugo) is not installed")
+@pytest.mark.parametrize(
+    ("agent", "rules"),
+    [("gtp:goarena gtp --agent zero:simulations=200", "goarena"), ("zero:simulations=200", "chinese")],
+    ids=["tromp-taylor-through-gtp", "chinese"],
+)
+def test_zero_against_gnugo_level_10_loses_no_game_its_count_won_and_repeats_no_board(
+    tmp_path: Path, agent: str, rules: str
+):
+    """Two games (a colour each) refereed as ``goarena bench strength`` plays them: GNU Go
+    (positional superko, its own count after a clean-up phase) forfeits a repeated board; a
+    game lost though the raw count at the passes said won is a pass on dead stones."""
+    venue = Venue(rules)
+    games = run(agent, f"gtp:{GNUGO_GTP} --level 10", 2, 9, None, tmp_path, 1, venue)
+    game_rules = strength_league(agent, "gnugo", 2, 9, None, venue).game_rules()
+    assert len(games) == 2
+    assert misjudged(games, 9, game_rules).endswith("said won 0; our illegal-move forfeits 0")
