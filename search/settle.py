@@ -227,11 +227,13 @@ class PassCheck:
 
 
 def best_move_but_pass(game: Game, search: TreeSearch) -> int:
-    """The root's best move other than pass, filling an own eye and recreating an earlier
-    whole board (by visits, value, prior), or pass where there is none."""
+    """The root's best move other than pass, filling an own eye or a seki's shared liberty,
+    and recreating an earlier whole board (by visits, value, prior), or pass where there is
+    none."""
     assert search.tree is not None, "search first"
     legal = search.tree.children[ROOT] != ILLEGAL
     legal[game.repeating_moves()] = False
+    legal[seki_liberties(game)] = False
     state, geometry, color = game.state, game.geometry, game.to_play
     moves = [
         int(a)

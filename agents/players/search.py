@@ -87,7 +87,13 @@ from goarena.search import (
     UniformEvaluator,
 )
 from goarena.search.rollout import PatternRolloutEvaluator
-from goarena.search.settle import PassCheck, best_move_but_pass, clean_up_under_way, settling_move
+from goarena.search.settle import (
+    PassCheck,
+    best_move_but_pass,
+    clean_up_under_way,
+    fills_seki,
+    settling_move,
+)
 from goarena.search.warmup import warmup_game
 
 if TYPE_CHECKING:  # torch is imported only by players that load a network
@@ -320,9 +326,15 @@ class _SearchAgent:
         if self.resign_threshold is not None and self._resigns(game):
             return RESIGN
         move = self.searcher.choose_move(self._temperature(game))
-        if move == game.pass_move and self.pass_check:
+        if self.pass_check and (move == game.pass_move or self._fills_seki_in_clean_up(game, move)):
             move = self._instead_of_passing(game)
         return move
+
+    @staticmethod
+    def _fills_seki_in_clean_up(game: Game, move: int) -> bool:
+        """Whether ``move`` fills a seki's shared liberty in a clean-up phase, where it plays
+        as GTP's ``kgs-genmove_cleanup`` does: a referee's clean-up asks it for moves."""
+        return clean_up_under_way(game) and fills_seki(game, move)
 
     def _resigns(self, game: Game) -> bool:
         """Whether to resign: the best move's win rate has stayed under the threshold for

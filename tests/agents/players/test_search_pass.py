@@ -152,6 +152,19 @@ def test_in_a_clean_up_phase_the_board_counts_as_it_stands():
     assert player.select_move(game) in corner
 
 
+def test_in_a_clean_up_phase_a_seki_is_never_filled():
+    """All the prior on D9, a shared liberty of SEKI: in a clean-up phase the player plays as
+    kgs-genmove_cleanup does, and passes (nothing is dead)."""
+    d9 = from_gtp("D9", 9)
+    game = position(SEKI, HALF, to_play=BLACK)
+    game.replay([game.pass_move, game.pass_move])
+    game.resume()
+    player = PUCTAgent(simulations=30, evaluator=leaves_to(lambda passing: d9), seed=0)
+    player.reset(GameContext(9, HALF, seed=0, color=BLACK, dead_stones_removed=True))
+    assert player.searcher.search(game, simulations=30) == d9
+    assert player.select_move(game) == game.pass_move
+
+
 def test_a_resignation_waits_for_the_board_to_be_lost_both_ways():
     """Black's search values every move as lost: it resigns only where the board agrees."""
     gloomy = lambda: PUCTAgent(  # noqa: E731
