@@ -66,6 +66,10 @@ COMMANDS: dict[str, Command] = {
     "bench strength": Command(
         "goarena.benchmarks.bench.strength", "a player against GNU Go, with a Wilson interval"
     ),
+    "bench runs": Command(
+        "goarena.benchmarks.bench.runs",
+        "training runs compared: their generations rated in one league, Elo against training hours",
+    ),
     "bench value": Command(
         "goarena.benchmarks.bench.value", "the value net's MSE and time against pattern-rollout estimates"
     ),
@@ -120,7 +124,7 @@ COMMANDS: dict[str, Command] = {
 
 GROUPS: dict[str, str] = {
     "bench": "a benchmark: env, vector, search, networks, alphago, zero, threads, league, strength,"
-    " value, ownership, ablation",
+    " runs, value, ownership, ablation",
     "show": "pictures of a position: ownership (goarena show ownership FILE.sgf --move N --weights PATH)",
     "data": "training data: gnugo (self-play SGF), ownership (territory marks), shards (SGF -> shards),"
     " value",

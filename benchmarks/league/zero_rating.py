@@ -6,6 +6,8 @@ them in ``generations.json``. ``rate_generations`` plays a round-robin league in
 over its weights at a fixed number of simulations) and the anchors (``random``,
 ``uct:simulations=300``, ``gnugo:level=1``, ...), and writes the ratings to ``elo.json``;
 ``plot_elo`` draws them against training time and self-play games (``elo.png``).
+``rate_runs`` and ``plot_runs`` do the same for several runs on one board in one league (from
+zero and warm-started, say): each run's curve against training hours (``goarena bench runs``).
 
 Called again once more generations exist, the league grows (``goarena league`` grows a league
 that gains players): the games played are kept and only the pairs with a new player are
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -162,6 +165,20 @@ def anchor_players(anchors: list[str]) -> dict[str, str]:
     return players
 
 
+def run_board(run_dir: Path | str) -> dict[str, Any]:
+    """The board a run was trained on, from its ``config.json``: size, and komi and rules
+    where it names them (the league's options)."""
+    path = Path(run_dir) / CONFIG
+    try:
+        run = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise ZeroRatingError(f"{path}: cannot read the run's config: {error}") from None
+    if not isinstance(run, dict) or "size" not in run:
+        raise ZeroRatingError(f"{path}: the run's config names no board size")
+    board = {"size": run["size"], "komi": run.get("komi"), "rules": run.get("rules", "goarena")}
+    return {key: value for key, value in board.items() if value is not None}
+
+
 def league_config(
     run_dir: Path | str,
     generations: list[Generation],
@@ -175,30 +192,27 @@ def league_config(
     calls list the players they share in the same order, which a league that grows needs
     (its stored games keep their colours).
     """
-    path = Path(run_dir) / CONFIG
-    try:
-        run = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        raise ZeroRatingError(f"{path}: cannot read the run's config: {error}") from None
-    if not isinstance(run, dict) or "size" not in run:
-        raise ZeroRatingError(f"{path}: the run's config names no board size")
-    names = {generation.name for generation in generations}
-    clash = sorted(names & set(anchors))
+    named = {generation.name: generation for generation in generations}
+    return _league(named, anchors, run_board(run_dir), games_per_pair, simulations, Path(run_dir) / CONFIG)
+
+
+def _league(
+    named: dict[str, Generation],
+    anchors: dict[str, str],
+    board: dict[str, Any],
+    games_per_pair: int,
+    simulations: int,
+    source: Path,
+) -> LeagueConfig:
+    clash = sorted(set(named) & set(anchors))
     if clash:
         raise ZeroRatingError(f"anchor(s) named as a generation: {', '.join(clash)}")
-    players = {g.name: generation_spec(g.weights, simulations) for g in generations}
+    players = {name: generation_spec(g.weights, simulations) for name, g in named.items()}
     players.update(sorted(anchors.items()))
-    options = {"komi": run.get("komi"), "rules": run.get("rules", "goarena")}
     try:
-        return LeagueConfig(
-            players=players,
-            name=LEAGUE_NAME,
-            size=run["size"],
-            games_per_pair=games_per_pair,
-            **{key: value for key, value in options.items() if value is not None},
-        )
+        return LeagueConfig(players=players, name=LEAGUE_NAME, games_per_pair=games_per_pair, **board)
     except LeagueConfigError as error:  # the run's board (size, komi, rules) or games_per_pair
-        raise ZeroRatingError(f"cannot rate the generations on the board of {path}: {error}") from None
+        raise ZeroRatingError(f"cannot rate the generations on the board of {source}: {error}") from None
 
 
 def rate_generations(
@@ -236,8 +250,18 @@ def rate_generations(
     run_dir = Path(run_dir)
     generations = read_generations(run_dir)
     config = league_config(run_dir, generations, anchor_players(anchors), games_per_pair, simulations)
-    directory = run_dir / LEAGUE
-    _check_unchanged(directory, config, generations)
+    named = {generation.name: generation for generation in generations}
+    report = _play(config, run_dir / LEAGUE, named, workers, progress)
+    table = elo_table(report, generations, simulations)
+    write_json(run_dir / ELO_JSON, table)
+    return table["generations"]
+
+
+def _play(
+    config: LeagueConfig, directory: Path, named: dict[str, Generation], workers: int, progress: bool
+) -> Report:
+    """Play the league's games not yet stored in ``directory``; its report."""
+    _check_unchanged(directory, config, named)
     check_players(config)
     store, games = open_league(config, directory)
     with store:
@@ -247,13 +271,10 @@ def rate_generations(
             unplayed = play_league(store, games, workers=max(1, workers), on_game=live.update)
         if unplayed:
             raise LeagueSetupError(unplayed, directory)
-        report = build_report(store)
-    table = elo_table(report, generations, simulations)
-    write_json(run_dir / ELO_JSON, table)
-    return table["generations"]
+        return build_report(store)
 
 
-def _check_unchanged(directory: Path, config: LeagueConfig, generations: list[Generation]) -> None:
+def _check_unchanged(directory: Path, config: LeagueConfig, named: dict[str, Generation]) -> None:
     """Refuse, before anything is written, a league whose players changed since it was played:
     one that is gone or has another spec, or a generation whose weights differ from those its
     games were played with (its file rewritten in place: its spec is the same)."""
@@ -274,7 +295,7 @@ def _check_unchanged(directory: Path, config: LeagueConfig, generations: list[Ge
     hint = f"; to rate the run afresh, remove {directory}"
     for name, spec in before.items():
         if name not in config.players:
-            what = "generation" if name.startswith("gen-") else "anchor"
+            what = "generation" if name in named or "gen-" in name else "anchor"
             raise ZeroRatingError(f"{directory}: the league's {what} {name!r} ({spec}) is missing now{hint}")
         if config.players[name] != spec:
             raise ZeroRatingError(
@@ -283,17 +304,27 @@ def _check_unchanged(directory: Path, config: LeagueConfig, generations: list[Ge
             )
     from goarena.agents.nets.load import file_digest
 
-    for generation in generations:
-        digest = digests.get(generation.name)
+    for name, generation in named.items():
+        digest = digests.get(name)
         if digest is not None and file_digest(generation.weights) != digest:
             raise ZeroRatingError(
-                f"{generation.weights}: the weights of {generation.name} differ from those its "
+                f"{generation.weights}: the weights of {name} differ from those its "
                 f"league games were played with{hint}"
             )
 
 
 def elo_table(report: Report, generations: list[Generation], simulations: int) -> dict[str, Any]:
     """``elo.json``: each generation's entry joined with its rating, and the anchors' ratings."""
+    rating = _ratings(report)
+    names = {generation.name for generation in generations}
+    return {
+        **_heading(report, simulations),
+        "generations": [{**g.entry, "name": g.name, **rating(g.name)} for g in generations],
+        "anchors": _anchor_rows(report, names),
+    }
+
+
+def _ratings(report: Report) -> Callable[[str], dict[str, Any]]:
     rated = {standing.name: standing for standing in report.standings}
 
     def rating(name: str) -> dict[str, Any]:
@@ -305,19 +336,25 @@ def elo_table(report: Report, generations: list[Generation], simulations: int) -
             "league_games": standing.games,
         }
 
-    names = {generation.name for generation in generations}
+    return rating
+
+
+def _heading(report: Report, simulations: int) -> dict[str, Any]:
     return {
         "anchor": report.anchor,
         "anchor_elo": report.anchor_elo,
         "simulations": simulations,
         "league_games": report.games,
-        "generations": [{**g.entry, "name": g.name, **rating(g.name)} for g in generations],
-        "anchors": [
-            {"name": name, "spec": spec, **rating(name)}
-            for name, spec in report.specs.items()
-            if name not in names
-        ],
     }
+
+
+def _anchor_rows(report: Report, generations: set[str]) -> list[dict[str, Any]]:
+    rating = _ratings(report)
+    return [
+        {"name": name, "spec": spec, **rating(name)}
+        for name, spec in report.specs.items()
+        if name not in generations
+    ]
 
 
 def plot_elo(run_dir: Path | str) -> Path:
@@ -339,7 +376,7 @@ def plot_elo(run_dir: Path | str) -> Path:
     import matplotlib.pyplot as plt
 
     elo = [row["elo"] for row in rows]
-    errors = [[row["elo"] - row["elo_low"] for row in rows], [row["elo_high"] - row["elo"] for row in rows]]
+    errors = _error_bars(rows)
     panels = (
         ([row["seconds"] / 3600 for row in rows], "training time (hours)"),
         ([row["games"] for row in rows], "self-play games"),
@@ -347,19 +384,7 @@ def plot_elo(run_dir: Path | str) -> Path:
     figure, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
     for axis, (x, label) in zip(axes, panels, strict=True):
         axis.errorbar(x, elo, yerr=errors, fmt="o-", capsize=3, color="tab:blue", label="generations")
-        for number, anchor in enumerate(anchors):
-            colour = f"C{(number + 1) % 10}"
-            axis.axhline(anchor["elo"], color=colour, linestyle="--", linewidth=1)
-            axis.annotate(
-                f"{anchor['name']} ({anchor['elo']:.0f})",
-                (0.0, anchor["elo"]),  # at the left, where a rising curve is lowest
-                xycoords=("axes fraction", "data"),
-                xytext=(4, 3),
-                textcoords="offset points",
-                fontsize=8,
-                color=colour,
-                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 1},
-            )
+        _draw_anchors(axis, anchors, first_colour=1)
         axis.set_xlabel(label)
         axis.grid(alpha=0.3)
     axes[0].set_ylabel(f"Elo (95% interval; {table['anchor']} = {table['anchor_elo']:g})")
@@ -372,6 +397,134 @@ def plot_elo(run_dir: Path | str) -> Path:
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path
+
+
+def _error_bars(rows: list[dict[str, Any]]) -> list[list[float]]:
+    """The distances from each row's Elo down and up to its 95% interval's ends."""
+    return [[row["elo"] - row["elo_low"] for row in rows], [row["elo_high"] - row["elo"] for row in rows]]
+
+
+def _draw_anchors(axis: Any, anchors: list[dict[str, Any]], first_colour: int) -> None:
+    """Each anchor a dashed horizontal line, labelled at the left (where rising curves are lowest)."""
+    for number, anchor in enumerate(anchors):
+        colour = f"C{(number + first_colour) % 10}"
+        axis.axhline(anchor["elo"], color=colour, linestyle="--", linewidth=1)
+        axis.annotate(
+            f"{anchor['name']} ({anchor['elo']:.0f})",
+            (0.0, anchor["elo"]),
+            xycoords=("axes fraction", "data"),
+            xytext=(4, 3),
+            textcoords="offset points",
+            fontsize=8,
+            color=colour,
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 1},
+        )
+
+
+# -- runs compared: several runs' generations in one league ----------------------------------------
+
+
+def rate_runs(
+    runs: Mapping[str, Path | str],
+    out: Path | str,
+    *,
+    anchors: list[str],
+    games_per_pair: int,
+    simulations: int,
+    workers: int = 1,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Rate the generations of several runs on one board (from zero, warm-started, ...) in one
+    league (``OUT/league``) with the anchors, and write ``OUT/elo.json``: each run's curve
+    (its generations' entries with their ratings, as ``rate_generations`` gives them) and the
+    anchors'. The players are ``LABEL-gen-NNNN``; like a run's own league, the league grows
+    with the runs and refuses players that changed.
+
+    Raises:
+        ZeroRatingError: a bad label, runs on different boards, or what ``rate_generations``
+            refuses.
+    """
+    if not runs:
+        raise ZeroRatingError("no runs to compare")
+    named: dict[str, Generation] = {}
+    of_run: dict[str, list[str]] = {}
+    boards = {}
+    for label, run_dir in runs.items():
+        if not label or not all(c.isalnum() or c in "-_." for c in label):
+            raise ZeroRatingError(f"run label {label!r}: letters, digits, '-', '_' and '.' only")
+        boards[label] = run_board(run_dir)
+        generations = read_generations(run_dir)
+        of_run[label] = [f"{label}-{g.name}" for g in generations]
+        named.update(zip(of_run[label], generations, strict=True))
+    first = next(iter(boards))
+    other = next((label for label, board in boards.items() if board != boards[first]), None)
+    if other is not None:
+        raise ZeroRatingError(f"runs {first} and {other} were trained on different boards: {boards}")
+    out = Path(out)
+    config = _league(named, anchor_players(anchors), boards[first], games_per_pair, simulations, out)
+    report = _play(config, out / LEAGUE, named, workers, progress)
+    rating = _ratings(report)
+    table = {
+        **_heading(report, simulations),
+        "runs": {
+            label: [{**named[name].entry, "name": name, **rating(name)} for name in names]
+            for label, names in of_run.items()
+        },
+        "anchors": _anchor_rows(report, set(named)),
+    }
+    write_json(out / ELO_JSON, table)
+    return table
+
+
+def plot_runs(out: Path | str) -> Path:
+    """Draw ``OUT/elo.json`` of ``rate_runs`` to ``OUT/elo.png``: each run's Elo (with its 95%
+    interval) against training hours, each anchor a labelled horizontal line."""
+    out = Path(out)
+    source = out / ELO_JSON
+    try:
+        table = json.loads(source.read_text())
+        runs, anchors = table["runs"], table["anchors"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ZeroRatingError(f"{source}: cannot read the runs' ratings (rate them first): {error}") from None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(8, 5))
+    for number, (label, rows) in enumerate(runs.items()):
+        elo = [row["elo"] for row in rows]
+        errors = _error_bars(rows)
+        hours = [row["seconds"] / 3600 for row in rows]
+        axis.errorbar(hours, elo, yerr=errors, fmt="o-", capsize=3, color=f"C{number}", label=label)
+    _draw_anchors(axis, anchors, first_colour=len(runs))
+    axis.set_xlabel("training time (hours)")
+    axis.set_ylabel(f"Elo (95% interval; {table['anchor']} = {table['anchor_elo']:g})")
+    axis.set_title(
+        f"Elo against training time at {table['simulations']} simulations "
+        f"({table['league_games']} league games)"
+    )
+    axis.grid(alpha=0.3)
+    axis.legend()
+    figure.tight_layout()
+    path = out / ELO_PNG
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def runs_table(table: dict[str, Any]) -> str:
+    """``rate_runs``' table as text: per run, each generation's hours, games and Elo."""
+    lines = [f"{'player':28s} {'hours':>6s} {'games':>7s} {'Elo':>6s} {'95% interval':>15s}"]
+    for rows in table["runs"].values():
+        for row in rows:
+            lines.append(
+                f"{row['name']:28s} {row['seconds'] / 3600:6.2f} {row['games']:7d} {row['elo']:6.0f}"
+                f" {row['elo_low']:7.0f}-{row['elo_high']:<7.0f}"
+            )
+    for anchor in table["anchors"]:
+        lines.append(f"{anchor['name']:28s} {'':6s} {'':7s} {anchor['elo']:6.0f}  (anchor: {anchor['spec']})")
+    return "\n".join(lines)
 
 
 def _short(value: object) -> str:

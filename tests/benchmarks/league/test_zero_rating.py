@@ -13,8 +13,11 @@ from goarena.benchmarks.league.zero_rating import (
     ZeroRatingError,
     anchor_players,
     plot_elo,
+    plot_runs,
     rate_generations,
+    rate_runs,
     read_generations,
+    runs_table,
 )
 
 SIZE = 5
@@ -188,3 +191,55 @@ def test_a_bad_run_config_is_an_error_naming_the_file(run):
     (run / "config.json").write_text(json.dumps({"komi": 0.5}))
     with pytest.raises(ZeroRatingError, match=r"config\.json: the run's config names no board size"):
         rate_generations(run, **TINY)
+
+
+@pytest.fixture
+def runs(tmp_path):
+    """Two 5x5 runs, ``zero`` with generations 0 and 1, ``warm`` with generation 0."""
+    made = {}
+    for label, numbers in (("zero", (0, 1)), ("warm", (0,))):
+        run = tmp_path / label
+        (run / "generations").mkdir(parents=True)
+        (run / "config.json").write_text(json.dumps({"size": SIZE, "komi": 0.5}))
+        for number in numbers:
+            add_generation(run, number, seed=number + 10 * len(made))
+        made[label] = run
+    return made
+
+
+@pytest.mark.slow  # a league in processes of its own
+def test_runs_are_rated_in_one_league_each_its_own_curve(runs, tmp_path):
+    out = tmp_path / "compared"
+    table = rate_runs(runs, out, **TINY)
+    assert {label: [row["name"] for row in rows] for label, rows in table["runs"].items()} == {
+        "zero": ["zero-gen-0000", "zero-gen-0001"],
+        "warm": ["warm-gen-0000"],
+    }
+    assert [row["seconds"] for row in table["runs"]["zero"]] == [0.0, 600.0]  # the runs' own entries
+    assert [anchor["name"] for anchor in table["anchors"]] == ["random"]
+    assert table["league_games"] == 6 * 2  # 4 players, 6 pairs, 2 games each
+    assert json.loads((out / "elo.json").read_text()) == table
+    assert plot_runs(out).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = runs_table(table).splitlines()
+    assert [line.split()[0] for line in text[1:]] == [
+        "zero-gen-0000",
+        "zero-gen-0001",
+        "warm-gen-0000",
+        "random",
+    ]
+
+
+def test_runs_on_different_boards_or_with_bad_labels_are_refused(runs, tmp_path):
+    with pytest.raises(ZeroRatingError, match="label 'a b'"):
+        rate_runs({"a b": runs["zero"]}, tmp_path / "out", **TINY)
+    (runs["warm"] / "config.json").write_text(json.dumps({"size": SIZE, "komi": 7.5}))
+    with pytest.raises(ZeroRatingError, match="runs zero and warm were trained on different boards"):
+        rate_runs(runs, tmp_path / "out", **TINY)
+    with pytest.raises(ZeroRatingError, match="no runs"):
+        rate_runs({}, tmp_path / "out", **TINY)
+    assert not (tmp_path / "out").exists()  # refused before anything is written
+
+
+def test_plotting_runs_before_rating_them_names_the_missing_file(tmp_path):
+    with pytest.raises(ZeroRatingError, match="elo.json: cannot read the runs' ratings"):
+        plot_runs(tmp_path)
