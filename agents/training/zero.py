@@ -128,15 +128,15 @@ class ZeroConfig(BoardConfig):
     batch_size: int = option(256, "positions per minibatch", check=positive)
     window: int = option(20000, "positions the replay window holds before it grows slower", check=positive)
     ownership_weight: float = option(1.5, "weight of the ownership loss", check=at_least_zero)
-    score_weight: float = option(0.5, "weight of the score loss", check=at_least_zero)
+    score_weight: float = option(0.5, "weight of the score loss (with --score-head)", check=at_least_zero)
     root_value_weight: float = option(
         0.5,
         "share of the search's root value in the value target (the rest: the outcome)",
         check=_probability,
     )
     komi_sd: float = option(
-        0.0,
-        "each self-play game's komi is drawn around --komi with this deviation (points)",
+        1.0,
+        "each self-play game's komi is drawn around --komi, this deviation in points (needs --rules-input)",
         check=at_least_zero,
     )
     precision: str = option(
@@ -153,9 +153,10 @@ class ZeroConfig(BoardConfig):
         if self.games % self.shards:
             raise ValueError(f"games ({self.games}) must divide into shards ({self.shards})")
         if self.komi_sd > 0 and not self.rules_input:
-            raise ValueError("komi_sd draws each game's komi: the network must read it (rules_input)")
-        if self.score_weight > 0 and not self.score_head:
-            raise ValueError("score_weight trains the score head: score_head must be on (or the weight 0)")
+            raise ValueError(
+                "komi_sd draws each game's komi, which a network without rules_input cannot see: "
+                "--komi-sd 0 with --no-rules-input"
+            )
         self.settings()
 
     @property

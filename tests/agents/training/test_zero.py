@@ -333,7 +333,7 @@ def test_the_command_line_turns_the_new_network_off_and_the_komi_draws_need_it()
     from goarena.agents.training.zero import COMMAND
 
     args = COMMAND.parser().parse_args(
-        ["--run", "r", "--no-rules-input", "--no-score-head", "--score-weight", "0"]
+        ["--run", "r", "--no-rules-input", "--no-score-head", "--komi-sd", "0"]
     )
     made = config_from_args(ZeroConfig, args)
     assert (made.rules_input, made.score_head, made.init) == (False, False, None)
