@@ -226,7 +226,8 @@ def _records_games(path: Path, chunk: Chunk) -> bool:
 
 
 class BufferPositions(OwnershipPositions):
-    """The positions of a zero run's replay buffer; the komi is the run's (its config.json)."""
+    """The positions of a zero run's replay buffer; the komi is the run's (its config.json), or
+    each game's own where the chunks hold the rules planes (a network that reads the komi)."""
 
     def __init__(self, directory: Path | str):
         self.directory = Path(directory)
@@ -259,6 +260,10 @@ class BufferPositions(OwnershipPositions):
         self.owned = np.concatenate([np.asarray(chunk.owned, bool) for chunk in self._chunks])
         black = np.concatenate([black_to_play(np.asarray(chunk.planes)) for chunk in self._chunks])
         self.komi_terms = np.where(black, -komi, komi).astype(np.float32)
+        if self._chunks[0].planes.shape[1] > NUM_HISTORY_PLANES:  # each game's own komi, in the rules plane
+            self.komi_terms = np.concatenate(
+                [0.5 * np.asarray(chunk.planes[:, NUM_HISTORY_PLANES, 0, 0]) for chunk in self._chunks]
+            ).astype(np.float32)
 
     def _gather(self, key: str, indices: np.ndarray) -> np.ndarray:
         chunk_of = np.searchsorted(self._starts, indices, side="right") - 1
@@ -274,7 +279,7 @@ class BufferPositions(OwnershipPositions):
         indices = self._check(indices)
         ownership = self._gather("ownership", indices).astype(np.int8)
         return OwnershipBatch(
-            planes=self._gather("planes", indices).astype(np.int8),
+            planes=self._gather("planes", indices)[:, :NUM_HISTORY_PLANES].astype(np.int8),
             ownership=ownership,
             owned=self.owned[indices],
             scores=ownership.sum(axis=1).astype(np.float32),  # played out: area counting

@@ -475,9 +475,11 @@ def buffer(tmp_path_factory):
         owned = np.full(len(game), chunk == 0)
         games = SelfPlayGames(
             planes=np.array(planes), policy=np.array(policy), value=np.array(value, np.int8),
+            root_value=np.zeros(len(game), np.float32), score=np.zeros(len(game), np.float32),
             ownership=np.where(owned[:, None], np.array(ownership), 0).astype(np.int8), owned=owned,
             game=np.array(game), move_number=np.array(moved), winners=np.zeros(4, np.int64),
-            lengths=np.zeros(4, np.int64), resigned=np.zeros(4, bool), false_resignations=0,
+            komi=np.zeros(4), lengths=np.zeros(4, np.int64), resigned=np.zeros(4, bool),
+            false_resignations=0,
             resign_checks=0, evaluations=0,
         )  # fmt: skip
         written = write_chunk(run_dir / "buffer", chunk, games)
@@ -521,3 +523,17 @@ def test_the_command_prints_the_held_out_metrics(shards, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "sign agreement" in out and "moves    0-10" in out and "ownership.pt" in out
     assert BLACK != WHITE
+
+
+def test_a_buffer_of_a_network_that_reads_the_komi_gives_the_history_planes_and_each_games_komi(tmp_path):
+    from goarena.agents.training.zero import ZeroConfig, train_zero
+
+    config = ZeroConfig(size=5, komi=0.5, komi_sd=3.0, blocks=1, filters=8, games=4, shards=1,
+                        simulations=4, updates=1, batch_size=8, rounds=1, resign_value=0.0)  # fmt: skip
+    train_zero(config, tmp_path / "zero", progress=False)
+    data = BufferPositions(tmp_path / "zero" / "buffer")
+    positions = data.fetch(np.arange(len(data)))
+    assert positions.planes.shape[1:] == (17, 5, 5)
+    chunk = data._chunks[0]
+    np.testing.assert_array_equal(positions.komi_terms, np.asarray(chunk.planes[:, 17, 0, 0]) / 2)
+    assert len(set(positions.komi_terms.tolist())) > 2  # the games' own komi, not the run's one
