@@ -62,8 +62,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from go_env import BLACK
+from go_env import BLACK, GameBatch, Rules
+from go_env import core as K
 from goarena.agents.declared import one_of, option, positive, redefault
+from goarena.agents.inference import NetworkEvaluator
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.zero import ZeroNet, widen_from
 from goarena.agents.training import loop
@@ -77,6 +79,7 @@ from goarena.agents.training.selfplay import (
     SelfPlaySettings,
 )
 from goarena.agents.training.workers import SelfPlayWorkers
+from goarena.search import Leaves
 
 DESCRIPTION = "Teach a network Go from zero knowledge by self-play (AlphaZero; resumable)."
 WEIGHTS = "zero.pt"
@@ -271,6 +274,16 @@ def calibration(
 def calibration_line(rows: list[dict[str, float]]) -> str:
     """A calibration table on one line: ``predicted -> won (positions)`` per bin."""
     return ", ".join(f"{row['predicted']:.2f}->{row['won']:.2f} ({row['positions']:.0f})" for row in rows)
+
+
+def empty_board_win_rates(model: ZeroNet, komis: list[float]) -> np.ndarray:
+    """float64[K]: the network's probability that Black wins from the empty board under area
+    scoring at each of ``komis``, (1 + v) / 2 of its value there (Black to move)."""
+    batch = GameBatch(model.board_size, len(komis), Rules(komi=komis[0], scoring="area"))
+    batch.state.info[:, K.INFO_KOMI] = np.round(2.0 * np.asarray(komis, np.float64)).astype(np.int64)
+    leaves = Leaves(batch.state, batch.legal_masks(), batch.geometry)
+    values = NetworkEvaluator(policy=model, value=model, cache=0).outputs(leaves).values
+    return (1.0 + values) / 2.0
 
 
 def held_out_value(model: ZeroNet, games: SelfPlayGames, batch: int = 1024) -> dict[str, Any]:

@@ -371,7 +371,7 @@ def test_a_network_without_the_head_its_role_needs_is_refused():
 def every_head_network(seed: int = 6) -> ZeroNet:
     torch.manual_seed(seed)
     model = ZeroNet(SIZE, blocks=1, filters=8, rules_input=True, score_head=True).eval()
-    torch.nn.init.normal_(model.rules_input.weight)  # type: ignore[union-attr]
+    torch.nn.init.normal_(model.rules_input.weight)
     return model
 
 

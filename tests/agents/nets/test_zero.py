@@ -32,7 +32,7 @@ def test_every_head_and_the_komi_as_input():
     model = ZeroNet(5, blocks=2, filters=8, rules_input=True, score_head=True).eval()
     assert model.heads == ("policy", "value", "ownership", "score")
     assert model.features == HISTORY_AND_RULES and model.planes == 19
-    torch.nn.init.normal_(model.rules_input.weight)  # type: ignore[union-attr]
+    torch.nn.init.normal_(model.rules_input.weight)
     planes = planes_with_rules(2, [15, 15])
     other_komi = planes.clone()
     other_komi[:, 17] = -15

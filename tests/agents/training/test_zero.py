@@ -340,3 +340,21 @@ def test_the_command_line_turns_the_new_network_off_and_the_komi_draws_need_it()
     assert config_from_args(ZeroConfig, COMMAND.parser().parse_args(["--run", "r"])).rules_input
     with pytest.raises(ValueError, match="rules_input"):
         config(rules_input=False, komi_sd=2.0)
+
+
+def test_the_empty_boards_win_rate_moves_with_the_komi_only_for_a_network_that_reads_it():
+    from goarena.agents.training.zero import empty_board_win_rates
+
+    torch.manual_seed(1)
+    blind = ZeroNet(5, blocks=1, filters=8).eval()
+    reading = ZeroNet(5, blocks=1, filters=8, rules_input=True, score_head=True).eval()
+    torch.nn.init.normal_(reading.rules_input.weight, std=2.0)
+    komis = [24.5, 25.5]
+    rates = empty_board_win_rates(reading, komis)
+    planes = torch.zeros(2, 19, 5, 5)
+    planes[:, 16] = 1  # Black to move
+    planes[:, 17] = torch.tensor([-49.0, -51.0])[:, None, None]  # Black gives the komi
+    with torch.no_grad():
+        np.testing.assert_allclose(rates, (1 + reading(planes).value.numpy()) / 2, atol=1e-6)
+    assert rates[0] != rates[1] and ((rates > 0) & (rates < 1)).all()
+    assert len(set(empty_board_win_rates(blind, komis).tolist())) == 1
