@@ -27,8 +27,11 @@ policy target, the move to play, the root's values, ``play(batch, moves)``.
   a normal distribution around the rules' komi with that deviation in points and rounded to
   half points, so that a network that reads the komi (``ZeroNet(rules_input=True)``) learns
   what it is worth.
-- Precision: with ``precision="bfloat16"`` the network plays in bfloat16 (a copy; about 1.5
-  times faster on CPUs with AVX512-BF16, ``auto_precision``), the training keeps float32.
+- Precision: with ``precision="bfloat16"`` the network plays in bfloat16 (a copy), the
+  training keeps float32; ``"auto"`` picks it where the CPU has AVX512-BF16
+  (``auto_precision``). There the shipped 4 x 32 network's forward pass on 64 positions of
+  9x9 took 28 ms against 48 ms; self-play as a whole, whose search and features do not
+  change, gained 1.0 to 1.35 times on a busy two-core machine.
 
 Each recorded position keeps the network's input planes (the history planes, and the rules
 planes for a network that reads them), the search's policy target, the outcome ``z`` for its
@@ -62,7 +65,8 @@ SELFPLAY_PRECISIONS = ("auto", "float32", "bfloat16")
 
 def auto_precision() -> str:
     """bfloat16 where the CPU computes it natively (AVX512-BF16), else float32."""
-    return "bfloat16" if torch.cpu._is_avx512_bf16_supported() else "float32"
+    native = getattr(torch.cpu, "_is_avx512_bf16_supported", None)  # torch's own probe, private
+    return "bfloat16" if native is not None and native() else "float32"
 
 
 @dataclass(frozen=True)
