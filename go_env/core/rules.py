@@ -38,6 +38,7 @@ from go_env.core.state import (
     SUPERKO,
     TRUNCATED,
     WALL,
+    WHITE,
     inline_kernel,
     kernel,
 )
@@ -202,9 +203,8 @@ def _repeats_board(state, geometry, point, color):
     game, whoever was to move on it: what a positional-superko referee forfeits."""
     board_key = _stone_outcome(state, geometry, point, color)[1]
     if state.info[INFO_KO_RULE] == KO_SITUATIONAL:  # the seen keys carry the side to move
-        return seen_contains(state.seen, board_key ^ geometry.zobrist_turn[BLACK]) or seen_contains(
-            state.seen, board_key ^ geometry.zobrist_turn[3 - BLACK]
-        )
+        black_to_move = seen_contains(state.seen, board_key ^ geometry.zobrist_turn[BLACK])
+        return black_to_move or seen_contains(state.seen, board_key ^ geometry.zobrist_turn[WHITE])
     return seen_contains(state.seen, board_key)
 
 
