@@ -32,17 +32,20 @@ Before each round trains, the network's value is measured on the round's fresh g
 it has not trained on: ``held_out_value_loss`` and the calibration error
 ``value_calibration_error`` (``calibration``: predicted win probability in buckets against the
 share won), logged every round; each generation's table is kept in ``generations.json`` and
-the last one printed at the end. Every ``generation_every`` rounds the network is saved as a generation
+the last one printed at the end.
+
+Every ``generation_every`` rounds the network is saved as a generation
 (``generations/gen-NNNN.pt``, listed with its step, games and training time in
-``generations.json``; generation 0 is the untrained network). At the end of ``goarena train
+``generations.json``; generation 0 is the network it starts from). At the end of ``goarena train
 zero``, unless ``--rate-games 0``, the generations meet fixed anchors in a league
 (``benchmarks.league.zero_rating``), whose Elo table is the run's learning curve
 (``elo.json``, ``elo.png``).
 
 **The 5x5 komi check.** 5x5's solved value is B+25: under area scoring Black wins at komi 24.5
-and loses at 25.5, which a network blind to the komi cannot tell apart. A short run::
+and loses at 25.5, which a network blind to the komi cannot tell apart. A short run (one
+command line, wrapped here)::
 
-    goarena train zero --run RUN --size 5 --komi 24.5 --komi-sd 2 --rounds 150 --games 64 \
+    goarena train zero --run RUN --size 5 --komi 24.5 --komi-sd 2 --rounds 150 --games 64
         --simulations 32 --blocks 3 --filters 32 --generation-every 10 --root-value-weight 0 --rate-games 0
 
 and ``empty_board_win_rates(load_model("RUN/generations/gen-0015.pt"), [24.5, 25.5])``. In one
