@@ -208,6 +208,7 @@ class _SearchAgent:
     _passes: PassCheck | None = None
     _judged: tuple[tuple, np.ndarray] | None = None  # a position and its ownership (Black's view)
     _network_ownership: Callable[[Game], np.ndarray | None] | None = None  # see judge_dead_stones_by
+    _played_out: tuple[tuple, np.ndarray] | None = None  # a position and its playouts' ownership
     _modules: tuple = ()  # its torch networks, moved to its device at each reset
     _move_time: float | None = None  # a cap on each move's time from outside (set_move_time)
 
@@ -285,7 +286,7 @@ class _SearchAgent:
         position = self._position(game)
         if self._judged is None or self._judged[0] != position:
             found = None if self._network_ownership is None else self._network_ownership(game)
-            ownership = self._pass_check().ownership(game) if found is None else np.asarray(found, np.float64)
+            ownership = self._playout_ownership(game) if found is None else np.asarray(found, np.float64)
             self._judged = (position, ownership)
         return self._judged[1]
 
@@ -347,16 +348,28 @@ class _SearchAgent:
     def _instead_of_passing(self, game: Game) -> int:
         """Where the search would pass: first a move that takes the other side's dead stones
         off (those in atari; every one under area scoring, where it costs nothing), then the
-        pass if the counts allow it (``PassCheck.pass_is_safe``), else the best other move."""
+        pass if the counts allow it (``PassCheck.pass_is_safe``) by every judge it has (a
+        network's ownership and the playouts: against GNU Go level 10 the network alone let
+        dead stones of its own through), else the best other move."""
         ownership, check = self._ownership_of(game), self._pass_check()
         captures_only = game.rules.scoring != "area"
         settling = settling_move(game, ownership, check.threshold, captures_only=captures_only)
         if settling is not None:
             return settling
         as_it_stands = not self._dead_stones_removed or clean_up_under_way(game)
-        if check.pass_is_safe(game, ownership, as_it_stands=as_it_stands):
+        judges = [ownership]
+        if self._network_ownership is not None:  # the playouts too: each misreads what the other may not
+            judges.append(self._playout_ownership(game))
+        if all(check.pass_is_safe(game, judged, as_it_stands=as_it_stands) for judged in judges):
             return game.pass_move
         return best_move_but_pass(game, self.searcher)
+
+    def _playout_ownership(self, game: Game) -> np.ndarray:
+        """``game``'s ownership by the pass check's playouts, kept for the position."""
+        position = self._position(game)
+        if self._played_out is None or self._played_out[0] != position:
+            self._played_out = (position, self._pass_check().ownership(game))
+        return self._played_out[1]
 
     def act(self, game: Game) -> Action:
         """The move, the root's visit distribution, and the root's value for the side to

@@ -113,6 +113,21 @@ def passing(**options) -> PUCTAgent:
 
 
 @pytest.mark.parametrize("settled", [True, False])
+def test_a_network_that_misreads_a_dead_stone_does_not_make_a_pass_the_playouts_forbid(settled: bool):
+    """The network's ownership calls White's dead B8 alive (each stone its owner's); the
+    playouts read it dead: White plays on, whether or not dead stones are taken off."""
+    game = after_black_passed(DEAD_IN_AREA, KOMI_7)
+    as_it_stands = lambda game: np.where(game.board.ravel() == BLACK, 1.0, -1.0)  # noqa: E731
+    player = passing()
+    player.judge_dead_stones_by(as_it_stands)
+    assert white_move(player, game, settled) != game.pass_move
+    alive = passing()
+    alive.judge_dead_stones_by(as_it_stands)
+    live = after_black_passed(LIVE_IN_AREA, HALF)
+    assert white_move(alive, live, settled) == live.pass_move  # both judges: W+7.5
+
+
+@pytest.mark.parametrize("settled", [True, False])
 @pytest.mark.parametrize("rules", [HALF, Rules(komi=0.5, scoring="territory")], ids=["area", "territory"])
 def test_before_passing_the_stones_in_atari_in_its_area_are_captured(settled: bool, rules: Rules):
     """The held-out game: Black passed with three White stones in atari inside its group, and
