@@ -12,6 +12,7 @@ batches (``batch``) under virtual loss, and the tree is kept between moves.
     alphago:mixing=1                                  # rollouts alone
     alphago:prior=uniform                             # no policy prior
     alphago:value=my-value.pt,prior=my-policy.pt      # other networks
+    alphago:net=zero-9x9.pt                           # a dual network (zero's) as prior and value
     alphago:expansion_threshold=1,precision=bfloat16  # AlphaGo's n_thr; bf16 networks
     alphago:selection=alphazero,c_puct=1.5            # the paper's c·P·sqrt(ΣN) / (1 + N)
 

@@ -589,6 +589,9 @@ class PUCTOptions(SearchOptions):
         "a value network's weights (value.pt), or an ownership network's (its value V): the leaf value; "
         "needs prior; with playouts too, AlphaGo's (1 - mixing)·v + mixing·z",
     )
+    net: str | None = option(
+        None, "a dual network's weights (zero's: zero-9x9.pt): its priors and values; prior and value unused"
+    )
     mixing: float = option(0.5, "AlphaGo's λ, in [0, 1] (0: the value network alone; 1: the playouts alone)")
     device: str | None = option(None, "where the networks run (cpu, cuda, cuda:N; default: the game's)")
     precision: str = option(
@@ -632,7 +635,11 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
         temperature, temperature_moves, reuse = o.temperature, o.temperature_moves, o.reuse
         networks: list[Network] = []
         network = value_network = None
-        if prior not in (None, UNIFORM) or value is not None:
+        if o.net is not None:  # one network, both roles: one forward pass a leaf batch
+            networks.append(load_network(o.net, "zero", device or "cpu", precision))
+            network = value_network = networks[-1].model
+            prior = str(o.net)
+        elif prior not in (None, UNIFORM) or value is not None:
             if prior not in (None, UNIFORM):
                 networks.append(load_network(str(prior), "policy", device or "cpu", precision))
                 network = networks[-1].model
@@ -670,7 +677,9 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
         self.temperature = temperature
         self.temperature_moves = temperature_moves
         self.device = device
-        self._modules = tuple(module for module in (network, value_network) if module is not None)
+        self._modules = tuple(
+            dict.fromkeys(module for module in (network, value_network) if module is not None)
+        )
         self._expansion_threshold = expansion_threshold
         self._batched_options = dict(
             c_puct=c_puct,
@@ -738,7 +747,12 @@ class PUCTAgent(_SearchAgent, OptionsPlayer):
         device, given a context)."""
         prior, value, rollout_weights = options.prior, options.value, options.rollout_weights
         networks = []
-        if prior not in (None, UNIFORM) or value is not None:
+        if options.net is not None:
+            from goarena.agents.nets.predict import player_device
+
+            player_device(options.device, context)
+            networks.append(load_network(str(options.net), "zero", precision=options.precision))
+        elif prior not in (None, UNIFORM) or value is not None:
             from goarena.agents.nets.predict import player_device
 
             player_device(options.device, context)

@@ -103,3 +103,22 @@ def test_puct_takes_a_value_network_only_beside_a_prior(nets):
     evaluator = player.searcher.evaluator
     assert isinstance(evaluator, NetworkEvaluator) and evaluator.policy is None  # uniform priors
     assert isinstance(evaluator.value, ValueNet)
+
+
+def test_a_dual_network_serves_as_prior_and_value_in_one_forward_pass():
+    from goarena.agents.nets.zero import ZeroNet
+    from goarena.agents.weights import ZERO_9X9
+
+    check_spec(f"alphago:net={ZERO_9X9}", GameContext(9, Game(9).rules))
+    player = make_agent(f"alphago:net={ZERO_9X9},simulations=16", seed=1)
+    evaluator = player.searcher.evaluator
+    assert isinstance(evaluator, MixedEvaluator) and evaluator.mix == 0.5  # AlphaGo's blend kept
+    assert isinstance(evaluator.network.policy, ZeroNet) and evaluator.network.dual
+    assert len(str(player.weights_digest()).split("+")) == 2  # the dual network and the rollout policy
+    alone = make_agent(f"alphago:net={ZERO_9X9},mixing=0,simulations=16").searcher.evaluator
+    assert isinstance(alone, NetworkEvaluator) and alone.dual
+    game = Game(9)
+    player.reset(GameContext(9, game.rules, seed=1))
+    assert game.is_legal(player.select_move(game))
+    with pytest.raises(AgentSpecError, match="zero"):
+        check_spec(f"alphago:net={ZERO_9X9.with_name('sl-policy-9x9.pt')}", GameContext(9, Game(9).rules))
