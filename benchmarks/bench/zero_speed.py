@@ -51,7 +51,8 @@ from torch import nn
 
 from go_env import GameBatch, Rules
 from go_env import core as K
-from go_env.features import NUM_HISTORY_PLANES, batch_history_planes
+from go_env.features import NUM_HISTORY_PLANES
+from goarena.agents.inference.features import FeatureBuilder
 from goarena.agents.inference.network import NetworkEvaluator
 from goarena.agents.nets.checkpoint import load_model, save_model
 from goarena.agents.nets.zero import ZeroNet
@@ -67,7 +68,7 @@ PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 WORKERS = (1, 2)
 AIM = 0.8  # the issue's aim: self-play keeps the network at least this busy
 BUSY = 0.5  # a load average from which the report says that other work shared the cores
-# A fresh network has ``goarena train zero``'s default architecture on 9x9.
+# A fresh network has ``goarena train zero``'s default architecture on 9x9 (komi read, score head).
 DEFAULT_SIZE, DEFAULT_BLOCKS, DEFAULT_FILTERS = 9, 4, 32
 
 
@@ -167,7 +168,13 @@ def zero_network(
     if all(value is None for value in fresh.values()) and ZERO_9X9.is_file():
         return _loaded(ZERO_9X9)
     torch.manual_seed(0)
-    model = ZeroNet(size or DEFAULT_SIZE, blocks or DEFAULT_BLOCKS, filters or DEFAULT_FILTERS)
+    model = ZeroNet(
+        size or DEFAULT_SIZE,
+        blocks or DEFAULT_BLOCKS,
+        filters or DEFAULT_FILTERS,
+        rules_input=True,
+        score_head=True,
+    )
     return model.eval(), f"a fresh ZeroNet ({_shape(model)})"
 
 
@@ -222,12 +229,12 @@ def rate(step: Callable[[], int], seconds: float) -> float:
             return done / spent
 
 
-def sample_planes(size: int, batch_size: int, seed: int = 0) -> np.ndarray:
-    """int8[B, 17, N, N]: history planes of ``batch_size`` random games with half the board played."""
+def sample_planes(size: int, batch_size: int, seed: int = 0, planes: int = NUM_HISTORY_PLANES) -> np.ndarray:
+    """int8[B, C, N, N]: the ``planes`` history planes (19: and the rules planes) of
+    ``batch_size`` random games with half the board played."""
     batch = random_batch(size, batch_size, moves=size * size // 2, seed=seed)
-    planes = np.zeros((batch_size, size, size, NUM_HISTORY_PLANES), np.int8)
-    batch_history_planes(batch.state, batch.geometry, planes)
-    return np.ascontiguousarray(np.moveaxis(planes, -1, 1))
+    built = FeatureBuilder("history", planes).build(batch.state, batch.geometry)
+    return np.ascontiguousarray(np.moveaxis(built, -1, 1))
 
 
 def forward_rate(model: nn.Module, planes: np.ndarray, dtype: torch.dtype, seconds: float) -> float:
@@ -248,7 +255,7 @@ def measure_forward(
     """Forward passes per second at every batch size, thread count and precision."""
     model.eval()
     rows = []
-    planes = {batch: sample_planes(model.board_size, batch, seed) for batch in batches}
+    planes = {batch: sample_planes(model.board_size, batch, seed, model.planes) for batch in batches}
     for name, dtype in PRECISIONS.items():
         cast = model if dtype == torch.float32 else copy.deepcopy(model).to(dtype)
         why = _unsupported(cast, planes[batches[0]], dtype)
@@ -282,7 +289,7 @@ class SelfPlayMoves:
         self.evaluator = NetworkEvaluator(policy=model, value=model, cache=0)  # every leaf run
         self.searcher = make_search(self.evaluator, self.settings, seed, full=True)
         self.size, self.batch_size, self.seed = model.board_size, batch_size, seed
-        self.planes = np.empty((batch_size, self.size, self.size, NUM_HISTORY_PLANES), np.int8)
+        self.features = FeatureBuilder("history", model.planes)
         self.batches = 0
         self.batch = self.new_batch()
         self.calls = 0  # evaluator calls
@@ -304,9 +311,9 @@ class SelfPlayMoves:
         targets = searcher.policy_targets()
         opening = batch.state.info[:, K.INFO_MOVE_NUMBER] < self.settings.temperature_moves
         moves = np.where(opening, searcher.choose_moves(1.0), moves)
-        batch_history_planes(batch.state, batch.geometry, self.planes)
+        planes = self.features.build(batch.state, batch.geometry)
         self.recorded = (
-            self.planes[running].copy(),
+            planes[running].copy(),
             targets[running].astype(np.float32),
         )  # as self-play keeps
         searcher.play(batch, moves)
@@ -336,7 +343,7 @@ def measure_selfplay(
     rows = []
     with threads(1, 1):
         for batch in batches:
-            planes = sample_planes(model.board_size, batch, seed)
+            planes = sample_planes(model.board_size, batch, seed, model.planes)
             before = forward_rate(model, planes, torch.float32, seconds)
             measured = {
                 search: selfplay_rate(model, search, batch, seconds, simulations, seed) for search in searches

@@ -17,6 +17,7 @@ from goarena.benchmarks.bench.zero_speed import (
     Report,
     format_report,
     measure_forward,
+    measure_selfplay,
     with_options,
     zero_network,
 )
@@ -137,8 +138,16 @@ def test_the_network_comes_from_weights_or_is_a_fresh_one(tmp_path):
         2,
     ) and description == "zero.pt (7x7, 2 blocks x 8 filters)"
     model, description = zero_network(size=5)
-    assert model.kwargs == {"board_size": 5, "blocks": 4, "filters": 32, "global_pool": True}
+    architecture = {"board_size": 5, "blocks": 4, "filters": 32, "global_pool": True}
+    assert model.kwargs == {**architecture, "rules_input": True, "score_head": True}
     assert description.startswith("a fresh ZeroNet")
+
+
+def test_a_network_of_either_input_is_timed_on_its_own_planes():
+    for model in (ZeroNet(5, 1, 4), ZeroNet(5, 1, 4, rules_input=True, score_head=True)):
+        rows = measure_forward(model, [2], [1], seconds=0.01)
+        assert all(row.positions_per_second for row in rows if row.precision == "float32")
+        assert len(measure_selfplay(model, [2], ["puct"], 0.01, 2)) == 1
 
 
 def test_weights_that_are_no_zero_network_or_clash_with_a_fresh_ones_options_are_refused(tmp_path, capsys):
