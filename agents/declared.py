@@ -3,7 +3,8 @@
 
 A field is made by ``option``: its default (none: a required option), its help text, the check
 its value must pass (a function of the option's name and value that gives the error message,
-or None when the value is good) and, for a command line, the type its text is read as.
+or None when the value is good), for a command line, the type its text is read as, and for an
+option added to a training config since runs began, the value those runs had (``before``).
 ``check_fields`` runs every field's check; ``redefault`` gives a field another default in a
 declaration that inherits it.
 """
@@ -19,12 +20,22 @@ Check = Callable[[str, Any], "str | None"]
 
 
 def option(
-    default: Any = MISSING, help: str = "", *, check: Check | None = None, parse: type | None = None
+    default: Any = MISSING,
+    help: str = "",
+    *,
+    check: Check | None = None,
+    parse: type | None = None,
+    before: Any = MISSING,
 ) -> Any:
     """A declared option: its ``default`` (none: a required one), its ``help``, the ``check``
-    its value must pass when the declaration is made, and the type a command line's text is
-    read as (``parse``; by default the default's: a default of None needs one)."""
-    return field(default=default, metadata={"help": help, "check": check, "parse": parse})
+    its value must pass when the declaration is made, the type a command line's text is read as
+    (``parse``; by default the default's: a default of None needs one) and, for an option added
+    to a training job's config later, the value that runs begun before it had (``before``: a
+    resumed run goes on as it began, ``training.loop``)."""
+    metadata = {"help": help, "check": check, "parse": parse}
+    if before is not MISSING:
+        metadata["before"] = before
+    return field(default=default, metadata=metadata)
 
 
 def redefault(declaration: type, name: str, default: Any) -> Any:

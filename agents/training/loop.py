@@ -25,7 +25,7 @@ import os
 import random
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -555,7 +555,35 @@ def run_training(
 
 
 def _defaults(config: Any) -> dict[str, Any]:
-    return {each.name: each.default for each in fields(config) if each.default is not MISSING}
+    """The value a run that lacks an option (it began before the option was added) goes on
+    with: the value runs had before it, where the option declares one, else its default."""
+    return {
+        each.name: each.metadata.get("before", each.default)
+        for each in fields(config)
+        if each.default is not MISSING
+    }
+
+
+def as_begun(config: Any, run_dir: Path | str) -> Any:
+    """``config`` for the run in ``run_dir``: each option at its default that the run's
+    config.json lacks (added since the run began) or holds at the value runs had before it
+    (``before``) takes that value, so that a resumed run goes on as it began, at every later
+    resumption too (a zero run begun with a 17-plane network keeps it). A new run, or one whose
+    config.json is unreadable (``Run`` says so), keeps ``config``."""
+    try:
+        saved = json.loads((Path(run_dir) / "config.json").read_text())
+    except (OSError, ValueError):
+        return config
+    if not isinstance(saved, dict):
+        return config
+    begun = {
+        each.name: each.metadata["before"]
+        for each in fields(config)
+        if "before" in each.metadata
+        and saved.get(each.name, each.metadata["before"]) == each.metadata["before"]
+        and getattr(config, each.name) == each.default
+    }
+    return replace(config, **begun) if begun else config
 
 
 def write_json(path: Path, data: Mapping[str, Any]) -> None:

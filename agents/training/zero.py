@@ -88,7 +88,7 @@ from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.zero import ZeroNet, widen_from
 from goarena.agents.training import loop
 from goarena.agents.training.config import BoardConfig, at_least_zero
-from goarena.agents.training.loop import run_training, step_rng, write_json
+from goarena.agents.training.loop import as_begun, run_training, step_rng, write_json
 from goarena.agents.training.replay import ReplayBuffer
 from goarena.agents.training.selfplay import (
     SEARCHES,
@@ -117,8 +117,10 @@ class ZeroConfig(BoardConfig):
 
     blocks: int = option(4, "residual blocks of the network", check=positive)
     filters: int = option(32, "channels of the network", check=positive)
-    rules_input: bool = option(True, "the network reads the komi and the scoring rule")
-    score_head: bool = option(True, "the network predicts the final margin (trained on the games' margins)")
+    rules_input: bool = option(True, "the network reads the komi and the scoring rule", before=False)
+    score_head: bool = option(
+        True, "the network predicts the final margin (trained on the games' margins)", before=False
+    )
     init: str | None = option(
         None, "start from this zero network's weights file (its new inputs and heads zeroed)", parse=str
     )
@@ -154,15 +156,17 @@ class ZeroConfig(BoardConfig):
         0.5,
         "share of the search's root value in the value target (the rest: the outcome)",
         check=_probability,
+        before=0.0,
     )
     komi_sd: float = option(
         1.0,
         "each self-play game's komi is drawn around --komi, this deviation in points (needs --rules-input)",
         check=at_least_zero,
+        before=0.0,
     )
     precision: str = option(
         "auto", "self-play's arithmetic: float32, bfloat16, or auto (bfloat16 with AVX512-BF16)",
-        check=one_of(*SELFPLAY_PRECISIONS),
+        check=one_of(*SELFPLAY_PRECISIONS), before="float32",
     )  # fmt: skip
     weight_decay: float = option(1e-4, "L2 weight decay", check=at_least_zero)
     generation_every: int = option(10, "rounds between generations", check=positive)
@@ -524,7 +528,7 @@ def train_zero(
     progress). A finished run resumed with more ``rounds`` goes on. The generations are rated by
     ``goarena.benchmarks.league.zero_rating`` (``goarena train zero`` does it at the end)."""
     directory = Path(run_dir)
-
+    config = as_begun(config, directory)  # a run begun before an option goes on as it began
     pools: list[SelfPlayWorkers] = []
 
     def build(where: torch.device) -> ZeroJob:

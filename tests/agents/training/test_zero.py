@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from goarena.agents.nets.checkpoint import read_checkpoint, weights_digest
+from goarena.agents.nets.checkpoint import load_model, read_checkpoint, weights_digest
 from goarena.agents.nets.zero import ZeroNet
 from goarena.agents.training.loop import RunConfigError
 from goarena.agents.training.replay import ReplayBuffer
@@ -159,6 +159,29 @@ def test_a_run_begun_before_an_option_existed_resumes_with_it_at_its_default(tmp
         train_zero(config(rounds=2, search="puct", tree_reuse=True), tmp_path / "run", progress=False)
     assert train_zero(config(rounds=2), tmp_path / "run", progress=False)["games"] == 8
     assert json.loads((tmp_path / "run" / "config.json").read_text())["tree_reuse"] is False
+
+
+BEFORE_KOMI = {"rules_input": False, "score_head": False, "komi_sd": 0.0, "root_value_weight": 0.0}
+
+
+def test_a_run_begun_before_the_komi_input_resumes_as_it_began(tmp_path: Path):
+    """A run whose config.json predates the komi input, the score head and their training
+    goes on with a 17-plane network, not the new defaults (which could not load it)."""
+    train_zero(config(rounds=1, precision="float32", **BEFORE_KOMI), tmp_path / "run", progress=False)
+    saved = json.loads((tmp_path / "run" / "config.json").read_text())
+    for key in [*BEFORE_KOMI, "precision"]:
+        del saved[key]
+    (tmp_path / "run" / "config.json").write_text(json.dumps(saved))
+    assert train_zero(config(rounds=2), tmp_path / "run", progress=False)["games"] == 8
+    resumed = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert {key: resumed[key] for key in [*BEFORE_KOMI, "precision"]} == {
+        **BEFORE_KOMI,
+        "precision": "float32",
+    }
+    assert load_model(tmp_path / "run" / "zero.pt").planes == 17
+    assert train_zero(config(rounds=3), tmp_path / "run", progress=False)["games"] == 12  # and again
+    with pytest.raises(RunConfigError, match=r"root_value_weight: 0\.0 -> 0\.25"):  # a new value: refused
+        train_zero(config(rounds=4, root_value_weight=0.25), tmp_path / "run", progress=False)
 
 
 @pytest.mark.parametrize("bad", [{"games": 5}, {"search": "alphabeta"}, {"resign_value": 1.5}])
