@@ -12,16 +12,9 @@ with Adam. The value target z' = (1 - root_value_weight) z + root_value_weight q
 outcome z with the search's root value q there; s* is the final margin for the side to move
 (played-out games only).
 
-Why the value loss stalls near 0.66 on 9x9: it is the outcomes' own noise. On 64 self-play games
-of the shipped network (16 simulations, komi 7) its value's squared error against the outcomes
-was 0.706 where a calibrated value's would be 1 - v² = 0.729 (calibration error 0.067): in the
-first 30 moves the games are coin flips (error 0.947), and no value can do better than the
-outcome's variance. Resignation is not the cause (no false resignation in 7 checks). The
-outcome is one draw shared by every position of its game, so half of the target is the
-search's root value (``root_value_weight`` 0.5, as Oracle's "Lessons from AlphaZero"). Eight
-rounds of 64 games started from the shipped network (``--init``) and measured on those same
-fixed games ended at an error of 0.710 and 0.749 with it (calibration error 0.048 and 0.058,
-two seeds), against 0.786 and 0.775 with the outcome alone (0.063 and 0.127).
+The value loss stalls near 0.66 on 9x9 because that is the outcomes' own noise (measured in
+docs/alphazero.md): the outcome is one draw shared by every position of its game, so half of
+the target is the search's root value (``root_value_weight`` 0.5).
 
 The network (``ZeroNet``) has every head and reads the komi by default (``--rules-input``,
 ``--score-head``); self-play draws each game's komi around ``--komi`` (``--komi-sd``) so that
@@ -42,20 +35,9 @@ zero``, unless ``--rate-games 0``, the generations meet fixed anchors in a leagu
 (``benchmarks.league.zero_rating``), whose Elo table is the run's learning curve
 (``elo.json``, ``elo.png``).
 
-**The 5x5 komi check.** 5x5's solved value is B+25: under area scoring Black wins at komi 24.5
-and loses at 25.5, which a network blind to the komi cannot tell apart. A short run (one
-command line, wrapped here)::
-
-    goarena train zero --run RUN --size 5 --komi 24.5 --komi-sd 2 --rounds 150 --games 64
-        --simulations 32 --blocks 3 --filters 32 --generation-every 10 --root-value-weight 0 --rate-games 0
-
-and ``empty_board_win_rates(load_model("RUN/generations/gen-0015.pt"), [24.5, 25.5])``. In one
-such run (42 minutes of training on a busy two-core machine) Black's win probability from the
-empty board at komi 24.5 / 25.5 was 0.26 / 0.13 at generation 1 (640 games), 0.29 / 0.09 at
-generation 5, 0.47 / 0.09 at 7, 0.51 / 0.18 at 11, 0.53 / 0.08 at 12, 0.49 / 0.15 at 13, 0.44 /
-0.16 at 14 and 0.51 / 0.17 at 15 (9,600 games): the komi's worth is learned at once, while
-Black's win at 24.5 (taking the whole board) reaches one half only as its play gets strong
-enough, at generation 11, and hovers there.
+The komi check (``empty_board_win_rates``): on 5x5, whose solved value is B+25, Black's win
+probability from the empty board must be above one half at komi 24.5 and below at 25.5; its
+command and figures are in docs/alphazero.md.
 
 Self-play is split into ``shards`` batches of games, each seeded by the run's seed, the round
 and the shard alone, so a round's games do not depend on where they are played: in the
