@@ -78,12 +78,16 @@ def move_networks(modules: Iterable[nn.Module | None], own: str | None, context:
 
 def forward(model: nn.Module, planes: np.ndarray) -> torch.Tensor:
     """The model's output for ``planes``, in eval mode and inference mode, the planes cast to
-    the weights' device and precision."""
+    the weights' device and precision (channels last on the CPU)."""
     weight = next(model.parameters())
     if model.training:  # eval() walks every module: only when needed
         model.eval()
     with torch.inference_mode():
-        return model(torch.as_tensor(planes, dtype=weight.dtype, device=weight.device))
+        inputs = torch.as_tensor(planes, dtype=weight.dtype, device=weight.device)
+        if inputs.dim() == 4 and inputs.device.type == "cpu":
+            # oneDNN's convolutions run about 15% faster on channels-last input (4 x 32 at batch 8)
+            inputs = inputs.contiguous(memory_format=torch.channels_last)
+        return model(inputs)
 
 
 def policy_logits(model: nn.Module, planes: np.ndarray) -> np.ndarray:

@@ -350,7 +350,8 @@ class _SearchAgent:
         off (those in atari; every one under area scoring, where it costs nothing), then the
         pass if the counts allow it (``PassCheck.pass_is_safe``) by every judge it has (a
         network's ownership and the playouts: against GNU Go level 10 the network alone let
-        dead stones of its own through), else the best other move."""
+        dead stones of its own through), or where the game is lost by every count; else the
+        best other move."""
         ownership, check = self._ownership_of(game), self._pass_check()
         captures_only = game.rules.scoring != "area"
         settling = settling_move(game, ownership, check.threshold, captures_only=captures_only)
@@ -362,6 +363,8 @@ class _SearchAgent:
             judges.append(self._playout_ownership(game))
         if all(check.pass_is_safe(game, judged, as_it_stands=as_it_stands) for judged in judges):
             return game.pass_move
+        if all(check.lost(game, judged) for judged in judges):
+            return game.pass_move  # lost however it is counted: more moves only give stones away
         return best_move_but_pass(game, self.searcher)
 
     def _playout_ownership(self, game: Game) -> np.ndarray:

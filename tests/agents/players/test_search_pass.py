@@ -180,6 +180,30 @@ def test_in_a_clean_up_phase_a_seki_is_never_filled():
     assert player.select_move(game) == game.pass_move
 
 
+BLACK_LOST = """
+. . . . O X . X .
+. . . . O X X X X
+. . . . O X . X .
+. . . . O X X X X
+. . . . O X X X X
+. . . . O O O O O
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+
+
+@pytest.mark.parametrize("settled", [True, False])
+def test_a_game_lost_both_ways_is_passed_not_played_on(settled: bool):
+    """W+41.5 as it stands and without dead stones: the search's pass stands (playing on in
+    White's area only gives stones away, up to the move cap where resigning is off)."""
+    lost = position(BLACK_LOST, HALF, to_play=BLACK)
+    assert lost.score() == -41.5  # White 61, Black 20
+    player = passing(resign_threshold=None)
+    player.reset(GameContext(9, HALF, seed=0, color=BLACK, dead_stones_removed=settled))
+    assert player.select_move(lost) == lost.pass_move
+
+
 def test_a_resignation_waits_for_the_board_to_be_lost_both_ways():
     """Black's search values every move as lost: it resigns only where the board agrees."""
     gloomy = lambda: PUCTAgent(  # noqa: E731
