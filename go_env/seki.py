@@ -27,8 +27,9 @@ import numpy as np
 from go_env.game import BLACK, EMPTY, WHITE, Game
 
 
-class _Board:
-    """A flat board (``EMPTY``, ``BLACK``, ``WHITE``) and its neighbour table, for chain walks."""
+class ChainBoard:
+    """A flat board (``EMPTY``, ``BLACK``, ``WHITE``) and its neighbour table, for chain walks in
+    plain Python (where a few chains are looked at: a seki, a pass's clean-up)."""
 
     def __init__(self, game: Game):
         self.board = game.board.ravel().copy()
@@ -92,7 +93,7 @@ class _Board:
 
 def in_seki(game: Game, point: int) -> bool:
     """Whether the chain on ``point`` (a stone of ``game``'s board) lives in seki."""
-    board = _Board(game)
+    board = ChainBoard(game)
     if board.board[point] == EMPTY:
         raise ValueError(f"point {point} holds no stone")
     return board.in_seki(point)
@@ -100,7 +101,7 @@ def in_seki(game: Game, point: int) -> bool:
 
 def seki_chains(game: Game) -> list[tuple[int, ...]]:
     """Every chain of ``game``'s board that lives in seki, as its sorted points."""
-    board = _Board(game)
+    board = ChainBoard(game)
     seen: set[int] = set()
     found = []
     for point in np.flatnonzero(board.board != EMPTY):
@@ -116,7 +117,7 @@ def seki_chains(game: Game) -> list[tuple[int, ...]]:
 def seki_liberties(game: Game) -> list[int]:
     """The empty points next to chains of both colours in seki: the shared liberties that
     neither side may fill (a clean-up move that does is captured, or kills a living chain)."""
-    board = _Board(game)
+    board = ChainBoard(game)
     sides: dict[int, set[int]] = {}
     for chain in seki_chains(game):
         color = int(board.board[chain[0]])
@@ -133,7 +134,7 @@ def keep_seki_alive(game: Game, dead: list[int]) -> list[int]:
     named = set(dead)
     living: set[int] = set()
     for point in dead:
-        board = _Board(game)
+        board = ChainBoard(game)
         if point in living or board.board[point] == EMPTY:
             continue
         chain = board.chain(point)

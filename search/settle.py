@@ -37,7 +37,7 @@ import numpy as np
 
 from go_env import Game, Rules, coords
 from go_env import core as K
-from go_env.seki import keep_seki_alive, seki_liberties
+from go_env.seki import ChainBoard, keep_seki_alive, seki_liberties
 from goarena.search.evaluator import random_state
 from goarena.search.ownership import OWNERSHIP_PLAYOUTS, estimate_ownership
 from goarena.search.tree import ILLEGAL, ROOT, TreeSearch
@@ -249,31 +249,6 @@ def best_move_but_pass(game: Game, search: TreeSearch) -> int:
 # -- taking the other side's dead stones off ---------------------------------------------
 
 
-class _Chains:
-    """A board's chains walked in plain Python: it runs where a player would pass, on a few
-    chains."""
-
-    def __init__(self, game: Game):
-        self.board = game.board.ravel()
-        self.neighbors = game.geometry.neighbors  # int64[P, 4]; P where off the board
-        self.num_points = game.num_points
-
-    def around(self, point: int) -> list[int]:
-        return [int(n) for n in self.neighbors[point] if n < self.num_points]
-
-    def chain(self, point: int) -> set[int]:
-        color, stones, todo = self.board[point], {point}, [point]
-        while todo:
-            for n in self.around(todo.pop()):
-                if self.board[n] == color and n not in stones:
-                    stones.add(n)
-                    todo.append(n)
-        return stones
-
-    def liberties(self, stones: set[int]) -> set[int]:
-        return {n for s in stones for n in self.around(s) if self.board[n] == K.EMPTY}
-
-
 def _holds(game: Game, move: int, target: set[int]) -> bool:
     """Whether the side to move's stone on ``move``, a liberty of the other side's chain
     ``target``, is no self-atari, and, where it joins a chain of its own (a liberty the two
@@ -281,7 +256,7 @@ def _holds(game: Game, move: int, target: set[int]) -> bool:
     seki away."""
     after = game.copy()
     after.play(move)
-    chains = _Chains(after)
+    chains = ChainBoard(after)
     if chains.board[move] == K.EMPTY:
         return False  # a suicide
     own = chains.chain(move)
@@ -312,7 +287,7 @@ def settling_move(
     dead = [
         p for p in keep_seki_alive(game, dead_stones(game, ownership, threshold)) if board[p] == 3 - color
     ]
-    chains = _Chains(game)
+    chains = ChainBoard(game)
     seen: set[int] = set()
     targets: list[tuple[set[int], set[int]]] = []
     for point in dead:
