@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from go_env import Game
+from go_env import core as K
 from go_env.core import inline_kernel, kernel
 from goarena.search.evaluator import Scratch, new_scratch, random_state, shapes
 
@@ -346,7 +347,7 @@ class TreeSearch:
         watched = seconds is not None or stop is not None or report is not None
         chunk = MIN_CHUNK
         done = self._prepare(game)
-        done += self._strike_repeats(game)
+        done += self._strike_root_moves(game)
         while simulations is None or done < simulations:
             remaining = chunk if simulations is None else simulations - done
             began = time.perf_counter()
@@ -374,21 +375,26 @@ class TreeSearch:
         """Get the root ready for a search; return the simulations that took."""
         return 0
 
-    def _strike_repeats(self, game: Game) -> int:
-        """Take the root's moves that recreate an earlier whole board off it (``ILLEGAL``, no
-        prior), so that the search's visits go elsewhere: whatever the game's ko rule, a
-        positional-superko referee forfeits them. The root is expanded first where it is not
-        (a simulation or two); return the simulations that took."""
-        repeating = game.repeating_moves()
-        if not len(repeating):
+    def _strike_root_moves(self, game: Game) -> int:
+        """Take off the root the moves that recreate an earlier whole board (whatever the
+        game's ko rule, a positional-superko referee forfeits them) and those that fill a true
+        eye of the side to move's own (never better than a pass; against GNU Go a network's
+        search filled its own eyes in a clean-up phase and lost its group): ``ILLEGAL``, no
+        prior, so that the search's visits go elsewhere. The root is expanded first where it
+        is not (a simulation or two); return the simulations that took."""
+        state, geometry, color = game.state, game.geometry, game.to_play
+        empty = np.flatnonzero(game.board.ravel() == K.EMPTY)
+        eyes = [p for p in empty if K.is_eye(state, geometry, int(p), color)]
+        struck = np.concatenate([game.repeating_moves(), np.asarray(eyes, np.int64)])
+        if not len(struck):
             return 0
         assert self.tree is not None
         done = 0
         while not self.tree.expanded[ROOT]:
             done += self._simulate(game, self._reserve(1))
-        self.tree.children[ROOT, repeating] = ILLEGAL
+        self.tree.children[ROOT, struck] = ILLEGAL
         if self._priors:
-            self.tree.prior[ROOT, repeating] = 0.0
+            self.tree.prior[ROOT, struck] = 0.0
         return done
 
     def _simulate(self, game: Game, count: int) -> int:

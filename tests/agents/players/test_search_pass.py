@@ -234,6 +234,18 @@ def test_a_search_player_never_plays_a_move_that_repeats_a_board():
     assert uct.select_move(game) != repeat and uct.searcher.visit_counts()[repeat] == 0
 
 
+def test_a_search_player_never_fills_a_true_eye_of_its_own():
+    """All the prior on A6, one of Black's true eyes in LIVE_IN_AREA: the root leaves it out
+    (and every other of its eyes), so the search passes."""
+    game = position(LIVE_IN_AREA, HALF, to_play=BLACK)
+    eye = from_gtp("A6", 9)
+    player = PUCTAgent(simulations=40, evaluator=leaves_to(lambda passing: eye), seed=0)
+    assert player.select_move(game) == game.pass_move and player.searcher.visit_counts()[eye] == 0
+    uct = UCTAgent(simulations=200, seed=0)
+    uct.select_move(game)
+    assert uct.searcher.visit_counts()[: game.num_points].sum() == 0  # Black's every move fills an eye
+
+
 def test_a_batch_of_games_never_gets_a_move_that_repeats_a_board():
     game = repeated_triple_ko()
     repeat = from_gtp(TRIPLE_KO_REPEAT, 9)
