@@ -5,7 +5,8 @@ weights" for the commands that made them and what they score).
 ``rollout-9x9.npz``: the fast rollout policy for 9x9, trained on the same games.
 ``rl-policy-9x9.pt``: the RL policy network for 9x9, the SL one improved by self-play.
 ``value-9x9.pt``: the value network for 9x9, regressed on the RL policy's self-play games.
-``zero-9x9.pt``: AlphaZero's network for 9x9, taught by self-play from zero knowledge.
+``zero-9x9.pt``: AlphaZero's network for 9x9 with every head (policy, value, ownership, score)
+that reads the komi, taught by self-play from zero knowledge (docs/alphazero.md).
 ``ownership-9x9.pt``: the ownership value network for 9x9 (Methods 1 and 2 on GNU Go's games).
 """
 

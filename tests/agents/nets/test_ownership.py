@@ -8,7 +8,9 @@ import pytest
 import torch
 
 from go_env import Game, Rules
+from go_env import core as K
 from go_env.features import history_planes, new_history_planes
+from goarena.agents.inference.features import FeatureBuilder
 from goarena.agents.nets.blocks import ValueHead
 from goarena.agents.nets.checkpoint import FORMAT, describe, read_checkpoint, save_model, state_digest
 from goarena.agents.nets.load import load_network
@@ -218,25 +220,38 @@ def test_the_zero_network_carries_the_same_head_with_its_old_keys():
 # weights' names and computation, shared with OwnershipNet's trunk and heads). They were
 # computed with the code before those modules were shared, and again for each new shipped file.
 SHIPPED_POSITIONS = [[], [40, 30, 50, 20], [40, 30, 50, 20, 41, 31, 49, 39, 32, 22, 81, 23, 24]]
-SHIPPED_VALUES = [-0.11896330863237381, 0.012062964960932732, 0.4618174731731415]
-SHIPPED_OWNERSHIP_SUMS = [-9.709922790527344, 2.3349146842956543, 6.429865837097168]
+SHIPPED_VALUES = [-0.1329585313796997, -0.17653612792491913, 0.304485559463501]
+SHIPPED_OWNERSHIP_SUMS = [-4.803559303283691, -4.8342976570129395, 11.266895294189453]
 SHIPPED_OWNERSHIP = [  # points 0, 40, 80
-    [-0.08063135296106339, 0.11228515952825546, -0.02370206080377102],
-    [-0.4877399504184723, 0.816157877445221, 0.1790623664855957],
-    [0.5317296385765076, -0.6685584187507629, -0.3998590111732483],
+    [-0.08023571223020554, 0.09415178000926971, -0.050859034061431885],
+    [-0.42920950055122375, 0.5356119871139526, 0.05333178490400314],
+    [0.5496860146522522, -0.689664363861084, -0.13923335075378418],
 ]
 SHIPPED_LOGITS = [  # points 0, 40 and the pass
-    [-8.692503929138184, 0.7029070854187012, -1.7120466232299805],
-    [-9.25855827331543, -17.71991729736328, -3.216465711593628],
-    [-7.5064311027526855, -11.692170143127441, -4.129851341247559],
+    [-10.46219253540039, 1.3295056819915771, -2.854496717453003],
+    [-9.960546493530273, -18.223060607910156, -3.729180097579956],
+    [-8.62263011932373, -15.892962455749512, -4.518397808074951],
 ]
+SHIPPED_SCORES = [-3.041959524154663, -3.9414725303649902, 4.300356388092041]  # points, side to move
+
+
+def planes_with_rules(size, moves, komi):
+    """The 19 planes the shipped network reads: the history planes and the rules planes."""
+    game = Game(size, Rules(komi=komi))
+    for move in moves:
+        game.play(move)
+    states = K.GoState(*(field[None] for field in game.state))
+    return np.moveaxis(FeatureBuilder("history", 19).build(states, game.geometry), -1, 1)[0].astype(
+        np.float32
+    )
 
 
 def test_the_shipped_zero_network_loads_and_gives_its_recorded_outputs():
     contents = torch.load(ZERO_9X9, weights_only=True)
     assert {"ownership_head.weight", "ownership_head.bias"} <= contents["state_dict"].keys()
     model = load_network(ZERO_9X9, "zero").model
-    planes = torch.tensor(np.stack([planes_of(9, moves) for moves in SHIPPED_POSITIONS]))
+    assert model.planes == 19 and model.heads == ("policy", "value", "ownership", "score")  # komi read
+    planes = torch.tensor(np.stack([planes_with_rules(9, moves, 7.0) for moves in SHIPPED_POSITIONS]))
     with torch.inference_mode():
         output = model(planes)
     close = {"rtol": 0, "atol": 1e-5}
@@ -244,6 +259,7 @@ def test_the_shipped_zero_network_loads_and_gives_its_recorded_outputs():
     np.testing.assert_allclose(output.ownership.sum(1).numpy(), SHIPPED_OWNERSHIP_SUMS, atol=1e-4)
     np.testing.assert_allclose(output.ownership[:, [0, 40, 80]].numpy(), SHIPPED_OWNERSHIP, **close)
     np.testing.assert_allclose(output.logits[:, [0, 40, 81]].numpy(), SHIPPED_LOGITS, **close)
+    np.testing.assert_allclose(output.score.numpy(), SHIPPED_SCORES, atol=1e-4)
 
 
 OWNERSHIP_SHIPPED_SUMS = [3.6247875690460205, 12.735132217407227, -1.1425764560699463]
