@@ -226,23 +226,15 @@ class PassCheck:
         return _result(settled_score(game, self.dead(game, ownership)), color) == -1
 
 
-def best_move_but_pass(
-    game: Game, search: TreeSearch, ownership: np.ndarray | None = None, threshold: float = DEAD_THRESHOLD
-) -> int:
+def best_move_but_pass(game: Game, search: TreeSearch) -> int:
     """The root's best move other than pass, filling an own eye or a seki's shared liberty,
-    recreating an earlier whole board and, given ``ownership`` (Black's view), a point of the
-    player's own area that touches none of the other side's stones (a stone there only takes
-    its own eye space: against GNU Go a player that played on there filled its eyes and lost
-    its group), by visits, value and prior; or pass where there is none."""
+    and recreating an earlier whole board (by visits, value, prior), or pass where there is
+    none."""
     assert search.tree is not None, "search first"
     legal = search.tree.children[ROOT] != ILLEGAL
     legal[game.repeating_moves()] = False
     legal[seki_liberties(game)] = False
     state, geometry, color = game.state, game.geometry, game.to_play
-    if ownership is not None:  # in its own area, only next to the other side's stones
-        board = np.append(game.board.ravel(), K.EMPTY)  # off the board (index N*N): nobody's
-        touching = (board[geometry.neighbors[: game.num_points]] == 3 - color).any(axis=1)
-        legal[: game.num_points] &= ~((firm_owner(ownership, threshold) == color) & ~touching)
     moves = [
         int(a)
         for a in np.flatnonzero(legal)

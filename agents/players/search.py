@@ -365,7 +365,7 @@ class _SearchAgent:
             return game.pass_move
         if all(check.lost(game, judged) for judged in judges):
             return game.pass_move  # lost however it is counted: more moves only give stones away
-        return best_move_but_pass(game, self.searcher, ownership, check.threshold)
+        return best_move_but_pass(game, self.searcher)
 
     def _playout_ownership(self, game: Game) -> np.ndarray:
         """``game``'s ownership by the pass check's playouts, kept for the position."""

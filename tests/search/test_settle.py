@@ -83,19 +83,6 @@ def test_the_move_instead_of_a_pass_fills_no_own_eye():
     assert best_move_but_pass(game, search) in corner
 
 
-def test_the_move_instead_of_a_pass_keeps_off_its_own_area_but_next_to_the_other_side():
-    """Given an ownership map that gives White the corner around its B8, White's move stays
-    off the corner points that touch no Black stone (A9, the search's first choice without
-    the map): a stone there would only take its own eye space."""
-    game = after_black_passed(DEAD_IN_AREA, KOMI_7)
-    search = UCT(seed=0)
-    search.search(game, simulations=200)
-    corner = ("A9", "B9", "C9", "A8", "C8", "A7", "B7", "C7")
-    assert best_move_but_pass(game, search) == points("A9")[0]
-    move = best_move_but_pass(game, search, owned_by(game, WHITE, *corner))
-    assert move in points("C9", "C8", "C7", "A7", "B7")  # each next to a Black stone
-
-
 def test_pass_when_no_other_move_fills_no_own_eye():
     game = after_black_passed(LIVE_IN_AREA)  # White's every legal move fills an eye of its own
     search = UCT(seed=0)
