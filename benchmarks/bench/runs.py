@@ -15,8 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from goarena.benchmarks.commands.train_zero import anchor_specs
-from goarena.benchmarks.league.zero_rating import plot_runs, rate_runs, runs_table
+from goarena.benchmarks.league.zero_rating import anchor_specs, plot_runs, rate_runs, runs_table
 
 DEFAULT_ANCHORS = "gnugo:level=1;gnugo:level=10"
 

@@ -15,11 +15,6 @@ from goarena.agents.training.zero import DESCRIPTION, ZeroCommand, ZeroConfig, s
 DEFAULT_ANCHORS = "random;uct-300=uct:simulations=300"
 
 
-def anchor_specs(text: str) -> list[str]:
-    """The anchors of ``--anchors``: specs (or NAME=SPEC) separated by ';' (specs have commas)."""
-    return [spec.strip() for spec in text.split(";") if spec.strip()]
-
-
 def train_and_rate(
     config: ZeroConfig,
     run_dir: Path | str,
@@ -35,7 +30,7 @@ def train_and_rate(
     anchors; metrics.json gets the Elo table and the plot's name. With
     ``rate_every_generation`` the league also plays after each new generation, and the
     progress shows the newest one's Elo (``latest_elo``)."""
-    from goarena.benchmarks.league.zero_rating import plot_elo, rate_generations
+    from goarena.benchmarks.league.zero_rating import anchor_specs, plot_elo, rate_generations
 
     directory = Path(run_dir)
 

@@ -134,6 +134,11 @@ def read_generations(run_dir: Path | str) -> list[Generation]:
     return generations
 
 
+def anchor_specs(text: str) -> list[str]:
+    """The anchors of ``--anchors``: specs (or NAME=SPEC) separated by ';' (specs have commas)."""
+    return [spec.strip() for spec in text.split(";") if spec.strip()]
+
+
 def anchor_players(anchors: list[str]) -> dict[str, str]:
     """The anchors as the league's players (name -> spec): ``NAME=SPEC`` or a spec that names
     itself, as ``goarena league --player`` takes them; ``gnugo:level=N`` is the league's GNU Go at

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from goarena.benchmarks.cli import main
-from goarena.benchmarks.commands.train_zero import anchor_specs
 
 TINY = ["--size", "5", "--komi", "0.5", "--blocks", "1", "--filters", "8", "--games", "4", "--shards", "1",
         "--simulations", "4", "--updates", "1", "--batch-size", "8", "--rounds", "2",
@@ -38,13 +37,6 @@ def test_rate_games_0_trains_only(tmp_path: Path):
     main(["train", "zero", *TINY, "--run", str(tmp_path / "run"), "--no-progress", "--rate-games", "0"])
     assert (tmp_path / "run" / "zero.pt").is_file()
     assert not (tmp_path / "run" / "elo.json").exists()
-
-
-def test_anchors_are_separated_by_semicolons_as_specs_have_commas():
-    assert anchor_specs("random; uct-300=uct:simulations=300,c=1.4;") == [
-        "random",
-        "uct-300=uct:simulations=300,c=1.4",
-    ]
 
 
 @pytest.mark.slow  # a league in processes of its own, after each generation

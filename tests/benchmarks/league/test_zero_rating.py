@@ -12,6 +12,7 @@ from goarena.benchmarks.league.store import LeagueStore
 from goarena.benchmarks.league.zero_rating import (
     ZeroRatingError,
     anchor_players,
+    anchor_specs,
     plot_elo,
     plot_runs,
     rate_generations,
@@ -243,3 +244,10 @@ def test_runs_on_different_boards_or_with_bad_labels_are_refused(runs, tmp_path)
 def test_plotting_runs_before_rating_them_names_the_missing_file(tmp_path):
     with pytest.raises(ZeroRatingError, match="elo.json: cannot read the runs' ratings"):
         plot_runs(tmp_path)
+
+
+def test_anchors_are_separated_by_semicolons_as_specs_have_commas():
+    assert anchor_specs("random; uct-300=uct:simulations=300,c=1.4;") == [
+        "random",
+        "uct-300=uct:simulations=300,c=1.4",
+    ]
