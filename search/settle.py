@@ -206,12 +206,13 @@ class PassCheck:
         own makes its result worse; counted ``as_it_stands``, it wins by both counts."""
         color = game.to_play
         ownership = self.ownership(game) if ownership is None else ownership
-        dead = self.dead(game, ownership)
+        board = game.board.ravel()
+        # Only its own dead stones come off: the other side's stay unless it captures them
+        # (a referee's count or clean-up takes off what the other side shows dead).
+        own = [point for point in self.dead(game, ownership) if board[point] == color]
         raw = _result(settled_score(game, []), color)
         if as_it_stands:
-            return raw == 1 and _result(settled_score(game, dead), color) == 1
-        board = game.board.ravel()
-        own = [point for point in dead if board[point] == color]
+            return raw == 1 and _result(settled_score(game, own), color) == 1
         if not own:
             return True  # no count to make: the raw one stands
         return _result(settled_score(game, own), color) >= raw

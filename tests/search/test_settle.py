@@ -205,6 +205,15 @@ def test_a_settling_move_attacks_a_dead_chain_from_outside_first_and_never_repea
     assert settling_move(game, ownership, captures_only=True) is None  # H2 has four liberties
 
 
+def test_counted_as_it_stands_the_other_sides_dead_stones_do_not_make_up_for_own():
+    """White wins DEAD_IN_BOTH_AREAS as it stands and with both dead stones off, loses with
+    its own B8 off: a referee takes B8 off and leaves H2 until White captures it: no pass."""
+    game = after_black_passed(DEAD_IN_BOTH_AREAS, Rules(komi=10.5))
+    assert game.score() < 0 and settled_score(game, points("B8", "H2")) < 0  # White ahead both ways
+    assert settled_score(game, points("B8")) > 0
+    assert not PassCheck(seed=0).pass_is_safe(game, as_it_stands=True)
+
+
 def test_pass_check_counted_as_it_stands_needs_a_win_both_ways():
     """Tromp-Taylor: White wins DEAD_IN_AREA by the raw count but loses without its dead B8,
     a count GNU Go makes: no pass. A live group in the other's area counts either way."""
