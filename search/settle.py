@@ -149,8 +149,9 @@ class PassCheck:
     takes off only the stones that are captured in it, and the other side captures none of
     its own, so the player must (KataGo's conservative pass). Where the board is counted as
     it stands (Tromp-Taylor, a clean-up phase under way), a pass is safe only when the game
-    is won both by that count and without every dead stone: a referee or an opponent that
-    judges the dead stones itself (GNU Go's count) must agree. Both counts are area counts
+    is won both by that count and without its own dead stones: a referee or an opponent that
+    judges the dead stones itself (GNU Go's count) takes those off, and the other side's only
+    once captured. Both counts are area counts
     (under territory rules they differ from the rules' own by the prisoners, alike for
     both); chains in seki live whatever the map says (``go_env.seki``). The playouts leave
     seki alone (``estimate_ownership``); a network's map (``black_view``) may be given

@@ -35,8 +35,9 @@ the player has one with an ownership head, ``judge_dead_stones_by``; else playou
 ``search.settle``) says which stones are dead: the search scores the games that finish in its
 tree without them, and before passing the player judges the settled score and plays on while
 its count rests on dead stones of its own. Counted as the board stands (Tromp-Taylor, or a
-clean-up phase under way), it passes only when it wins both by that count and without the
-dead stones, since an opponent or a referee may judge them itself (GNU Go's count does).
+clean-up phase under way), it passes only when it wins both by that count and without its own
+dead stones, since an opponent or a referee may judge them itself (GNU Go's count does); a
+player with a network passes only where the playouts agree with its ownership.
 Before any pass it captures the other side's dead stones in its own area that are in atari
 (under area scoring, every dead stone it can take off without risk: it costs nothing), so
 that no judge can read the board either way (``search.settle.settling_move``); it resigns only
@@ -441,7 +442,7 @@ class TreeSearchOptions(PlayerOptions):
         True,
         "before passing, capture the dead stones in its area; where dead stones are taken off before "
         "the count, pass only if the count without its own dead ones is no worse, and counted as the "
-        "board stands only if it wins both ways (by its network's ownership, else playouts: "
+        "board stands only if it wins both ways (by its network's ownership and playouts: "
         "search.settle.PassCheck)",
     )
     seed: int | None = option(None, "seed of the search's random generator")
