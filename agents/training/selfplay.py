@@ -296,3 +296,31 @@ def _collect(
         resign_checks=resign_checks,
         evaluations=evaluations,
     )
+
+
+def merge_games(parts: list[SelfPlayGames]) -> SelfPlayGames:
+    """One record of the shards' games, their game numbers made distinct."""
+    offsets = np.cumsum([0] + [len(part.winners) for part in parts[:-1]])
+    fields = {}
+    for name in (
+        "planes",
+        "policy",
+        "value",
+        "root_value",
+        "score",
+        "ownership",
+        "owned",
+        "move_number",
+        "winners",
+        "komi",
+        "lengths",
+        "resigned",
+    ):
+        fields[name] = np.concatenate([getattr(part, name) for part in parts])
+    fields["game"] = np.concatenate([part.game + offset for part, offset in zip(parts, offsets, strict=True)])
+    return SelfPlayGames(
+        **fields,
+        false_resignations=sum(part.false_resignations for part in parts),
+        resign_checks=sum(part.resign_checks for part in parts),
+        evaluations=sum(part.evaluations for part in parts),
+    )

@@ -22,6 +22,12 @@ the network learns what the komi is worth, and plays in bfloat16 where the CPU c
 natively (``--precision auto``). ``--init FILE`` starts from an older zero network's weights
 (``nets.zero.widen_from``: the new inputs and heads zeroed, so it starts playing as that one).
 
+Warm start (``--expert DIR``): before its first round the network learns the expert games of
+``DIR`` (``goarena data gnugo --level 10``, AlphaGo's data; ``expert.expert_positions``) for
+``expert_epochs`` passes on the same loss, the expert's move as the policy target and the
+record's territory marks as the ownership and score targets; generation 0 is the network so
+taught, at the seconds it took. Self-play then improves it as it would a network from zero.
+
 Before each round trains, the network's value is measured on the round's fresh games, which
 it has not trained on: ``held_out_value_loss`` and the calibration error
 ``value_calibration_error`` (``calibration``: predicted win probability in buckets against the
@@ -70,6 +76,7 @@ from goarena.agents.nets.checkpoint import read_checkpoint, save_model
 from goarena.agents.nets.zero import ZeroNet, widen_from
 from goarena.agents.training import loop
 from goarena.agents.training.config import BoardConfig, at_least_zero
+from goarena.agents.training.expert import expert_positions, read_expert_folder
 from goarena.agents.training.loop import as_begun, run_training, step_rng, write_json
 from goarena.agents.training.replay import ReplayBuffer
 from goarena.agents.training.selfplay import (
@@ -77,6 +84,7 @@ from goarena.agents.training.selfplay import (
     SELFPLAY_PRECISIONS,
     SelfPlayGames,
     SelfPlaySettings,
+    merge_games,
 )
 from goarena.agents.training.workers import SelfPlayWorkers
 from goarena.search import Leaves
@@ -84,6 +92,8 @@ from goarena.search import Leaves
 DESCRIPTION = "Teach a network Go from zero knowledge by self-play (AlphaZero; resumable)."
 WEIGHTS = "zero.pt"
 GENERATIONS = "generations.json"
+EXPERT = "expert"  # the run's folder of the expert games' positions (one replay chunk)
+EXPERT_STREAM = 0xE  # the expert training's random stream, apart from the rounds' (step_rng)
 TIMELINE = "timeline.json"
 CALIBRATION_BUCKETS = 10
 
@@ -105,6 +115,14 @@ class ZeroConfig(BoardConfig):
     )
     init: str | None = option(
         None, "start from this zero network's weights file (its new inputs and heads zeroed)", parse=str
+    )
+    expert: str | None = option(
+        None,
+        "warm start: a folder of expert SGF games (goarena data gnugo) learnt before the first round",
+        parse=str,
+    )
+    expert_epochs: float = option(
+        8.0, "passes over the expert games' positions (with --expert)", check=positive
     )
     rounds: int = option(200, "rounds of self-play and training: the run's steps", check=positive)
     games: int = option(64, "self-play games per round", check=positive)
@@ -367,20 +385,50 @@ class ZeroJob:
         )
         write_json(path, entries)  # type: ignore[arg-type]
 
+    # -- the warm start ---------------------------------------------------------------------
+
+    def _learn_expert_games(self) -> dict[str, float]:
+        """Train on the expert games' positions (``expert.expert_positions``, kept in the run's
+        ``expert/`` folder) for ``expert_epochs`` passes; their mean losses, as metrics."""
+        assert self.config.expert is not None
+        positions = ReplayBuffer(self.directory / EXPERT, window=2**62)
+        if not positions.chunks(0):
+            games, _ = read_expert_folder(self.config.expert, self.config.size)
+            positions.add(0, expert_positions(games, self.model.features))
+        count = len(positions.chunks(0)[0])
+        updates = max(1, math.ceil(self.config.expert_epochs * count / self.config.batch_size))
+        rng = np.random.default_rng([self.config.seed, EXPERT_STREAM])
+        self.model.train()
+        sums: dict[str, float] = {}
+        for _ in range(updates):
+            batch = positions.sample(0, self.config.batch_size, rng)
+            assert batch is not None
+            parts = zero_loss(self.model, batch, self.weights)
+            self.optimizer.zero_grad(set_to_none=True)
+            parts["loss"].backward()
+            self.optimizer.step()
+            for name, value in parts.items():
+                sums[name] = sums.get(name, 0.0) + float(value.detach())
+        metrics = {f"expert_{name}": total / updates for name, total in sums.items()}
+        return {"expert_positions": float(count), "expert_updates": float(updates), **metrics}
+
     # -- one round ----------------------------------------------------------------------
 
     def train_step(self, step: int) -> dict[str, float]:
         began = time.perf_counter()
         elapsed = self._seconds_at(step)
+        expert: dict[str, float] = {}
         if step == 0:
-            self._save_generation(0, 0.0)
+            if self.config.expert is not None:
+                expert = self._learn_expert_games()
+            self._save_generation(0, time.perf_counter() - began)
         rng = step_rng(self.config.seed, step)
         shard_seeds = [int(seed) for seed in rng.integers(2**63, size=self.config.shards)]
         self.model.eval()
         games = self.workers.play(
             self.model, self.config.games // self.config.shards, self.rules, self.settings, shard_seeds
         )
-        played = _merge(games)
+        played = merge_games(games)
         self.buffer.add(step, played)
         fresh = held_out_value(self.model, played)
         self._calibration = fresh["calibration"]
@@ -420,6 +468,7 @@ class ZeroJob:
             games_per_hour=self.config.games * 3600.0 / round_seconds,
             evaluations_per_second=sum(g.evaluations for g in games) / round_seconds,
         )
+        metrics.update(expert)
         if self.on_generation is not None:
             metrics["latest_elo"] = self._latest_elo  # NaN until the first generation is rated
         return metrics
@@ -437,34 +486,6 @@ class ZeroJob:
             "games": self.config.rounds * self.config.games,
             "seconds": self._seconds_at(self.config.rounds),
         }
-
-
-def _merge(parts: list[SelfPlayGames]) -> SelfPlayGames:
-    """One record of the shards' games, their game numbers made distinct."""
-    offsets = np.cumsum([0] + [len(part.winners) for part in parts[:-1]])
-    fields = {}
-    for name in (
-        "planes",
-        "policy",
-        "value",
-        "root_value",
-        "score",
-        "ownership",
-        "owned",
-        "move_number",
-        "winners",
-        "komi",
-        "lengths",
-        "resigned",
-    ):
-        fields[name] = np.concatenate([getattr(part, name) for part in parts])
-    fields["game"] = np.concatenate([part.game + offset for part, offset in zip(parts, offsets, strict=True)])
-    return SelfPlayGames(
-        **fields,
-        false_resignations=sum(part.false_resignations for part in parts),
-        resign_checks=sum(part.resign_checks for part in parts),
-        evaluations=sum(part.evaluations for part in parts),
-    )
 
 
 def build_network(config: ZeroConfig) -> ZeroNet:
