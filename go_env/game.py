@@ -15,6 +15,7 @@ from numba import types
 from go_env import coords
 from go_env import core as K
 from go_env.features import history_planes, new_history_planes, other_side_view
+from go_env.features.history import play_and_observe
 from go_env.rules import Rules
 
 BLACK, WHITE, EMPTY = K.BLACK, K.WHITE, K.EMPTY
@@ -24,11 +25,14 @@ RESIGN = -1
 
 MIN_SIZE, MAX_SIZE = 2, 25
 
+_STATUS_BITS, _COUNT_SHIFT = K.PLAYED_STATUS_MASK, K.PLAYED_COUNT_SHIFT
+
 
 class _EntryPoints(NamedTuple):
     move_status: Callable
-    play: Callable
-    legal_mask: Callable
+    play_and_update: Callable
+    play_and_observe: Callable
+    legal_moves_into: Callable
     history_planes: Callable
 
 
@@ -42,15 +46,19 @@ def _entry_points() -> _EntryPoints:
     """
     state_type = numba.typeof(K.new_state(2, *Rules().kernel_rules(2)))
     geometry_type = numba.typeof(K.make_geometry(2))
+    mask_type = types.Array(types.int8, 1, "C")
+    list_type = types.Array(types.int64, 1, "C")
+    planes_type = types.Array(types.int8, 3, "C")
 
     def compiled(kernel: Any, *arg_types: types.Type) -> Callable:
         return kernel.compile((state_type, geometry_type, *arg_types))
 
     return _EntryPoints(
         move_status=compiled(K.move_status, types.int64),
-        play=compiled(K.play, types.int64),
-        legal_mask=compiled(K.legal_mask, types.Array(types.int8, 1, "C")),
-        history_planes=compiled(history_planes, types.Array(types.int8, 3, "C")),
+        play_and_update=compiled(K.play_and_update, types.int64, mask_type, list_type),
+        play_and_observe=compiled(play_and_observe, types.int64, mask_type, list_type, planes_type),
+        legal_moves_into=compiled(K.legal_moves_into, mask_type, list_type),
+        history_planes=compiled(history_planes, planes_type),
     )
 
 
@@ -122,7 +130,7 @@ class Game:
         self.setup_black: list[int] = []
         self.setup_white: list[int] = []
         self.handicap = handicap
-        self._mask: np.ndarray | None = None
+        self._new_buffers()
         if handicap:
             self.setup(coords.fixed_handicap_points(size, handicap), [], to_play=WHITE)
 
@@ -145,16 +153,42 @@ class Game:
             self.state = K.new_state(self.size, *self.rules.kernel_rules(self.size))
             raise ValueError(f"invalid setup: a stone is {K.STATUS_NAMES[status]}")
         self.setup_black, self.setup_white = black, white
-        self._mask = None
+        self._stale()
+
+    def _new_buffers(self) -> None:
+        """The arrays each move's kernel call rewrites (``play``), to be filled when first read."""
+        self._num_points = self.size * self.size
+        self._mask = np.empty(self._num_points + 1, np.int8)  # legal_mask()
+        self._mask_handed_out = False  # then the next move writes a new array: callers keep theirs
+        self._legal = np.empty(self._num_points + 1, np.int64)  # legal_moves() in [:_num_legal]
+        self._planes: np.ndarray | None = None  # live_observation(), once asked for
+        self._stale()
+
+    def _stale(self) -> None:
+        """Mark what the last kernel call wrote as out of date: the state changed otherwise."""
+        self._num_legal = -1
+        self._score: float | None = None
+
+    def _refresh(self) -> None:
+        """Rewrite the legal mask and list (and the live planes) for the state as it stands."""
+        if self._mask_handed_out:
+            self._mask = np.empty(self._num_points + 1, np.int8)
+            self._mask_handed_out = False
+        self._num_legal = self._kernels.legal_moves_into(self.state, self.geometry, self._mask, self._legal)
+        if self._planes is not None:
+            self._kernels.history_planes(self.state, self.geometry, self._planes)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         del state["_kernels"]  # compiled entry points: found again on unpickling
         del state["geometry"]  # the shared read-only tables, which kernels are compiled for
+        for buffer in ("_mask", "_mask_handed_out", "_legal", "_planes", "_num_legal", "_score"):
+            state.pop(buffer, None)  # rewritten from the state when first read
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state, _kernels=_entry_points(), geometry=K.make_geometry(state["size"]))
+        self._new_buffers()
 
     def copy(self) -> Game:
         other = Game.__new__(Game)
@@ -162,7 +196,7 @@ class Game:
         other.state = K.copy_state(self.state)
         other.moves = list(self.moves)
         other.setup_black, other.setup_white = list(self.setup_black), list(self.setup_white)
-        other._mask = None
+        other._new_buffers()
         return other
 
     def replay(self, moves: Sequence[int], *, resume: bool = False) -> None:
@@ -188,7 +222,7 @@ class Game:
         if not self.is_terminated:
             raise ValueError("only a game that two passes ended can be resumed")
         K.resume(self.state)
-        self._mask = None
+        self._stale()
 
     def undo(self) -> int:
         """Take back the last move (by replaying the rest, resumed where it was); returns the
@@ -200,7 +234,7 @@ class Game:
         black, white, to_play = self.setup_black, self.setup_white, self.first_to_play
         self.state = K.new_state(self.size, *self.rules.kernel_rules(self.size))
         self.moves, self.setup_black, self.setup_white = [], [], []
-        self._mask = None  # replaying no move (undo of the first one) would leave it stale
+        self._stale()  # replaying no move (undo of the first one) would leave it stale
         if black or white:
             self.setup(black, white, to_play)
         self.replay(moves, resume=True)  # the moves were played: any after two passes, resumed
@@ -226,17 +260,35 @@ class Game:
     def play(self, move: int) -> None:
         """Play ``move`` (``0..N*N-1``, or ``N*N`` to pass) for the side to move.
 
+        One compiled call plays the move and writes what is read next: the legal mask and
+        list (``legal_mask``, ``legal_moves``) and, once asked for, the live planes
+        (``live_observation``) of the position it leaves.
+
         Raises:
             TypeError: ``move`` is not an integer (see ``as_move``); the game is unchanged.
             IllegalMoveError: naming the move and the reason; the game is unchanged.
         """
-        move = as_move(move)
-        on_board = 0 <= move <= self.num_points
-        status = self._kernels.play(self.state, self.geometry, move) if on_board else self._status(move)
-        if status != K.LEGAL:  # the game is unchanged, so the side to move is the offender
+        if type(move) is not int:
+            move = as_move(move)
+        if 0 <= move <= self._num_points:
+            if self._mask_handed_out:
+                self._mask = np.empty(self._num_points + 1, np.int8)
+                self._mask_handed_out = False
+                self._num_legal = -1  # a new array: rewritten below, or by ``_refresh``
+            if self._planes is None:
+                played = self._kernels.play_and_update(self.state, self.geometry, move, self._mask, self._legal)
+            else:
+                played = self._kernels.play_and_observe(
+                    self.state, self.geometry, move, self._mask, self._legal, self._planes
+                )
+        else:
+            played = K.GAME_OVER if self.is_over else K.OFF_BOARD
+        if played & _STATUS_BITS:  # the game is unchanged, so the side to move is the offender
+            status = played & _STATUS_BITS
             raise IllegalMoveError(move, K.STATUS_NAMES[status], self.size, self.to_play)
         self.moves.append(move)
-        self._mask = None
+        self._num_legal = played >> _COUNT_SHIFT
+        self._score = None
 
     def _status(self, move: int) -> int:
         """The kernels' status code for an integer move. Moves off the board never reach
@@ -248,15 +300,19 @@ class Game:
     def legal_mask(self) -> np.ndarray:
         """int8[N*N+1]: 1 for each legal move, pass included (all 0 once the game is over).
 
-        The array is shared until the next move; copy it to keep it.
+        The array is shared until the next move, which leaves it as it is and writes a new
+        one; do not write into it.
         """
-        if self._mask is None:
-            self._mask = np.empty(self.num_points + 1, np.int8)
-            self._kernels.legal_mask(self.state, self.geometry, self._mask)
+        if self._num_legal < 0:
+            self._refresh()
+        self._mask_handed_out = True
         return self._mask
 
     def legal_moves(self) -> np.ndarray:
-        return np.flatnonzero(self.legal_mask())
+        """int64[K]: the legal moves in ascending order, pass (``N*N``) last; a new array."""
+        if self._num_legal < 0:
+            self._refresh()
+        return self._legal[: self._num_legal].copy()
 
     def repeats_position(self, move: int) -> bool:
         """Whether ``move`` recreates a whole-board position of the game so far, whatever the
@@ -272,11 +328,25 @@ class Game:
 
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
         """(history planes int8[N, N, 17], legal mask int8[N*N+1]) as new arrays, for envs."""
-        planes = new_history_planes(self.size)
-        mask = np.empty(self.num_points + 1, np.int8)
-        self._kernels.history_planes(self.state, self.geometry, planes)
-        self._kernels.legal_mask(self.state, self.geometry, mask)
-        return planes, mask
+        if self._num_legal < 0:
+            self._refresh()
+        planes = self._planes.copy() if self._planes is not None else self.observation()
+        return planes, self._mask.copy()
+
+    def live_observation(self) -> np.ndarray:
+        """History planes from the side to move's view, int8[N, N, 17] (as ``observation``),
+        rewritten in place by every later move in the same compiled call that plays it.
+
+        For envs that read the planes after each move: asking once makes every ``play``
+        write them. The array is the game's own: copy it to keep a position's planes.
+        """
+        if self._planes is None:
+            self._planes = new_history_planes(self.size)
+            if self._num_legal >= 0:  # else the next refresh writes them, with the mask
+                self._kernels.history_planes(self.state, self.geometry, self._planes)
+        if self._num_legal < 0:
+            self._refresh()
+        return self._planes
 
     def observation(self, out: np.ndarray | None = None) -> np.ndarray:
         """History planes from the side to move's view, int8[N, N, 17] (see ``features``)."""
@@ -353,7 +423,9 @@ class Game:
 
     def score(self) -> float:
         """Black's points minus White's minus komi, under the game's scoring rule."""
-        return float(K.score(self.state, self.geometry))
+        if self._score is None:  # counted once a position: envs read it for both players
+            self._score = float(K.score(self.state, self.geometry))
+        return self._score
 
     def winner(self) -> int:
         """BLACK, WHITE, or EMPTY for a draw, by the score of the board as it stands."""

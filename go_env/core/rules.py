@@ -43,6 +43,12 @@ from go_env.core.state import (
     kernel,
 )
 
+# The word ``play_and_list`` returns: bits 0-2 the move's status, bit 3 set when the game is
+# over after it, the legal moves' count above.
+PLAYED_STATUS_MASK = 7
+PLAYED_OVER = 8
+PLAYED_COUNT_SHIFT = 4
+
 
 @inline_kernel
 def position_key(state, geometry, board_key, to_play):
@@ -388,6 +394,88 @@ def resume(state):
         state.info[INFO_PASSES] = 0
         capped = state.info[INFO_MOVE_NUMBER] >= state.info[INFO_MAX_MOVES]
         state.info[INFO_OVER] = TRUNCATED if capped else RUNNING
+
+
+@inline_kernel
+def _write_legal(state, geometry, mask, legal):
+    """Write 1 into ``mask`` (int8[P+1]) for each legal move, else 0, and the legal moves in
+    ascending order (pass last) into ``legal[:count]`` (int64[P+1]); return ``count``.
+
+    The same answers as ``empty_point_status``, found faster where most points are: one with
+    an empty neighbour and no enemy chain beside it that it might capture (pseudo-liberties
+    at most 4) is no suicide and captures nothing, so only the ko point and the superko set
+    can forbid it.
+    """
+    num_points = geometry.size * geometry.size
+    if state.info[INFO_OVER] != RUNNING:
+        for p in range(num_points + 1):
+            mask[p] = 0
+        return 0
+    color = state.info[INFO_TO_PLAY]
+    enemy = 3 - color
+    ko_point = state.info[INFO_KO_POINT]
+    simple_ko = state.info[INFO_KO_RULE] == KO_SIMPLE
+    # The superko key of the position after a stone on ``p`` that captures nothing:
+    # ``base_key ^ zobrist[color, p]`` (``position_key`` with the opponent to move).
+    base_key = position_key(state, geometry, state.key[0], enemy)
+    board, heads, libs = state.board, state.chain_head, state.chain_libs
+    neighbors, zobrist, seen = geometry.neighbors, geometry.zobrist, state.seen
+    count = 0
+    for p in range(num_points):  # every point in order, for a sorted list and in-order writes
+        is_legal = False
+        if board[p] == EMPTY and p != ko_point:
+            has_liberty = False
+            may_capture = False
+            for k in range(4):
+                n = neighbors[p, k]
+                c = board[n]
+                if c == EMPTY:
+                    has_liberty = True
+                elif c == enemy and libs[heads[n]] <= 4:
+                    may_capture = True
+            if has_liberty and not may_capture:
+                is_legal = simple_ko or not seen_contains(seen, base_key ^ zobrist[color, p])
+            else:
+                is_legal = empty_point_status(state, geometry, p, color) == LEGAL
+        mask[p] = is_legal
+        if is_legal:
+            legal[count] = p
+            count += 1
+    mask[num_points] = 1
+    legal[count] = num_points
+    return count + 1
+
+
+@kernel
+def legal_moves_into(state, geometry, mask, legal):
+    """``legal_mask`` into ``mask`` and, in the same pass, the legal moves in ascending order
+    into ``legal[:count]`` (int64[P+1]); return ``count`` (0 once the game is over)."""
+    return _write_legal(state, geometry, mask, legal)
+
+
+@inline_kernel
+def play_and_list(state, geometry, move, mask, legal):
+    """Play ``move`` if it is legal and, in the same call, rewrite ``mask`` and ``legal`` for
+    the position it leaves (``legal_moves_into``): one crossing from Python per move.
+
+    Returns:
+        ``status | PLAYED_OVER * over | count << PLAYED_COUNT_SHIFT``: the move's status
+        (``LEGAL`` = 0 where it was played; the arrays are untouched where it was not), whether
+        the game is over now, and how many legal moves ``legal`` holds.
+    """
+    status = move_status(state, geometry, move)
+    if status != LEGAL:
+        return status
+    apply_legal(state, geometry, move)
+    count = _write_legal(state, geometry, mask, legal)
+    over = PLAYED_OVER if state.info[INFO_OVER] != RUNNING else 0
+    return over | (count << PLAYED_COUNT_SHIFT)
+
+
+@kernel
+def play_and_update(state, geometry, move, mask, legal):
+    """``play_and_list`` as an entry point of its own (see there)."""
+    return play_and_list(state, geometry, move, mask, legal)
 
 
 @kernel

@@ -12,6 +12,7 @@ from go_env.core import (
     INFO_MOVE_NUMBER,
     INFO_TO_PLAY,
     LEGAL,
+    PLAYED_STATUS_MASK,
     WHITE,
     batch_item,
     copy_into,
@@ -19,6 +20,7 @@ from go_env.core import (
     make_geometry,
     new_state,
     play,
+    play_and_list,
     reset,
     setup_stones,
 )
@@ -52,6 +54,16 @@ def history_planes(state, geometry, out):
             planes[p, i] = c == to_play
             planes[p, HISTORY + i] = c == enemy
         planes[p, 2 * HISTORY] = black_to_play
+
+
+@kernel
+def play_and_observe(state, geometry, move, mask, legal, planes):
+    """``core.play_and_list`` that also rewrites ``planes`` (int8[N, N, 17], ``history_planes``)
+    for the position the move leaves, in the same call: what an env reads after each move."""
+    played = play_and_list(state, geometry, move, mask, legal)
+    if played & PLAYED_STATUS_MASK == LEGAL:
+        history_planes(state, geometry, planes)
+    return played
 
 
 def new_history_planes(size: int) -> np.ndarray:
