@@ -1,8 +1,9 @@
 """Game clocks for the GTP engine: the time control a controller sets, each side's time left,
 and the seconds a move may take.
 
-A controller sets the time control with GTP's ``time_settings main byo_yomi stones`` or KGS's
-``kgs-time_settings`` (``TimeControl.from_gtp``, ``TimeControl.from_kgs``), seconds throughout:
+A controller sets the time control with GTP's ``time_settings main byo_yomi stones``, KGS's
+``kgs-time_settings`` or KataGo's ``kata-time_settings`` (``TimeControl.from_gtp``,
+``TimeControl.from_kgs``, ``TimeControl.from_kata``), seconds throughout:
 
 ========================================  =================================================
 command                                   time control
@@ -16,13 +17,21 @@ command                                   time control
 ``kgs-time_settings byoyomi 300 30 5``    Japanese byo-yomi: then 5 periods of 30 s; a period
                                           is lost only by a move that runs past it
 ``kgs-time_settings canadian 300 30 5``   Canadian, as ``time_settings 300 30 5``
+``kata-time_settings fischer 300 10``     Fischer: 300 s, and 10 s more after each move
+``kata-time_settings fischer-capped``     ... ``300 10 600 60``: main time never above 600 s
+                                          after the increment, no move over 60 s (-1: no
+                                          such cap)
 ========================================  =================================================
+
+``kata-time_settings`` takes every kind ``kgs-time_settings`` does (``byo-yomi`` too, as
+KataGo's ``kata-list_time_settings`` spells it), and fractions of seconds everywhere.
 
 Times over a year, times under a millisecond other than 0, and more than 10000 periods or
 stones are refused: no game is played so, and such numbers overflow a budget's arithmetic.
 ``kgs-time-settings`` is the same command. Before a move the controller may say how much
 time a side has left, ``time_left color seconds stones``: ``stones`` 0 is main time (``0 0``:
-main time is over, overtime begins, as Pachi and Leela Zero read it); in Canadian overtime
+main time is over, overtime begins, as Pachi and Leela Zero read it; under Fischer time,
+always 0); in Canadian overtime
 ``stones`` are the stones left to play in the period and ``seconds`` its time left; in Japanese
 byo-yomi KGS sends the periods left as ``stones`` (as KataGo and Leela Zero read it).
 
@@ -37,6 +46,8 @@ The budget of a move (``Clock.budget``) is what the side may spend on it:
   never fewer than ``0.2 * points + 20``, half of them the side's), plus what overtime gives
   each move for sure (a Japanese period, or a Canadian period over its stones): spending a
   share of what is left, never all of it, main time never runs out by the budget;
+- under Fischer time, that share plus the increment, but never more than half the main time
+  left (the increment comes only after the move) nor the most a move may take;
 - in Canadian overtime, the period's time left over its stones left;
 - in Japanese byo-yomi, one period (what is left of it);
 
@@ -65,6 +76,8 @@ MIN_MOVE_TIME = 0.05  # the least budget: a few chunks of any search's simulatio
 MAX_SECONDS = 365 * 24 * 3600.0  # a year
 MIN_SECONDS = 0.001  # the shortest time other than 0
 MAX_COUNT = 10_000  # periods, or stones a period
+# kata-time_settings' kinds (kata-list_time_settings), the first four kgs-time_settings' too.
+KATA_TIME_SETTINGS = ("none", "absolute", "byoyomi", "canadian", "fischer", "fischer-capped")
 
 
 @dataclass(frozen=True)
@@ -76,12 +89,18 @@ class TimeControl:
         period: the length of an overtime period (0: none, sudden death).
         periods: Japanese byo-yomi's number of periods (0 unless Japanese).
         stones: Canadian overtime's stones per period (0 unless Canadian).
+        increment: Fischer time's seconds added to the main time after each move (0: none).
+        main_limit: Fischer time's cap on the main time after the increment (``math.inf``: none).
+        move_limit: the most a move may take (``math.inf``: no limit but the clock's).
     """
 
     main: float = math.inf
     period: float = 0.0
     periods: int = 0
     stones: int = 0
+    increment: float = 0.0
+    main_limit: float = math.inf
+    move_limit: float = math.inf
 
     def __post_init__(self) -> None:
         if math.isnan(self.main) or self.main < 0 or not 0 <= self.period < math.inf:
@@ -95,6 +114,20 @@ class TimeControl:
             raise ValueError(f"at most {MAX_COUNT} periods or stones a period, got {count}")
         if bool(self.periods or self.stones) != (self.period > 0):
             raise ValueError("overtime has both a period's length and its periods or stones")
+        fischer = self.increment or self.main_limit != math.inf or self.move_limit != math.inf
+        if fischer and (self.period or self.unlimited):
+            raise ValueError("Fischer time has a main time and no overtime")
+        _check_seconds(self.increment, "increment")
+        if not self.increment >= 0:
+            raise ValueError(f"the increment is seconds, at least 0, got {self.increment}")
+        if self.main_limit != math.inf and not self.main <= self.main_limit <= MAX_SECONDS:
+            raise ValueError(
+                f"the main time's cap {self.main_limit:g} s is under the main time {self.main:g} s"
+            )
+        if self.move_limit != math.inf:
+            _check_seconds(self.move_limit, "time per move")
+            if not self.move_limit > 0:
+                raise ValueError(f"the time per move is positive seconds, got {self.move_limit}")
 
     @classmethod
     def from_gtp(cls, main: float, byo_yomi: float, stones: int) -> TimeControl:
@@ -125,13 +158,46 @@ class TimeControl:
             return cls.from_gtp(main, period, count)
         return cls(main, period, periods=count) if count and period else cls(main)
 
+    @classmethod
+    def from_kata(cls, words: Sequence[str]) -> TimeControl:
+        """KataGo's ``kata-time_settings``: every kind of ``kgs-time_settings`` (``byo-yomi``
+        spelt either way), ``fischer MAIN INCREMENT`` and ``fischer-capped MAIN INCREMENT
+        MAIN_LIMIT MOVE_LIMIT`` (a negative limit: none); fractions of seconds anywhere."""
+        kind = words[0].lower() if words else ""
+        kind = "byoyomi" if kind == "byo-yomi" else kind
+        if kind in KATA_TIME_SETTINGS[:4]:
+            return cls.from_kgs([kind, *words[1:]])
+        if kind not in KATA_TIME_SETTINGS:
+            raise ValueError(
+                "expected none, absolute MAIN, byoyomi MAIN PERIOD PERIODS, canadian MAIN PERIOD STONES, "
+                "fischer MAIN INCREMENT or fischer-capped MAIN INCREMENT MAIN_LIMIT MOVE_LIMIT"
+            )
+        if len(words) != (3 if kind == "fischer" else 5):
+            raise ValueError(
+                "expected fischer MAIN INCREMENT or fischer-capped MAIN INCREMENT MAIN_LIMIT MOVE_LIMIT"
+            )
+        main, increment = _seconds(words[1], "main time"), _seconds(words[2], "increment")
+        if kind == "fischer":
+            return cls(main, increment=increment)
+        main_limit, move_limit = (
+            math.inf if limit < 0 else limit
+            for limit in (_number(words[3], "main time limit"), _number(words[4], "time per move"))
+        )
+        return cls(main, increment=increment, main_limit=main_limit, move_limit=move_limit)
+
+    @property
+    def fischer(self) -> bool:
+        """Whether moves add time (Fischer) or are capped one by one."""
+        return bool(self.increment) or self.main_limit != math.inf or self.move_limit != math.inf
+
     @property
     def unlimited(self) -> bool:
         return self.main == math.inf
 
     def gtp(self) -> tuple[float, float, int]:
         """The nearest ``time_settings`` (main, byo_yomi, stones): Japanese byo-yomi as one
-        Canadian period of one stone, its spare periods left out."""
+        Canadian period of one stone, its spare periods left out; Fischer time as sudden death
+        on its main time (its increments reach the player through ``time_left``)."""
         if self.unlimited:
             return (0.0, 1.0, 0)
         return (self.main, self.period, self.stones or (1 if self.periods else 0))
@@ -139,6 +205,13 @@ class TimeControl:
     def __str__(self) -> str:
         if self.unlimited:
             return "no time limit"
+        if self.fischer:
+            text = f"{self.main:g} s + {self.increment:g} s a move (Fischer)"
+            if self.main_limit != math.inf:
+                text += f", main time at most {self.main_limit:g} s"
+            if self.move_limit != math.inf:
+                text += f", at most {self.move_limit:g} s a move"
+            return text
         if self.periods:
             return f"{self.main:g} s + {self.periods} x {self.period:g} s byo-yomi"
         if self.stones:
@@ -227,6 +300,12 @@ class Clock:
     def spend(self, color: int, seconds: float) -> bool:
         """Charge ``color`` a move of ``seconds``; whether it is still in time."""
         control, side = self.control, self.sides[color]
+        if control.fischer:  # the increment after the move, within the cap
+            side.main -= seconds
+            side.lost |= side.main < 0 or seconds > control.move_limit
+            if not side.lost:
+                side.main = min(side.main + control.increment, control.main_limit)
+            return not side.lost
         if not side.overtime:
             side.main -= seconds
             if side.main >= 0 or side.main == math.inf:
@@ -276,7 +355,10 @@ class Clock:
             per_move = control.period / control.stones
         else:
             per_move = 0.0
-        if not side.overtime:
+        if control.fischer:
+            share = side.main / expected_moves(points, moves_played) + control.increment
+            share = min(share, side.main / 2, control.move_limit)
+        elif not side.overtime:
             share = side.main / expected_moves(points, moves_played) + per_move
         elif control.periods:
             share = min(side.period, control.period)
@@ -301,6 +383,16 @@ def _seconds(text: str, what: str) -> float:
     if not 0 <= seconds < math.inf:
         raise ValueError(f"{what} {text!r} is not a time in seconds")
     return seconds
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        number = float(text)
+    except ValueError:
+        raise ValueError(f"{what} {text!r} is not a number") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{what} {text!r} is not a time in seconds")
+    return number
 
 
 def _count(text: str) -> int:

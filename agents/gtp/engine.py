@@ -25,6 +25,8 @@ commands                        notes
 ``time_settings time_left``     the clock: each move's budget goes to the player (see Time)
 ``kgs-time_settings``           ``none``, ``absolute``, ``byoyomi``, ``canadian``; also
                                 spelt ``kgs-time-settings``
+``kata-time_settings``          the same, ``fischer`` and ``fischer-capped`` too (KataGo's)
+``kata-list_time_settings``     the kinds ``kata-time_settings`` takes
 ``kgs-genmove_cleanup``         ``genmove``, but no pass while stones the player's ownership
                                 calls dead can be captured, and never a move into a seki
 ``loadsgf printsgf``            ``loadsgf FILE [N]``: the position before move N;
@@ -44,20 +46,22 @@ Commands an engine cannot honour for its player are not listed (``list_commands`
 ``known_command``) and are answered ``unknown command``: the analysis ones and ``stop`` are
 there only for an ``AnalysisAgent``.
 
-Time. The engine keeps both sides' clocks (``agents.gtp.clock``): ``time_settings`` or
-``kgs-time_settings`` start them (absurd clocks are refused: over a year, under a millisecond,
-more than 10000 periods or stones), ``time_left`` sets a side's time when the controller sends
-it, and otherwise the engine charges each of its moves with the time it measured. Before each
-move it plays (``genmove``, ``kgs-genmove_cleanup``, the ``*-genmove_analyze`` commands), a
-player that takes a time per move (``MoveTimeAgent``: the search players) is given the move's
-budget, ``Clock.budget``: main time spread over the moves the side still expects to play, one
-Japanese period, or a Canadian period's time over its stones left, less ``lag`` seconds
-(``goarena gtp --lag``, 0.5 by default), the player's own ``seconds`` and ``simulations``
-still capping it. Without a time limit, and for ``reg_genmove`` and ``lz-analyze``, it keeps
-to its own budget. A player that keeps its own clock (``TimedAgent``: an external engine) is
-passed the clock commands instead (KGS's as ``time_settings``, Japanese byo-yomi as one
-period). Players without a search (policy, random) answer at once. ``clear_board`` makes both
-clocks whole again.
+Time. The engine keeps both sides' clocks (``agents.gtp.clock``): ``time_settings``,
+``kgs-time_settings`` or ``kata-time_settings`` start them (absurd clocks are refused: over a
+year, under a millisecond, more than 10000 periods or stones), ``time_left`` sets a side's
+time when the controller sends it, and otherwise the engine charges each of its moves with
+the time it measured. Before each move it plays (``genmove``, ``kgs-genmove_cleanup``, the
+``*-genmove_analyze`` commands), a player that takes a time per move (``MoveTimeAgent``: the
+search players, Gumbel's included) is given the move's budget, ``Clock.budget``: main time
+spread over the moves the side still expects to play, one Japanese period, a Canadian
+period's time over its stones left, or under Fischer time the main time's share plus the
+increment (never over half the clock), less ``lag`` seconds (``goarena gtp --lag``, 0.5 by
+default), the player's own ``seconds`` and ``simulations`` still capping it. Without a time
+limit, and for ``reg_genmove`` and ``lz-analyze``, it keeps to its own budget. A player that
+keeps its own clock (``TimedAgent``: an external engine) is passed the clock commands instead
+(KGS's and KataGo's as ``time_settings``: Japanese byo-yomi as one period, Fischer time as
+its main time). Players without a search (policy, random) answer at once. ``clear_board``
+makes both clocks whole again.
 
 Scoring. The engine does no dead-stone analysis: every stone on the board counts as alive,
 as under Tromp-Taylor rules, so ``final_score`` is right once a game is played out (which
@@ -140,7 +144,7 @@ from go_env.game import BLACK, COLOR_NAMES, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Ga
 from go_env.rules import MAX_MOVES, RULES_PRESETS, Rules
 from go_env.seki import seki_chains
 from go_env.sgf import MAX_SGF_BYTES, SgfError, read_sgf, write_sgf
-from goarena.agents.gtp.clock import DEFAULT_LAG, MIN_MOVE_TIME, Clock, TimeControl
+from goarena.agents.gtp.clock import DEFAULT_LAG, KATA_TIME_SETTINGS, MIN_MOVE_TIME, Clock, TimeControl
 from goarena.agents.gtp.protocol import COLORS, KATA_FIXED, KATA_KO, LINE_LIMIT, kata_rules, shorten
 from goarena.agents.protocols import (
     RESIGN,
@@ -483,6 +487,18 @@ class GTPEngine:
         except ValueError as error:
             raise GTPError(f"syntax error: {error}") from None
         self._set_clock(control, control.gtp())
+
+    @_command("kata-time_settings", (1, 5))
+    def _kata_time_settings(self, args: list[str]) -> None:
+        try:
+            control = TimeControl.from_kata(args)
+        except ValueError as error:
+            raise GTPError(f"syntax error: {error}") from None
+        self._set_clock(control, control.gtp())
+
+    @_command("kata-list_time_settings")
+    def _kata_list_time_settings(self, args: list[str]) -> str:
+        return " ".join(KATA_TIME_SETTINGS)
 
     def _set_clock(self, control: TimeControl, gtp: tuple[float, float, int]) -> None:
         """Start both clocks under ``control``; a player that keeps its own clock (``TimedAgent``)

@@ -209,3 +209,94 @@ def test_a_side_that_spends_its_budget_and_the_lag_on_every_move_keeps_time(cont
     for move in range(0, moves, 2):
         budget = clock.budget(BLACK, 81, move, lag=0.2)
         assert budget is not None and clock.spend(BLACK, budget + 0.2), move
+
+
+# -- KataGo's kata-time_settings: Fischer time ------------------------------------------------
+
+FISCHER = TimeControl(300, increment=10)
+
+
+@pytest.mark.parametrize(
+    ("words", "control"),
+    [
+        ("none", NO_LIMIT),
+        ("absolute 300", SUDDEN_DEATH),
+        ("byoyomi 300 30 5", JAPANESE),
+        ("byo-yomi 300 30 5", JAPANESE),  # as kata-list_time_settings spells it
+        ("canadian 300 30 5", CANADIAN),
+        ("fischer 300 10", FISCHER),
+        ("FISCHER 2.5 0.25", TimeControl(2.5, increment=0.25)),  # fractions of seconds
+        ("fischer-capped 300 10 600 60", TimeControl(300, increment=10, main_limit=600, move_limit=60)),
+        ("fischer-capped 300 10 -1 -1", FISCHER),  # a negative limit: none
+        ("fischer-capped 300 10 -1 5.5", TimeControl(300, increment=10, move_limit=5.5)),
+    ],
+)
+def test_kata_time_settings(words, control):
+    assert TimeControl.from_kata(words.split()) == control
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        ("", "expected none"),
+        ("sudden 300", "expected none"),
+        ("fischer 300", "expected fischer"),
+        ("fischer 300 10 600", "expected fischer"),
+        ("fischer-capped 300 10 600", "expected fischer"),
+        ("fischer 300 -10", "increment '-10' is not a time"),
+        ("fischer -300 10", "main time '-300' is not a time"),
+        ("fischer 300 nan", "is not a time"),
+        ("fischer-capped 300 10 200 -1", "cap 200 s is under the main time 300 s"),
+        ("fischer-capped 300 10 -1 0", "time per move is positive"),
+        ("fischer-capped 300 10 -1 inf", "is not a time"),
+        ("fischer 300 1e306", "increment 1e[+]306 s is more than a year"),
+    ],
+)
+def test_bad_kata_time_settings_are_refused(words, message):
+    with pytest.raises(ValueError, match=message):
+        TimeControl.from_kata(words.split())
+
+
+def test_fischer_adds_the_increment_after_each_move_up_to_its_cap():
+    clock = Clock(TimeControl(10, increment=3, main_limit=15))
+    assert clock.spend(BLACK, 2.0) and clock.left(BLACK) == (11, 0)
+    assert clock.spend(BLACK, 0.5) and clock.left(BLACK) == (13.5, 0)
+    assert clock.spend(BLACK, 0.5) and clock.left(BLACK) == (15, 0)  # capped
+    assert clock.left(WHITE) == (10, 0)
+    assert not clock.spend(WHITE, 10.5)  # the increment comes too late for a move past the clock
+    clock.set_left(BLACK, 7.5, 0)  # time_left: always in main time
+    assert clock.left(BLACK) == (7.5, 0)
+    with pytest.raises(ValueError, match="no overtime"):
+        clock.set_left(BLACK, 7.5, 1)
+
+
+def test_fischer_loses_a_move_over_its_time_per_move():
+    clock = Clock(TimeControl(100, increment=1, move_limit=5))
+    assert clock.spend(BLACK, 4.9)
+    assert not clock.spend(BLACK, 5.1)
+
+
+def test_a_fischer_budget_adds_the_increment_within_half_the_clock_and_the_move_cap():
+    lag, points = 0.5, 81
+    clock = Clock(TimeControl(100, increment=4))
+    assert clock.budget(BLACK, points, 0, lag) == pytest.approx(100 / expected_moves(points, 0) + 4 - lag)
+    clock.set_left(BLACK, 6, 0)  # little left: never more than half of it, the increment comes after
+    assert clock.budget(BLACK, points, 40, lag) == pytest.approx(3 - lag)
+    capped = Clock(TimeControl(100, increment=4, move_limit=2))
+    assert capped.budget(BLACK, points, 0, lag) == pytest.approx(2 - lag)
+
+
+def test_fischer_by_budget_never_runs_out():
+    clock = Clock(TimeControl(5, increment=1))
+    for move in range(200):
+        budget = clock.budget(BLACK, 81, 2 * move, lag=0.0)
+        assert budget is not None
+        assert clock.spend(BLACK, budget)
+    side = clock.left(BLACK)
+    assert side is not None and side[0] > 1  # it settles near twice the increment
+
+
+def test_fischer_reads_as_text_and_as_gtp():
+    control = TimeControl.from_kata(["fischer-capped", "300", "10", "600", "60"])
+    assert str(control) == "300 s + 10 s a move (Fischer), main time at most 600 s, at most 60 s a move"
+    assert control.gtp() == (300, 0, 0)  # sudden death, for a player with its own clock

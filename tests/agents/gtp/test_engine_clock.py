@@ -258,3 +258,54 @@ def test_help_lists_the_commands():
     listed = engine.handle("help")[2:].split()
     for name in ("help", "kgs-time_settings", "kgs-time-settings", "clear_cache", "kata-set-rule"):
         assert name in listed and engine.handle(f"known_command {name}") == ok("true")
+
+
+# -- kata-time_settings --------------------------------------------------------------------
+
+
+def test_kata_time_settings_fischer_budgets_and_charges_each_move(now):
+    player = Thinker(now, think=1.0)
+    engine = GTPEngine(player, size=9, lag=0.25)
+    kinds = "none absolute byoyomi canadian fischer fischer-capped"
+    assert engine.handle("kata-list_time_settings") == ok(kinds)
+    assert engine.handle("kata-time_settings fischer 30 2.5") == ok()
+    assert engine.clock.control == TimeControl(30, increment=2.5)
+    assert engine.handle("genmove b").startswith("= ")
+    assert player.move_times[-1] == pytest.approx(30 / expected_moves(81, 0) + 2.5 - 0.25)
+    assert engine.clock.left(BLACK) == (31.5, 0)  # 30 - 1 + 2.5
+    answer_of(engine, "play w E5", "time_left b 3.5 0", "genmove b")  # fractions, as KataGo takes them
+    assert player.move_times[-1] == pytest.approx(3.5 / 2 - 0.25)  # half the clock at most
+    assert engine.clock.left(BLACK) == (5.0, 0)
+
+
+def test_kata_time_settings_takes_the_kgs_kinds_and_a_capped_fischer(now):
+    player = Thinker(now, think=1.0)
+    engine = GTPEngine(player, size=9, lag=0.25)
+    answer_of(engine, "kata-time_settings byo-yomi 0 10 3", "genmove w")
+    assert player.move_times[-1] == pytest.approx(10 - 0.25)
+    answer_of(engine, "kata-time_settings fischer-capped 600 10 -1 4", "genmove b")
+    assert player.move_times[-1] == pytest.approx(4 - 0.25)  # the cap per move
+    assert engine.handle("kata-time_settings none") == ok() and engine.clock.control == TimeControl()
+
+
+def test_kata_time_settings_reach_a_player_with_its_own_clock():
+    agent = ScriptedAgent()
+    engine = GTPEngine(agent, size=9)
+    assert engine.handle("kata-time_settings fischer 300 5") == ok()
+    assert agent.clock == [("settings", 300, 0, 0)]
+
+
+@pytest.mark.parametrize(
+    ("command", "error"),
+    [
+        ("kata-time_settings", "wrong number of arguments"),
+        ("kata-time_settings fischer 300", "syntax error: expected fischer"),
+        ("kata-time_settings hourglass 300", "syntax error: expected none"),
+        ("kata-time_settings fischer-capped 300 10 100 -1", "syntax error: the main time's cap"),
+    ],
+)
+def test_bad_kata_time_settings_fail_and_keep_the_clock(command, error):
+    engine = GTPEngine(RandomAgent(seed=0), size=9)
+    engine.handle("kata-time_settings fischer 300 10")
+    assert engine.handle(command).startswith(f"? {error}")
+    assert engine.clock.control == TimeControl(300, increment=10)
