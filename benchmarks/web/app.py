@@ -11,17 +11,29 @@ route                                           answer
 ==============================================  ===============================================
 ``GET /``, ``GET /static/...``                  the page (``static/``)
 ``GET /api/players``                            ``{"players": [{"name", "spec", "analysis",
-                                                "ownership", "policy"}], "allow_spec", "rules",
-                                                "sizes"}``: the capabilities are the player's
-                                                protocols (``AnalysisAgent``, ...)
+                                                "ownership", "policy", "strength"}],
+                                                "allow_spec", "rules", "sizes"}``: the
+                                                capabilities are the player's protocols
+                                                (``AnalysisAgent``, ...); its strength one
+                                                line: its Elo in the league under the root
+                                                where it played most, else what it plays
 ``GET /api/leagues``                            ``{"leagues": [{"id", "games", "players",
                                                 "updated"}]}``
 ``GET /api/leagues/{id}``                       standings, crosstable, Elo history, games
                                                 (``leagues.league_view``)
 ``GET /api/leagues/{id}/games/{n}``             a replay (``leagues.replay``)
-``POST /api/leagues/{id}/games/{n}/analysis``   ``{"player": NAME}``: ``{"winrates": [...]}``,
-                                                Black's win rate at each position by an offered
-                                                player (kept: asked again, it is not redone)
+``GET /api/leagues/{id}/games/{n}/sgf``         the game's SGF file, to download
+``POST /api/leagues/{id}/games/{n}/analysis``   ``{"player": NAME}``: ``{"winrates": [...],
+                                                "scores": [...]}``, Black's win rate and lead
+                                                (None where the player counts no points) at
+                                                each position by an offered player (kept: asked
+                                                again, it is not redone)
+``POST /api/sgf``                               an SGF record of the person's own (the body,
+                                                ``UPLOAD_BYTES`` at most), read by
+                                                ``go_env.sgf`` as untrusted data: its replay as
+                                                ``leagues.replay_record`` gives it
+``POST /api/sgf/analysis``                      ``{"player": NAME, "sgf": TEXT}``: as a league
+                                                game's analysis, of that record
 ``WS /ws/play``                                 one live game per connection (``sessions``)
 ``WS /ws/watch/{id}``                           ``{"type": "table", ...league view...}`` at once
                                                 and each time the league's database changes;
@@ -30,7 +42,8 @@ route                                           answer
                                                 (``leagues.live_games``)
 ==============================================  ===============================================
 
-Errors are ``{"error": message}``: 400 for bad input, 403 for a path outside the root, a
+Errors are ``{"error": message}``: 400 for bad input (an SGF record that cannot be read
+says why), 413 for an SGF record past ``UPLOAD_BYTES``, 403 for a path outside the root, a
 player not offered or a request ``guard`` refuses, 404 for a league or game that is not there,
 429 past a cap; on a WebSocket, ``{"type": "error", "message": ...}``, and the connection goes
 on. No message names the served folder's own path.
@@ -66,18 +79,20 @@ from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
-from go_env.rules import RULES_PRESETS
+from go_env.game import BLACK, Game
+from go_env.rules import RULES_PRESETS, Rules
+from go_env.sgf import SgfError, SgfRecord, read_sgf
 from goarena.agents.protocols import AnalysisAgent, OwnershipAgent, PolicyAgent
 from goarena.agents.specs import BUILTIN_AGENTS, PATH_SPECS, AgentSpecError, builtin_name, player_factory
 from goarena.benchmarks.web import leagues
 from goarena.benchmarks.web.guard import Address, Guard
 from goarena.benchmarks.web.paths import OutsideRoot
-from goarena.benchmarks.web.sessions import Flood, PlaySession, SessionError, decode, winrates_along
+from goarena.benchmarks.web.sessions import Flood, PlaySession, SessionError, decode, estimates_along
 
 STATIC = Path(__file__).parent / "static"
 SIZES = [5, 7, 9, 13, 19]
@@ -86,6 +101,7 @@ GAMES_PER_CLIENT = 4
 GAMES = 16
 ANALYSES_PER_CLIENT = 2
 ANALYSES = 4
+UPLOAD_BYTES = 256 * 1024  # the largest SGF record of the person's own read (a long 19x19 game: 10 kB)
 # The built-ins a league's own players are offered as, unless --allow-spec: gtp: runs a
 # command, sb3: and torch: load a model file.
 _LEAGUE_BUILTINS = BUILTIN_AGENTS.keys() - {"gtp"} - PATH_SPECS.keys()
@@ -100,7 +116,19 @@ class Busy(RuntimeError):
     """A request past a cap (answered 429)."""
 
 
-_STATUS = ((SessionError, 400), (OutsideRoot, 403), (NotOffered, 403), (leagues.NotFound, 404), (Busy, 429))
+class TooLarge(ValueError):
+    """An SGF record past ``UPLOAD_BYTES`` (answered 413)."""
+
+
+_STATUS = (
+    (SessionError, 400),
+    (SgfError, 400),
+    (OutsideRoot, 403),
+    (NotOffered, 403),
+    (leagues.NotFound, 404),
+    (TooLarge, 413),
+    (Busy, 429),
+)
 
 
 @functools.lru_cache(maxsize=64)
@@ -144,11 +172,14 @@ class Offer:
 
     def describe(self) -> list[dict[str, Any]]:
         found = []
+        rated = leagues.ratings(self.root)
         for name, spec in self.specs().items():
             # A league's plug-in (--allow-spec) is imported only once it is played.
             able = capabilities(spec) if name in self.own or builtin_name(spec) else _UNKNOWN
             if able is not None:
-                found.append({"name": name, "spec": spec, **able})
+                found.append(
+                    {"name": name, "spec": spec, **able, "strength": strength(spec, rated.get(spec))}
+                )
         return found
 
     def spec(self, name: str) -> str:
@@ -156,6 +187,19 @@ class Offer:
         if spec is None:
             raise NotOffered(f"player {name!r} is not offered by this server")
         return spec
+
+
+def strength(spec: str, rating: dict[str, Any] | None) -> str:
+    """One line on how strong the player of ``spec`` is: its rating in a league (``rating``:
+    ``leagues.ratings``'), else what the built-in it names plays, with its options."""
+    if rating is not None:
+        elo = "the anchor" if rating["anchor"] else f"Elo {rating['elo']:.0f}"
+        return f"{elo} in league {rating['league']} ({rating['games']} games)"
+    name = builtin_name(spec)
+    if name is None:
+        return "not rated: a plug-in"
+    options = spec.partition(":")[2].strip()
+    return f"not rated: {BUILTIN_AGENTS[name].summary}" + (f" ({options})" if options else "")
 
 
 class Quota:
@@ -186,6 +230,11 @@ class Quota:
 
 class AnalysisAsked(BaseModel):
     player: str
+
+
+class RecordAnalysisAsked(BaseModel):
+    player: str
+    sgf: str
 
 
 def create_app(
@@ -251,9 +300,29 @@ def create_app(
     @app.post("/api/leagues/{league_id:path}/games/{game_id}/analysis")
     def game_analysis(league_id: str, game_id: str, asked: AnalysisAsked, request: Request) -> dict[str, Any]:
         spec = offer.spec(asked.player)
-        leagues.load_game(root, league_id, game_id)  # 404 before any work
+        _, record, _ = leagues.load_game(root, league_id, game_id)  # 404 before any work
         with analyses.place(_client(request)):
-            return {"winrates": _winrates(root, league_id, game_id, spec)}
+            return _estimates(leagues.start_of(record), record.moves, spec)
+
+    @app.get("/api/leagues/{league_id:path}/games/{game_id}/sgf")
+    def game_sgf(league_id: str, game_id: str) -> Response:
+        stored, _, text = leagues.load_game(root, league_id, game_id)
+        name = f"{league_id.replace('/', '-').strip('.-') or 'league'}-game-{stored.id}.sgf"
+        disposition = f'attachment; filename="{name}"'
+        return Response(text, media_type="application/x-go-sgf", headers={"content-disposition": disposition})
+
+    @app.post("/api/sgf")
+    async def open_sgf(request: Request) -> dict[str, Any]:
+        text = await _upload(request)
+        record = await asyncio.to_thread(read_record, text)
+        return await asyncio.to_thread(leagues.replay_record, record, text)
+
+    @app.post("/api/sgf/analysis")
+    def record_analysis(asked: RecordAnalysisAsked, request: Request) -> dict[str, Any]:
+        spec = offer.spec(asked.player)
+        record = read_record(asked.sgf)
+        with analyses.place(_client(request)):
+            return _estimates(leagues.start_of(record), record.moves, spec)
 
     @app.get("/api/leagues/{league_id:path}/games/{game_id}")
     def game_replay(league_id: str, game_id: str) -> dict[str, Any]:
@@ -334,17 +403,69 @@ async def _play(websocket: WebSocket, offer: Offer) -> None:
         await session.close()
 
 
+def read_record(text: str) -> SgfRecord:
+    """A person's own SGF record, read by ``go_env.sgf`` (``SgfError`` saying what is wrong,
+    ``TooLarge`` past ``UPLOAD_BYTES``)."""
+    if len(text.encode("utf-8", errors="replace")) > UPLOAD_BYTES:
+        raise TooLarge(f"the SGF record is larger than {UPLOAD_BYTES // 1024} kB")
+    return read_sgf(text, max_bytes=UPLOAD_BYTES)
+
+
+async def _upload(request: Request) -> str:
+    """The body of an SGF upload as text, read no further than ``UPLOAD_BYTES``."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > UPLOAD_BYTES:
+        raise TooLarge(f"the SGF record is larger than {UPLOAD_BYTES // 1024} kB")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > UPLOAD_BYTES:
+            raise TooLarge(f"the SGF record is larger than {UPLOAD_BYTES // 1024} kB")
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return body.decode("latin-1")  # SGF's own default character set
+
+
 def _client(connection: Request | WebSocket) -> str:
     """Who asks: the client's address (a quota's key)."""
     return connection.client.host if connection.client is not None else ""
 
 
+def _estimates(start: Game, moves: tuple[int, ...], spec: str) -> dict[str, list[float | None]]:
+    """``{"winrates", "scores"}``: Black's win rate and lead along a game by the player of
+    ``spec`` (kept: it is slow)."""
+    found = _estimates_kept(
+        start.size,
+        start.rules,
+        tuple(start.setup_black),
+        tuple(start.setup_white),
+        start.first_to_play,
+        start.handicap,
+        moves,
+        spec,
+    )
+    return {"winrates": [w for w, _ in found], "scores": [s for _, s in found]}
+
+
 @functools.lru_cache(maxsize=256)
-def _winrates(root: Path, league_id: str, game_id: str, spec: str) -> list[float | None]:
-    """Black's win rate along a stored game by the player of ``spec`` (kept: it is slow)."""
-    _, record, _ = leagues.load_game(root, league_id, game_id)
-    found = winrates_along(leagues.start_of(record), record.moves, spec)
-    return [None if value is None else round(value, 4) for value in found]
+def _estimates_kept(
+    size: int,
+    rules: Rules,
+    black: tuple[int, ...],
+    white: tuple[int, ...],
+    first: int,
+    handicap: int,
+    moves: tuple[int, ...],
+    spec: str,
+) -> list[tuple[float | None, float | None]]:
+    start = Game(size, rules)
+    if black or white or first != BLACK:
+        start.setup(list(black), list(white), first)
+    start.handicap = handicap
+    found = estimates_along(start, moves, spec)
+    rounded = [(None if w is None else round(w, 4), None if s is None else round(s, 2)) for w, s in found]
+    return rounded
 
 
 async def _write(websocket: WebSocket, outbox: asyncio.Queue[dict[str, Any]]) -> None:

@@ -227,6 +227,20 @@ def start_of(record: SgfRecord) -> Game:
 def replay(root: Path, league_id: str, game_id: str) -> dict[str, Any]:
     """A stored game, position by position (position 0 the start, then one per move)."""
     stored, record, text = load_game(root, league_id, game_id)
+    return {
+        **replay_record(record, text),
+        "id": stored.id,
+        "black": stored.black,
+        "white": stored.white,
+        "result": stored.result,
+        "reason": stored.reason,
+    }
+
+
+def replay_record(record: SgfRecord, text: str) -> dict[str, Any]:
+    """A game record (a league's, or a person's own SGF read by ``go_env.sgf``), position by
+    position: ``{"size", "komi", "rules", "black", "white", "result", "reason", "sgf",
+    "positions": [{"board", "move", "color", "captures", "comment"}]}``."""
     game = start_of(record)
     positions = [_position(game, None, None, "")]
     for index, move in enumerate(record.moves):
@@ -236,17 +250,38 @@ def replay(root: Path, league_id: str, game_id: str) -> dict[str, Any]:
         game.play(move)
         positions.append(_position(game, move, color, record.comments.get(index, "")))
     return {
-        "id": stored.id,
         "size": game.size,
         "komi": record.komi,
         "rules": record.rules.name,
-        "black": stored.black,
-        "white": stored.white,
-        "result": stored.result,
-        "reason": stored.reason,
+        "black": record.black,
+        "white": record.white,
+        "result": record.result or "",
+        "reason": "",
         "sgf": text,
         "positions": positions,
     }
+
+
+def ratings(root: Path) -> dict[str, dict[str, Any]]:
+    """Each player's spec -> its rating in the league under ``root`` where it played most:
+    ``{"elo", "league", "games", "anchor"}`` (a league that cannot be read is left out)."""
+    found: dict[str, dict[str, Any]] = {}
+    for league_id in league_ids(root):
+        try:
+            view = _view(root.resolve(), league_id, signature(root, league_id))
+        except _UNREADABLE:
+            continue
+        for row in view["standings"]:
+            known = found.get(row["spec"])
+            if row["elo"] is not None and (known is None or row["games"] > known["games"]):
+                anchor = row["name"] == view["anchor"]
+                found[row["spec"]] = {
+                    "elo": row["elo"],
+                    "league": league_id,
+                    "games": row["games"],
+                    "anchor": anchor,
+                }
+    return found
 
 
 def _position(game: Game, move: int | None, color: int | None, comment: str) -> dict[str, Any]:

@@ -68,7 +68,9 @@ import numpy as np
 from go_env import coords
 from go_env.game import BLACK, COLOR_NAMES, MAX_SIZE, MIN_SIZE, WHITE, Game, IllegalMoveError, result_string
 from go_env.rules import RULES_PRESETS, Rules, default_komi
+from go_env.sgf import write_sgf
 from goarena.agents.gtp.client import GTPAgent, find_engine
+from goarena.agents.players.random import RandomAgent
 from goarena.agents.protocols import (
     RESIGN,
     Actor,
@@ -90,8 +92,9 @@ from goarena.benchmarks.web.remote import RemotePlayer
 from goarena.search.settle import AS_IT_STANDS, Judge, Settled, dead_stones, settle_by_judges, settled_board
 
 REPORTS_PER_SECOND = 5
+PONDER_SECONDS = 20.0  # the longest a search player analyses the person's position (per position)
 FLOOD_MESSAGES = 50  # a second, per connection
-MESSAGE_BYTES = 4096  # the longest message a browser sends
+MESSAGE_BYTES = 16 * 1024  # the longest message a browser sends (a resumed 19x19 game's moves fit)
 CANDIDATES = 20  # moves sent per analysis report
 COUNTED_AS_IT_STANDS = ("goarena", "tromp-taylor")  # the presets whose count takes every stone alive
 GNUGO = "gnugo"  # the judge of dead stones, where it is installed
@@ -156,6 +159,25 @@ def black_winrate(infos: Sequence[MoveInfo], to_play: int) -> float | None:
     return winrate if to_play == BLACK else 1.0 - winrate
 
 
+def black_score(infos: Sequence[MoveInfo], to_play: int) -> float | None:
+    """Black's lead in points by the best candidate of an analysis report; None when the
+    player counts no points (no score head) or gives no estimate."""
+    if not infos or infos[0].visits <= 0 or infos[0].score_lead is None:
+        return None
+    lead = infos[0].score_lead
+    return lead if to_play == BLACK else -lead
+
+
+def nothing_left_to_play(game: Game) -> bool:
+    """Whether every empty point of ``game`` is already counted for one colour (no point
+    that two colours border, no empty board): more moves only fill one's own area."""
+    board = game.board.ravel()
+    if not board.any():
+        return False
+    owners = game.area_owner().ravel()
+    return bool(np.all(owners[board == 0] != 0))
+
+
 def _number(value: float | None, digits: int = 4) -> float | None:
     """A float for JSON (None for NaN and infinities, which JSON lacks)."""
     if value is None or not math.isfinite(value):
@@ -192,6 +214,7 @@ def analysis_message(
         "type": "analysis",
         "visits": int(sum(info.visits for info in shown)),
         "winrate": _number(black_winrate(shown, to_play)),
+        "score_lead": _number(black_score(shown, to_play), 2),
         "moves": [
             {
                 "move": coords.to_gtp(info.move, size),
@@ -208,43 +231,54 @@ def analysis_message(
     }
 
 
-def position_winrate(agent: Agent, game: Game) -> float | None:
-    """Black's win rate in ``game``'s position by ``agent`` (its own budget): the best
-    candidate of its analysis, else its ``act`` value; None for a finished game or a player
-    without an estimate."""
+Estimate = tuple[float | None, float | None]  # Black's win rate and lead in points, where known
+
+
+def position_estimate(agent: Agent, game: Game) -> Estimate:
+    """Black's win rate and lead in ``game``'s position by ``agent`` (its own budget): the
+    best candidate of its analysis, else its ``act`` value (no lead); Nones for a finished
+    game or a player without an estimate."""
     if game.is_over:
-        return None
+        return None, None
     if isinstance(agent, AnalysisAgent):
         reports: list[list[MoveInfo]] = []
         agent.analyze(game.copy(), lambda: False, reports.append, 1.0)
-        return black_winrate(reports[-1], game.to_play) if reports else None
+        if not reports:
+            return None, None
+        return black_winrate(reports[-1], game.to_play), black_score(reports[-1], game.to_play)
     if isinstance(agent, Actor):
         value = agent.act(game.copy()).value
         if value is not None:
             winrate = (float(value) + 1.0) / 2.0
-            return winrate if game.to_play == BLACK else 1.0 - winrate
-    return None
+            return (winrate if game.to_play == BLACK else 1.0 - winrate), None
+    return None, None
 
 
-def winrates_along(start: Game, moves: Sequence[int], spec: str) -> list[float | None]:
-    """Black's win rate at every position of a game (``start`` and after each of ``moves``,
-    passes included; a clean-up phase resumed) by the player of ``spec``, built for it."""
+def estimates_along(start: Game, moves: Sequence[int], spec: str) -> list[Estimate]:
+    """Black's win rate and lead at every position of a game (``start`` and after each of
+    ``moves``, passes included; a clean-up phase resumed) by the player of ``spec``, built
+    for it."""
     agent = make_agent(spec, seed=0)
     try:
         agent.reset(GameContext(start.size, start.rules, seed=0))
         game = start.copy()
-        found = [position_winrate(agent, game)]
+        found = [position_estimate(agent, game)]
         for move in moves:
             if game.is_terminated:
                 game.resume()
             game.play(move)
             if isinstance(agent, MoveObserver):
                 agent.observe_move(game.copy(), move)
-            found.append(position_winrate(agent, game))
+            found.append(position_estimate(agent, game))
         return found
     finally:
         if isinstance(agent, Closeable):
             agent.close()
+
+
+def winrates_along(start: Game, moves: Sequence[int], spec: str) -> list[float | None]:
+    """Black's win rate at every position of a game (``estimates_along``'s first halves)."""
+    return [winrate for winrate, _ in estimates_along(start, moves, spec)]
 
 
 def gnugo_dead_stones(game: Game) -> list[int] | None:
@@ -336,10 +370,15 @@ class PlaySession:
         self.human = BLACK
         self.show_analysis = True
         self.winrates: list[float | None] = []  # Black's, at the position each move was played from
+        self.scores: list[float | None] = []  # Black's lead in points, likewise (players that count)
         self.loser: tuple[int, str] | None = None  # (colour, "R" or "F") of a game lost without a count
         self.settled: Settled | None = None  # the count of a game ended by moves, once made
         self.thinking = False
         self._estimate: float | None = None  # Black's win rate at the current position, if analysed
+        self._score: float | None = None  # Black's lead at the current position, if counted
+        self._best: str | None = None  # the best move of the current position's analysis, if any
+        self._ponder_stop = threading.Event()  # ends the analysis of the person's position
+        self._pondering = False  # whether that analysis runs
         self._epoch = 0  # counts changes of position: work begun before one is dropped
         self._stop = threading.Event()  # ends the running search early
         self._tasks: set[asyncio.Task] = set()
@@ -355,6 +394,8 @@ class PlaySession:
             "resign": self._resign,
             "undo": self._undo,
             "analysis": self._analysis,
+            "hint": self._hint_asked,
+            "sgf": self._sgf,
         }
         try:
             handler = handlers.get(message.get("type"))  # type: ignore[arg-type]
@@ -384,13 +425,17 @@ class PlaySession:
             game = Game(size, rules, handicap)
         except ValueError as error:
             raise SessionError(str(error)) from None
+        played = _replay_moves(game, message.get("moves", []))
         seat = await asyncio.to_thread(_build, spec, GameContext(size, rules, color=3 - color))
         self._drop_work()  # the game in play, if any, ends here: not before its successor can start
         old, self.seat = self.seat, seat
         if old is not None:  # once its last call has returned, which the new game does not wait for
             self._start(asyncio.to_thread(old.close))
+        for position, move in played:
+            seat.heard(position, move)
         self.game, self.human, self.player = game, color, name
-        self.winrates, self.loser, self._estimate = [], None, None
+        self.winrates, self.scores, self.loser = [None] * len(played), [None] * len(played), None
+        self._forget_estimates()
         self._next_turn()
 
     async def _play(self, message: Message) -> None:
@@ -429,7 +474,8 @@ class PlaySession:
         while len(game.moves) > mine[-1]:
             game.undo()
         del self.winrates[mine[-1] :]
-        self._estimate = None
+        del self.scores[mine[-1] :]
+        self._forget_estimates()
         assert self.seat is not None
         await asyncio.to_thread(self.seat.reset, GameContext(game.size, game.rules, color=3 - self.human))
         self._next_turn()
@@ -439,8 +485,39 @@ class PlaySession:
         if not isinstance(on, bool):
             raise SessionError('"analysis" takes "on": true or false')
         self.show_analysis = on
-        if on and self.game is not None and not self.thinking and not self.over:
+        if not on:
+            self._ponder_stop.set()
+        elif self.game is not None and not self.thinking and not self.over:
             self._start(self._hint(self._epoch))
+
+    async def _hint_asked(self, message: Message) -> None:
+        """The best move of the person's position: the analysis's under way, else the
+        player's own (its budget), sent as ``{"type": "hint", "move", "at"}``."""
+        game = self._person_to_move()
+        at, epoch, seat = len(game.moves), self._epoch, self.seat
+        assert seat is not None
+        while self._pondering and self._best is None and epoch == self._epoch:  # its first report
+            await asyncio.sleep(0.05)
+        if epoch != self._epoch:
+            return
+        if self._best is None:
+            stop = self._ponder_stop
+            try:
+                best = await asyncio.to_thread(_best_move, seat, game.copy(), stop)
+            except UnsupportedGame as error:
+                raise SessionError(str(error)) from None
+            if epoch != self._epoch:
+                return
+            self._best = best
+        self.emit({"type": "hint", "move": self._best, "at": at})
+
+    async def _sgf(self, message: Message) -> None:
+        """The game as an SGF record: ``{"type": "sgf", "sgf": text, "name": file name}``."""
+        game = self._game()
+        black, white = ("You", self.player) if self.human == BLACK else (self.player, "You")
+        result = self.state()["result"] or ""
+        text = write_sgf(game, black=black, white=white, result=result, event="goarena serve").decode("utf-8")
+        self.emit({"type": "sgf", "sgf": text, "name": f"goarena-{len(game.moves)}-moves.sgf"})
 
     # -- the game ----------------------------------------------------------------------------
 
@@ -488,6 +565,7 @@ class PlaySession:
             "owners": owners,
             "counted_by": counted_by,
             "winrates": list(self.winrates),
+            "scores": list(self.scores),
         }
 
     def _game(self) -> Game:
@@ -532,9 +610,10 @@ class PlaySession:
         self._next_turn()
 
     def _played(self, game: Game, move: int) -> None:
-        """Record a move just played: its win rate, and the player's news of it."""
+        """Record a move just played: its win rate and lead, and the player's news of it."""
         self.winrates.append(self._estimate)
-        self._estimate = None
+        self.scores.append(self._score)
+        self._forget_estimates()
         self._epoch += 1
         assert self.seat is not None
         self.seat.heard(game.copy(), move)
@@ -556,10 +635,16 @@ class PlaySession:
         if not self.over and game.to_play == self.human:
             self._start(self._hint(self._epoch))
 
+    def _forget_estimates(self) -> None:
+        """The position changed: what was said of the last one is no more, and its analysis stops."""
+        self._estimate = self._score = self._best = None
+        self._ponder_stop.set()
+
     def _drop_work(self) -> None:
         """Whatever the player is doing (or the count) is for a position that is no more."""
         self._epoch += 1
         self._stop.set()
+        self._ponder_stop.set()
         self.thinking = False
         self.settled = None
 
@@ -579,7 +664,7 @@ class PlaySession:
             loop.call_soon_threadsafe(self._emit_if_current, epoch, message)
 
         try:
-            move, estimate = await asyncio.to_thread(self._think, seat, game.copy(), stop, post)
+            move, estimate, score = await asyncio.to_thread(self._think, seat, game.copy(), stop, post)
         except Exception as error:  # a failing player loses, the session goes on
             if epoch == self._epoch:
                 self.thinking = False
@@ -591,7 +676,7 @@ class PlaySession:
         if epoch != self._epoch:
             return
         self.thinking = False
-        self._estimate = _number(estimate)
+        self._estimate, self._score = _number(estimate), _number(score, 2)
         if move == RESIGN:
             self.loser = (game.to_play, "R")
             self.emit(self.state())
@@ -608,14 +693,18 @@ class PlaySession:
 
     def _think(
         self, seat: _Seat, game: Game, stop: threading.Event, post: Callable[[Message], None]
-    ) -> tuple[int, float | None]:
-        """The player's move in ``game`` and Black's win rate by its analysis (in a thread)."""
+    ) -> tuple[int, float | None, float | None]:
+        """The player's move in ``game`` and Black's win rate and lead by its analysis (in a
+        thread). ``random`` passes after a pass when nothing is left to play."""
         with seat.calls:
             agent = seat.told()
+            passed = game.moves[-1:] == [game.pass_move]
+            if isinstance(agent, RandomAgent) and passed and nothing_left_to_play(game):
+                return game.pass_move, None, None
             if not isinstance(agent, AnalysisAgent):
                 if self.show_analysis and (isinstance(agent, (OwnershipAgent, PolicyAgent))):
                     post(analysis_message(agent, game, None))
-                return agent.select_move(game), None
+                return agent.select_move(game), None, None
             maps = analysis_message(agent, game, None, with_maps=self.show_analysis)
             maps = {"ownership": maps["ownership"], "policy": maps["policy"]}
             latest: list[MoveInfo] = []
@@ -637,12 +726,16 @@ class PlaySession:
             move = agent.analyze(game, stop.is_set, report, 1.0 / REPORTS_PER_SECOND)
             if latest and latest is not sent:  # the last word, however soon after the one before
                 send(latest)
-            return move, black_winrate(latest, game.to_play)
+            return move, black_winrate(latest, game.to_play), black_score(latest, game.to_play)
 
     async def _hint(self, epoch: int) -> None:
-        """The person's position analysed by a player that answers at once, sent once."""
+        """The person's position analysed: by a player that answers at once, once; by a search
+        player, as it searches (``_ponder``)."""
         seat = self.seat
-        if seat is None or not self.show_analysis or not answers_at_once(seat.agent):
+        if seat is None or not self.show_analysis:
+            return
+        if not answers_at_once(seat.agent):
+            await self._ponder(epoch)
             return
         if not isinstance(seat.agent, (AnalysisAgent, OwnershipAgent, PolicyAgent)):
             return
@@ -653,9 +746,39 @@ class PlaySession:
             if epoch == self._epoch:
                 self.emit({"type": "error", "message": f"{self.player}'s analysis failed: {error}"})
             return
-        if epoch == self._epoch and self.show_analysis:
-            self._estimate = message["winrate"]
-            self.emit(message)
+        self._pondered(epoch, message)
+
+    async def _ponder(self, epoch: int) -> None:
+        """The person's position analysed by the search player until they move, the page
+        leaves or the analysis is switched off, ``PONDER_SECONDS`` at most (as KaTrain and
+        Lizzie ponder); its reports are sent as the player's own search's are."""
+        seat = self.seat
+        if seat is None or not isinstance(seat.agent, AnalysisAgent) or isinstance(seat.agent, GTPAgent):
+            return
+        stop = self._ponder_stop = threading.Event()
+        game = self._game().copy()
+        loop = asyncio.get_running_loop()
+
+        def post(message: Message) -> None:  # from the thread
+            loop.call_soon_threadsafe(self._pondered, epoch, message)
+
+        self._pondering = True
+        try:
+            await asyncio.to_thread(_ponder, seat, game, stop, post, PONDER_SECONDS)
+        except Exception as error:
+            if epoch == self._epoch and not stop.is_set():
+                self.emit({"type": "error", "message": f"{self.player}'s analysis failed: {error}"})
+        finally:
+            if stop is self._ponder_stop:
+                self._pondering = False
+
+    def _pondered(self, epoch: int, message: Message) -> None:
+        """An analysis of the person's position: kept as its estimates, and sent."""
+        if epoch != self._epoch or not self.show_analysis or self.thinking:
+            return
+        self._estimate, self._score = message["winrate"], message["score_lead"]
+        self._best = message["moves"][0]["move"] if message["moves"] and message["visits"] else self._best
+        self.emit({**message, "ponder": True})
 
     async def _count(self, game: Game, epoch: int) -> None:
         """Count ``game``, just ended, its dead stones judged in a thread; then send the state."""
@@ -745,6 +868,82 @@ def _cannot_stop(factory: Callable[..., Agent]) -> bool:
         and not issubclass(factory, AnalysisAgent)
         and not issubclass(factory, GTPAgent)
     )
+
+
+def _replay_moves(game: Game, moves: Any) -> list[tuple[Game, int]]:
+    """Play ``moves`` (GTP vertices: a game resumed after a reload) in ``game``; each position
+    and move played, else ``SessionError`` saying which move is wrong."""
+    if not isinstance(moves, list) or not all(isinstance(vertex, str) for vertex in moves):
+        raise SessionError('"moves" is a list of vertices such as "D4" or "pass"')
+    played = []
+    for number, vertex in enumerate(moves, 1):
+        if game.is_over:
+            raise SessionError(f"the game is over before move {number}")
+        try:
+            move = coords.from_gtp(vertex, game.size)
+            game.play(move)
+        except (ValueError, IllegalMoveError) as error:
+            raise SessionError(f"move {number} ({vertex[:8]!r}): {error}") from None
+        played.append((game.copy(), move))
+    return played
+
+
+def _ponder(
+    seat: _Seat, game: Game, stop: threading.Event, post: Callable[[Message], None], seconds: float
+) -> None:
+    """Analyse ``game``'s position until ``stop`` or ``seconds`` (in a thread): the player's
+    search run again and again on its kept tree while each run adds visits, its reports sent
+    through ``post`` (at most ``REPORTS_PER_SECOND``, the last one always)."""
+    deadline = time.monotonic() + seconds
+
+    def done() -> bool:
+        return stop.is_set() or time.monotonic() >= deadline
+
+    with seat.calls:
+        agent = seat.told()
+        assert isinstance(agent, AnalysisAgent)
+        if done():
+            return
+        maps = analysis_message(agent, game, None)
+        maps = {"ownership": maps["ownership"], "policy": None}
+        latest: list[MoveInfo] = []
+        sent: list[MoveInfo] | None = None
+        sent_at = -math.inf
+
+        def send(infos: list[MoveInfo]) -> None:
+            nonlocal sent, sent_at
+            sent, sent_at = infos, time.monotonic()
+            post({**analysis_message(agent, game, infos, with_maps=False), **maps})
+
+        def report(infos: list[MoveInfo]) -> None:
+            nonlocal latest
+            latest = infos
+            if time.monotonic() - sent_at >= 1.0 / REPORTS_PER_SECOND:
+                send(infos)
+
+        visits = 0
+        while not done():
+            agent.analyze(game.copy(), done, report, 1.0 / REPORTS_PER_SECOND)
+            now = sum(info.visits for info in latest)
+            if now <= visits:  # no tree kept between runs, or the search can go no further
+                break
+            visits = now
+        if latest and latest is not sent and not stop.is_set():
+            send(latest)
+
+
+def _best_move(seat: _Seat, game: Game, stop: threading.Event) -> str:
+    """The move the player would play in ``game`` (a hint; in a thread): its analysis's best
+    (its own budget, or until ``stop``), else its policy's, else ``UnsupportedGame``."""
+    with seat.calls:
+        agent = seat.told()
+        if isinstance(agent, AnalysisAgent):
+            move = agent.analyze(game.copy(), stop.is_set, lambda infos: None, 1.0)
+        elif isinstance(agent, PolicyAgent):
+            move = int(np.argmax(agent.policy(game)))
+        else:
+            raise UnsupportedGame(f"{agent.name} has no analysis to give a hint from")
+    return coords.to_gtp(move, game.size)
 
 
 def _analyse_now(seat: _Seat, game: Game) -> Message:

@@ -75,6 +75,13 @@ def next_error(socket) -> str:
 
 def test_the_players_are_listed_with_what_they_can_show(client):
     answer = client.get("/api/players").json()
+    strength = {player["name"]: player.pop("strength") for player in answer["players"]}
+    assert strength == {
+        "random": "the anchor in league small (2 games)",  # rated where it played most
+        "uct": "not rated: UCT search with random or pattern playouts (MC-RAVE too) (simulations=50)",
+        "uct-20": strength["uct-20"],
+    }
+    assert strength["uct-20"].startswith("Elo ") and "in league small (2 games)" in strength["uct-20"]
     assert answer["players"] == [
         {"name": "random", "spec": "random", "analysis": False, "ownership": False, "policy": True},
         {"name": "uct", "spec": "uct:simulations=50", "analysis": True, "ownership": False, "policy": True},

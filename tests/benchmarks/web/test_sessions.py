@@ -301,11 +301,13 @@ def test_analysis_arrives_in_blacks_view_while_the_player_searches_and_the_switc
             assert info["pv"][0] == info["move"] and 0 <= info["winrate"] <= 1
         assert last["visits"] == sum(info["visits"] for info in last["moves"]) > 0
         assert last["ownership"] is None and last["policy"] is None  # uct has neither to give cheaply
+        pondered = await browser.next("analysis")  # the person's turn: uct analyses their position
+        assert pondered["ponder"] and pondered["winrate"] is not None
         await browser.send(type="play", move=state["legal"][0])
         state = await browser.turn()
-        white_view = [m for m in browser.seen[len(reports) :] if m["type"] == "analysis"][-1]
-        assert state["winrates"][1] is None  # the person's move: nobody estimated it
-        assert state["winrates"][2] == white_view["winrate"]
+        heard = [m for m in browser.seen[len(reports) :] if m["type"] == "analysis"]
+        assert state["winrates"][1] == [m for m in heard if m.get("ponder")][-1]["winrate"]
+        assert state["winrates"][2] == heard[-1]["winrate"] and not heard[-1].get("ponder")
         browser.seen.clear()
         await browser.send(type="analysis", on=False)
         await browser.send(type="new", player="uct", size=5, komi=0.5, color="white")

@@ -127,12 +127,12 @@ def test_a_client_past_its_games_is_told_and_the_others_play_on(root, monkeypatc
 def test_a_replay_analysis_is_made_once(root, monkeypatch):
     made = []
 
-    def winrates_along(start, moves, spec):
+    def estimates_along(start, moves, spec):
         made.append(spec)
-        return [0.5] * (len(moves) + 1)
+        return [(0.5, None)] * (len(moves) + 1)
 
-    monkeypatch.setattr(web, "winrates_along", winrates_along)
-    web._winrates.cache_clear()
+    monkeypatch.setattr(web, "estimates_along", estimates_along)
+    web._estimates_kept.cache_clear()
     players = {"rnd": "random", "uct": "uct:simulations=7"}
     with TestClient(create_app(root, players, address=TESTSERVER)) as client:
         for _ in range(3):
