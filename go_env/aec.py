@@ -249,7 +249,6 @@ class raw_env(AECEnv, EzPickle):
         self.rules = board_rules(board_size, rules, komi)
         self.board_size = board_size
         self.handicap = handicap
-        self.game = Game(board_size, self.rules, handicap)
         self.render_mode = render_mode
         self._renderer = Renderer(render_mode, self.metadata["render_fps"])
 
@@ -268,6 +267,20 @@ class raw_env(AECEnv, EzPickle):
         self.action_spaces = {agent: spaces.Discrete(n * n + 1) for agent in AGENTS}
         self._no_moves = np.zeros(n * n + 1, np.int8)
         self._over = False
+        self._new_game()
+
+    def _new_game(self) -> None:
+        """A new game whose every move writes the planes and mask the next ``observe`` reads.
+
+        The planes are the game's live planes (``Game.live_observation``) read as the env's
+        dtype where that is a view (goarena's layout in int8, uint8 or bool, all 0 and 1);
+        other layouts and dtypes are made from them at each ``observe``.
+        """
+        self.game = Game(self.board_size, self.rules, self.handicap)
+        live = self.game.live_observation()
+        viewable = self.observation_layout == "goarena" and self.observation_dtype != "float32"
+        dtype = OBSERVATION_DTYPES[self.observation_dtype]
+        self._live: np.ndarray | None = live.view(dtype) if viewable else None
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -277,7 +290,7 @@ class raw_env(AECEnv, EzPickle):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game. The game has no randomness, so ``seed`` changes nothing."""
-        self.game = Game(self.board_size, self.rules, self.handicap)
+        self._new_game()
         self._over = False
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
@@ -294,6 +307,11 @@ class raw_env(AECEnv, EzPickle):
         env's layout and dtype), new arrays."""
         color = AGENT_COLORS[agent]
         if agent == self.agent_selection and not self._over:
+            # Copies of what the move's kernel call wrote, in a new dict: agents and replay
+            # buffers keep observations (PettingZoo's api_test compares one step's with the
+            # next), and the game rewrites its arrays at its next move.
+            if self._live is not None:
+                return {"observation": self._live.copy(), "action_mask": self.game.legal_mask().copy()}
             planes, mask = self.game.observe()
         else:
             planes, mask = self.game.observation_for(color), self._no_moves.copy()

@@ -46,7 +46,7 @@ class GameBatch:
         self._kernel_rules = np.array(self.rules.kernel_rules(size), np.int64)
         self.state = K.new_state(size, *self.rules.kernel_rules(size), batch=batch_size)
         self._status = np.empty(batch_size, np.int64)
-        self._rngs = np.empty(batch_size, np.uint64)
+        self._rngs: np.ndarray | None = None
         self.seed(seed)
 
     @property
@@ -56,7 +56,7 @@ class GameBatch:
     def seed(self, seed: int | None) -> None:
         """Seed the moves ``sample_and_play`` draws again (``None``: from fresh entropy)."""
         # One xorshift generator per game (nonzero states), so games draw independently in parallel.
-        self._rngs[:] = np.random.SeedSequence(seed).generate_state(self.batch_size, np.uint64) | np.uint64(1)
+        self._rngs = np.random.SeedSequence(seed).generate_state(self.batch_size, np.uint64) | np.uint64(1)
 
     def reset(self, where: np.ndarray | None = None) -> None:
         """Empty every board, or only those of the games ``b`` where ``where[b]`` (bool[B])."""
@@ -119,6 +119,9 @@ class GameBatch:
             raise ValueError(f"expected probabilities of shape {expected}, got {probabilities.shape}")
         running = ~self.is_over
         moves = np.empty(self.batch_size, np.int64)
+        if self._rngs is None:  # a batch ``take`` made
+            self.seed(None)
+        assert self._rngs is not None
         K.batch_sample_and_play(self.state, self.geometry, probabilities, self._rngs, moves)
         stuck = np.flatnonzero(running & (moves < 0))
         if strict and stuck.size:
@@ -174,10 +177,21 @@ class GameBatch:
         return self.state.info[:, K.INFO_OVER] == K.TRUNCATED
 
     def take(self, games: np.ndarray) -> GameBatch:
-        """A new batch holding copies of the games ``games`` (int[K], K >= 1), in that order."""
+        """A new batch holding copies of the games ``games`` (int[K], K >= 1), in that order;
+        its ``sample_and_play`` draws from fresh entropy, as an unseeded batch's.
+
+        Made around the copies alone (the vector env takes its batched opponents' games every
+        step): no empty state to throw away, and the generators seeded only if it draws.
+        """
         games = np.asarray(games, np.int64)
-        other = GameBatch(self.size, len(games), self.rules)
+        if len(games) < 1:
+            raise ValueError(f"batch_size must be positive, got {len(games)}")
+        other = GameBatch.__new__(GameBatch)
+        other.size, other.batch_size, other.rules = self.size, len(games), self.rules
+        other.geometry, other._kernel_rules = self.geometry, self._kernel_rules
         other.state = K.GoState(*(field[games] for field in self.state))
+        other._status = np.empty(other.batch_size, np.int64)
+        other._rngs = None
         return other
 
     def game(self, b: int) -> Game:

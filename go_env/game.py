@@ -6,6 +6,7 @@ import operator
 import reprlib
 from collections.abc import Callable, Sequence
 from functools import cache
+from sys import getrefcount
 from typing import Any, NamedTuple
 
 import numba
@@ -26,6 +27,9 @@ RESIGN = -1
 MIN_SIZE, MAX_SIZE = 2, 25
 
 _STATUS_BITS, _COUNT_SHIFT = K.PLAYED_STATUS_MASK, K.PLAYED_COUNT_SHIFT
+# ``getrefcount`` of the game's legal mask when nothing else holds it: the game's attribute
+# and the call's argument.
+_UNSHARED = 2
 
 
 class _EntryPoints(NamedTuple):
@@ -159,7 +163,6 @@ class Game:
         """The arrays each move's kernel call rewrites (``play``), to be filled when first read."""
         self._num_points = self.size * self.size
         self._mask = np.empty(self._num_points + 1, np.int8)  # legal_mask()
-        self._mask_handed_out = False  # then the next move writes a new array: callers keep theirs
         self._legal = np.empty(self._num_points + 1, np.int64)  # legal_moves() in [:_num_legal]
         self._planes: np.ndarray | None = None  # live_observation(), once asked for
         self._stale()
@@ -171,9 +174,8 @@ class Game:
 
     def _refresh(self) -> None:
         """Rewrite the legal mask and list (and the live planes) for the state as it stands."""
-        if self._mask_handed_out:
+        if getrefcount(self._mask) > _UNSHARED:
             self._mask = np.empty(self._num_points + 1, np.int8)
-            self._mask_handed_out = False
         self._num_legal = self._kernels.legal_moves_into(self.state, self.geometry, self._mask, self._legal)
         if self._planes is not None:
             self._kernels.history_planes(self.state, self.geometry, self._planes)
@@ -182,7 +184,7 @@ class Game:
         state = dict(self.__dict__)
         del state["_kernels"]  # compiled entry points: found again on unpickling
         del state["geometry"]  # the shared read-only tables, which kernels are compiled for
-        for buffer in ("_mask", "_mask_handed_out", "_legal", "_planes", "_num_legal", "_score"):
+        for buffer in ("_mask", "_legal", "_planes", "_num_legal", "_score"):
             state.pop(buffer, None)  # rewritten from the state when first read
         return state
 
@@ -271,16 +273,15 @@ class Game:
         if type(move) is not int:
             move = as_move(move)
         if 0 <= move <= self._num_points:
-            if self._mask_handed_out:
+            if getrefcount(self._mask) > _UNSHARED:  # a caller holds the mask: it keeps it as it is
                 self._mask = np.empty(self._num_points + 1, np.int8)
-                self._mask_handed_out = False
                 self._num_legal = -1  # a new array: rewritten below, or by ``_refresh``
-            if self._planes is None:
-                played = self._kernels.play_and_update(self.state, self.geometry, move, self._mask, self._legal)
+            state, geometry, mask, legal = self.state, self.geometry, self._mask, self._legal
+            planes = self._planes
+            if planes is None:
+                played = self._kernels.play_and_update(state, geometry, move, mask, legal)
             else:
-                played = self._kernels.play_and_observe(
-                    self.state, self.geometry, move, self._mask, self._legal, self._planes
-                )
+                played = self._kernels.play_and_observe(state, geometry, move, mask, legal, planes)
         else:
             played = K.GAME_OVER if self.is_over else K.OFF_BOARD
         if played & _STATUS_BITS:  # the game is unchanged, so the side to move is the offender
@@ -300,12 +301,11 @@ class Game:
     def legal_mask(self) -> np.ndarray:
         """int8[N*N+1]: 1 for each legal move, pass included (all 0 once the game is over).
 
-        The array is shared until the next move, which leaves it as it is and writes a new
-        one; do not write into it.
+        The array is shared until the next move; do not write into it. A move leaves an array
+        still held anywhere as it is (the kernel writes a new one), and reuses it otherwise.
         """
         if self._num_legal < 0:
             self._refresh()
-        self._mask_handed_out = True
         return self._mask
 
     def legal_moves(self) -> np.ndarray:

@@ -182,6 +182,7 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
         if seed is not None:
             self._episodes = 0
         self.game = Game(self.board_size, self.rules, self.handicap)
+        self.game.live_observation()  # from now on each move's kernel call writes the planes too
         self.learner_color = self._learner_color()
         self._episodes += 1
         self._over = False
@@ -263,10 +264,15 @@ class GoEnv(gymnasium.Env[np.ndarray, np.int64]):
             self._mask = np.zeros_like(self._mask)
         else:
             self._mask = self.game.legal_mask().copy()
-        planes = self.game.observation_for(self.learner_color)
-        dtype = OBSERVATION_DTYPES[self.observation_dtype]
         to_move = self.learner_color == self.game.to_play  # not after the learner's last move
+        # To move, the planes the last move's kernel call wrote; else made for the learner.
+        planes = self.game.live_observation() if to_move else self.game.observation_for(self.learner_color)
+        dtype = OBSERVATION_DTYPES[self.observation_dtype]
         observation = planes_in_layout(planes, self.channels_first, dtype, self.observation_layout, to_move)
+        if np.may_share_memory(observation, planes):
+            # The game's own array (int8 in goarena's order): the next move rewrites it, and
+            # learners keep observations (rollout and replay buffers), so they get a copy.
+            observation = observation.copy()
         return observation, {"action_mask": self._mask.copy(), **self._ending}
 
     def _play(self, move: int) -> None:

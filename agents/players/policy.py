@@ -20,12 +20,17 @@ def playing_on(game: Game, legal: np.ndarray) -> np.ndarray:
     """The moves of ``legal`` (a legal-move mask) a policy player weighs: all of them while the
     board's count wins for the player to move; else no pass and no move that fills its own
     eye, unless nothing else is left."""
-    passing = game.num_points
-    if game.outcome(game.to_play) == 1.0:
+    return playing_on_state(game.state, game.geometry, legal)
+
+
+def playing_on_state(state: K.GoState, geometry: K.Geometry, legal: np.ndarray) -> np.ndarray:
+    """``playing_on`` for a rules-core state: a game of a batch (``core.state_item``) needs no
+    ``Game`` built around it. The eye test is one kernel call over the board."""
+    to_play = int(state.info[K.INFO_TO_PLAY])
+    margin = float(K.score(state, geometry))  # Black's
+    if (margin > 0 and to_play == K.BLACK) or (margin < 0 and to_play == K.WHITE):
         return legal
     moves = legal.copy()
-    moves[passing] = 0
-    for point in np.flatnonzero(moves):
-        if K.is_eye(game.state, game.geometry, point, game.to_play):
-            moves[point] = 0
+    moves[geometry.size * geometry.size] = 0
+    K.clear_own_eyes(state, geometry, moves, to_play)
     return moves if moves.any() else legal

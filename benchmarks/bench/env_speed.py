@@ -8,6 +8,12 @@ legal moves that fill no own eye (passing when there is none), as search uses th
     goarena bench env
     goarena bench env --sizes 9 --seconds 1 --json
 
+Per-call costs come after, in microseconds, as the peers' own tables give them: ``play``
+(OpenSpiel's ``apply_action``, an AEC env's ``step``), ``legal_moves`` (``legal_actions``) and
+``observe`` (``observation_tensor``, an AEC env's ``observe``), each timed over the same
+recorded random games replayed, less the replay without it. goarena's ``play`` writes the
+next legal mask and list in its own kernel call, so its ``legal_moves`` only copies them out.
+
 A batch of games stepped in lock step is measured too: by the fused kernel that draws each
 game's move from given probabilities and plays it, and by the same step from Python (legal
 masks, a numpy draw per game, play), both against the in-numba playouts.
@@ -21,9 +27,11 @@ import argparse
 import json
 import os
 import random
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
+from typing import Any
 
 import numba
 import numpy as np
@@ -33,6 +41,9 @@ from go_env import core as K
 from go_env.aec import env as aec_env
 from go_env.batch import GameBatch
 from goarena.benchmarks.bench import add_seconds, rate
+
+# Moves replayed for the per-call costs (go_v5, about 100 times slower, replays a twentieth).
+CALL_COST_MOVES = 20_000
 
 
 @dataclass
@@ -134,7 +145,7 @@ def aec_loop(make_env: Callable[[], object], seconds: float) -> float:
             if termination or truncation:
                 env.step(None)  # type: ignore[attr-defined]
                 continue
-            legal = np.flatnonzero(observation["action_mask"])
+            legal = observation["action_mask"].nonzero()[0]
             env.step(int(legal[rng.randrange(len(legal))]))  # type: ignore[attr-defined]
             moves += 1
         return moves
@@ -158,6 +169,143 @@ def openspiel_loop(size: int, seconds: float) -> float:
         return moves
 
     return rate(one_game, seconds)
+
+
+@dataclass
+class CallCost:
+    """Microseconds per call of one implementation's ``play``, ``legal_moves`` and ``observe``
+    (``None`` where it has no such call)."""
+
+    name: str
+    size: int
+    play: float | None
+    legal_moves: float | None = None
+    observe: float | None = None
+    note: str = ""
+
+
+@dataclass
+class _Api:
+    """How to drive one implementation move by move: a new game, the legal moves of a
+    position (for recording random games), a move, and the calls timed after each move."""
+
+    new: Callable[[], Any]
+    legal: Callable[[Any], Any]
+    play: Callable[[Any, int], None]
+    calls: dict[str, Callable[[Any], object]]
+
+
+def _record(api: _Api, min_moves: int, seed: int = 0) -> list[list[int]]:
+    """Random games played with ``api`` until ``min_moves`` moves in all, as move lists."""
+    rng = random.Random(seed)
+    games: list[list[int]] = []
+    total = 0
+    while total < min_moves:
+        state, moves = api.new(), []
+        while len(legal := api.legal(state)):
+            move = int(legal[rng.randrange(len(legal))])
+            api.play(state, move)
+            moves.append(move)
+        games.append(moves)
+        total += len(moves)
+    return games
+
+
+def _replay_seconds(api: _Api, games: list[list[int]], call: Callable[[Any], object] | None) -> float:
+    """Seconds to replay ``games`` on new games (``call`` after every move but the last, which
+    ends the game), the new games' own cost left out; the best of three."""
+    best = float("inf")
+    for _ in range(3):
+        states = [api.new() for _ in games]
+        play = api.play
+        start = time.perf_counter()
+        for state, moves in zip(states, games, strict=True):
+            for move in moves[:-1]:
+                play(state, move)
+                if call is not None:
+                    call(state)
+            play(state, moves[-1])
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def call_costs(name: str, size: int, api: _Api, min_moves: int) -> CallCost:
+    """µs per ``play`` and per each of ``api.calls``, over recorded random games replayed."""
+    games = _record(api, min_moves)
+    moves = sum(len(moves) for moves in games)
+    calls = moves - len(games)
+    _replay_seconds(api, games[:1], None)  # warm up: compiling, caches
+    plays = _replay_seconds(api, games, None)
+    costs = {
+        what: (_replay_seconds(api, games, call) - plays) / calls * 1e6 for what, call in api.calls.items()
+    }
+    return CallCost(name, size, plays / moves * 1e6, costs.get("legal_moves"), costs.get("observe"))
+
+
+def _game_api(size: int) -> _Api:
+    return _Api(
+        new=lambda: Game(size),
+        legal=lambda game: game.legal_moves(),
+        play=lambda game, move: game.play(move),
+        calls={"legal_moves": lambda game: game.legal_moves(), "observe": lambda game: game.observe()},
+    )
+
+
+def _aec_api(make_env: Callable[[], Any]) -> _Api:
+    """An AEC env, ``step`` as its play and ``observe`` of the agent to move as its observe."""
+
+    def new() -> Any:
+        env = make_env()
+        env.reset(seed=0)
+        return env
+
+    def legal(env: Any) -> np.ndarray:
+        observation, _, termination, truncation, _ = env.last()
+        return np.zeros(0, np.int64) if termination or truncation else observation["action_mask"].nonzero()[0]
+
+    return _Api(
+        new=new,
+        legal=legal,
+        play=lambda env, move: env.step(move),
+        calls={"observe": lambda env: env.observe(env.agent_selection)},
+    )
+
+
+def _openspiel_api(size: int) -> _Api:
+    import pyspiel
+
+    game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
+    return _Api(
+        new=game.new_initial_state,
+        legal=lambda state: [] if state.is_terminal() else state.legal_actions(),
+        play=lambda state, move: state.apply_action(move),
+        calls={
+            "legal_moves": lambda state: state.legal_actions(),
+            "observe": lambda state: state.observation_tensor(),
+        },
+    )
+
+
+def run_call_costs(size: int, min_moves: int) -> list[CallCost]:
+    """Per-call costs of goarena's ``Game`` and AEC env, OpenSpiel's state API and ``go_v5``."""
+    costs = [
+        call_costs("goarena Game", size, _game_api(size), min_moves),
+        call_costs(
+            "goarena AEC env (step, observe)", size, _aec_api(partial(aec_env, board_size=size)), min_moves
+        ),
+    ]
+    try:
+        costs.append(call_costs("OpenSpiel go (state API)", size, _openspiel_api(size), min_moves))
+    except ImportError as error:
+        costs.append(CallCost("OpenSpiel go (state API)", size, None, note=f"skipped: {error}"))
+    try:
+        from pettingzoo.classic import go_v5
+
+        api = _aec_api(partial(go_v5.env, board_size=size))
+        costs.append(call_costs("PettingZoo go_v5 (step, observe)", size, api, max(1, min_moves // 20)))
+    except ImportError as error:
+        costs.append(CallCost("PettingZoo go_v5 (step, observe)", size, None, note=f"skipped: {error}"))
+    return costs
 
 
 def run(sizes: list[int], seconds: float) -> list[Measurement]:
@@ -197,7 +345,7 @@ def _speed(results: list[Measurement], name: str, size: int) -> float | None:
     return next((m.moves_per_second for m in results if m.name == name and m.size == size), None)
 
 
-def report(results: list[Measurement]) -> str:
+def report(results: list[Measurement], costs: Sequence[CallCost] = ()) -> str:
     lines = []
     for size in sorted({m.size for m in results}):
         ours = _speed(results, "goarena AEC env", size)
@@ -209,15 +357,26 @@ def report(results: list[Measurement]) -> str:
                 continue
             ratio = f"{ours / m.moves_per_second:.2f}x" if ours else "-"
             lines.append(f"  {m.name:46s} {m.moves_per_second:12,.0f} {ratio:>20s}")
+    for size in sorted({c.size for c in costs}):
+        lines.append(f"\n{size}x{size} cost per call (µs)")
+        lines.append(f"  {'implementation':46s} {'play':>8s} {'legal_moves':>12s} {'observe':>8s}")
+        for c in (c for c in costs if c.size == size):
+            if c.play is None:
+                lines.append(f"  {c.name:46s} {c.note}")
+                continue
+            cells = [f"{v:.2f}" if v is not None else "-" for v in (c.play, c.legal_moves, c.observe)]
+            lines.append(f"  {c.name:46s} {cells[0]:>8s} {cells[1]:>12s} {cells[2]:>8s}")
     lines.append("\nTargets")
     for size in sorted({m.size for m in results}):
         aec, pz = _speed(results, "goarena AEC env", size), _speed(results, "PettingZoo classic go_v5", size)
         playouts = _speed(results, "goarena playouts in numba, 1 core", size)
         spiel = _speed(results, "OpenSpiel go (state API)", size)
+        driven = _speed(results, "goarena Game, Python-driven", size)
         if aec and pz:
-            lines.append(
-                f"  {size}x{size}: AEC env / PettingZoo go_v5 = {aec / pz:6.1f}x  (target 20x on 19x19)"
-            )
+            lines.append(f"  {size}x{size}: AEC env / PettingZoo go_v5 = {aec / pz:6.1f}x  (target 25x)")
+        if driven and spiel:
+            ratio = f"{driven / spiel:6.2f}x"
+            lines.append(f"  {size}x{size}: Game, Python-driven / OpenSpiel state API = {ratio}  (target 1x)")
         for threads, plural in ((1, ""), (2, "s")):
             fused = _speed(results, f"goarena batch sample-and-play, {threads} thread{plural}", size)
             in_kernel = _speed(
@@ -247,12 +406,14 @@ def report(results: list[Measurement]) -> str:
 
 
 def show(sizes: list[int], seconds: float, as_json: bool) -> None:
-    """``goarena bench env``: measure and print the table (or JSON)."""
+    """``goarena bench env``: measure and print the tables (or JSON)."""
     results = run(sizes, seconds)
+    costs = [cost for size in sizes for cost in run_call_costs(size, CALL_COST_MOVES)]
     if as_json:
-        print(json.dumps([asdict(m) for m in results], indent=2))
+        measured = {"random_play": [asdict(m) for m in results], "per_call_us": [asdict(c) for c in costs]}
+        print(json.dumps(measured, indent=2))
     else:
-        print(report(results))
+        print(report(results, costs))
 
 
 # -- the command: ``goarena bench env`` ----------------------------------------------------

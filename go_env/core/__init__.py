@@ -25,6 +25,7 @@ from go_env.core.batch import (
 )
 from go_env.core.parallel import BatchKernel, batch_kernel
 from go_env.core.playout import (
+    clear_own_eyes,
     is_eye,
     next_random,
     next_uniform,
@@ -169,6 +170,7 @@ __all__ = [
     "score_margin",
     "score",
     "is_eye",
+    "clear_own_eyes",
     "next_random",
     "next_uniform",
     "random_move",

@@ -8,6 +8,7 @@ from numba import njit
 from go_env.core.rules import apply_legal, empty_point_status
 from go_env.core.scoring import score
 from go_env.core.state import (
+    EMPTY,
     INFO_NUM_EMPTY,
     INFO_OVER,
     INFO_TO_PLAY,
@@ -36,6 +37,15 @@ def is_eye(state, geometry, point, color):
         elif c == 3 - color:
             enemy_diagonals += 1
     return enemy_diagonals == 0 if at_edge else enemy_diagonals <= 1
+
+
+@kernel
+def clear_own_eyes(state, geometry, moves, color):
+    """Clear ``moves[p]`` (int8[P+1], a move mask) at every point ``p`` that is an own eye of
+    ``color`` (``is_eye``), in one call; other entries are left as they are."""
+    for p in range(geometry.size * geometry.size):
+        if moves[p] != 0 and state.board[p] == EMPTY and is_eye(state, geometry, p, color):
+            moves[p] = 0
 
 
 @inline_kernel

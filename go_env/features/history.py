@@ -43,16 +43,21 @@ def history_planes(state, geometry, out):
     """
     num_points = geometry.size * geometry.size
     to_play = state.info[INFO_TO_PLAY]
-    enemy = 3 - to_play
     move_number = state.info[INFO_MOVE_NUMBER]
     depth = min(HISTORY, move_number + 1)
-    black_to_play = to_play == BLACK
+    # A point holds 0, BLACK (1) or WHITE (2): the side to move's stone is bit 0 of it when
+    # Black is to move, bit 1 when White is, and the opponent's the other bit; shifts instead
+    # of comparisons keep the loop free of branches.
+    own_shift = np.int8(0 if to_play == BLACK else 1)
+    enemy_shift = np.int8(1) - own_shift
+    one = np.int8(1)
+    black_to_play = np.int8(to_play == BLACK)
     planes = out.reshape(num_points, NUM_HISTORY_PLANES)  # point-major: contiguous writes
     for p in range(num_points):
-        for i in range(HISTORY):
-            c = state.recent[(move_number - i) % HISTORY, p] if i < depth else 0
-            planes[p, i] = c == to_play
-            planes[p, HISTORY + i] = c == enemy
+        for i in range(HISTORY):  # HISTORY is a power of two: ``&`` is its modulo
+            c = state.recent[(move_number - i) & (HISTORY - 1), p] if i < depth else np.int8(0)
+            planes[p, i] = (c >> own_shift) & one
+            planes[p, HISTORY + i] = (c >> enemy_shift) & one
         planes[p, 2 * HISTORY] = black_to_play
 
 

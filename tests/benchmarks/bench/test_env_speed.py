@@ -3,7 +3,14 @@ runner, and the table comparing them with the AEC env."""
 
 from __future__ import annotations
 
-from goarena.benchmarks.bench.env_speed import Measurement, core_python_loop, report
+from goarena.benchmarks.bench.env_speed import (
+    CallCost,
+    Measurement,
+    call_costs,
+    core_python_loop,
+    report,
+)
+from goarena.benchmarks.bench.env_speed import _game_api as game_api
 
 
 def test_the_python_driven_loop_plays_random_games_for_the_time_given():
@@ -22,5 +29,31 @@ def test_the_table_compares_each_runner_with_the_aec_env_and_names_the_skipped()
     assert "9x9 random play" in lines
     assert "PettingZoo classic go_v5 100 10.00x" in lines and "goarena AEC env 1,000 1.00x" in lines
     assert "OpenSpiel go (state API) skipped: no pyspiel" in lines
-    assert "9x9: AEC env / PettingZoo go_v5 = 10.0x (target 20x on 19x19)" in lines
+    assert "9x9: AEC env / PettingZoo go_v5 = 10.0x (target 25x)" in lines
     assert not any("OpenSpiel =" in line for line in lines)  # no ratio to a runner that was skipped
+
+
+def test_the_per_call_costs_time_play_and_each_call_over_replayed_random_games():
+    cost = call_costs("goarena Game", 5, game_api(5), min_moves=50)
+    assert (cost.name, cost.size) == ("goarena Game", 5)
+    assert cost.play is not None and cost.play > 0
+    assert cost.legal_moves is not None and cost.observe is not None
+
+
+def test_the_table_gives_the_costs_per_call_and_the_game_against_openspiel():
+    results = [
+        Measurement("goarena Game, Python-driven", 9, 600.0),
+        Measurement("OpenSpiel go (state API)", 9, 500.0),
+    ]
+    costs = [
+        CallCost("goarena Game", 9, 1.25, 0.5, 2.0),
+        CallCost("PettingZoo go_v5 (step, observe)", 9, 90.0, None, 70.0),
+        CallCost("OpenSpiel go (state API)", 9, None, note="skipped: no pyspiel"),
+    ]
+    lines = [" ".join(line.split()) for line in report(results, costs).splitlines()]
+    assert "9x9 cost per call (µs)" in lines
+    assert "implementation play legal_moves observe" in lines
+    assert "goarena Game 1.25 0.50 2.00" in lines
+    assert "PettingZoo go_v5 (step, observe) 90.00 - 70.00" in lines
+    assert "OpenSpiel go (state API) skipped: no pyspiel" in lines
+    assert "9x9: Game, Python-driven / OpenSpiel state API = 1.20x (target 1x)" in lines
