@@ -161,6 +161,7 @@ def _view(root: Path, league_id: str, version: tuple[str, int, int]) -> dict[str
                 "black": game.black,
                 "white": game.white,
                 "result": game.result,
+                "winner": game.winner,
                 "reason": game.reason,
                 "moves": game.move_count,
             }

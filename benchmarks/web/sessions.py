@@ -552,6 +552,7 @@ class PlaySession:
             "player": self.player,
             "board": game.board.ravel().tolist(),
             "to_play": COLOR_NAMES[game.to_play],
+            "first": COLOR_NAMES[game.first_to_play],
             "human": COLOR_NAMES[self.human],
             "moves": _vertices(game.moves, size),
             "last": None if last is None else coords.to_gtp(last, size),

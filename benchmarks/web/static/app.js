@@ -3,6 +3,7 @@
 
 import { Board, vertexName } from "./board.js";
 import { lineChart } from "./chart.js";
+import { QUALITY_NAMES, movesReviewed, qualityMap, smoothed } from "./review.js";
 
 const $ = (selector) => document.querySelector(selector);
 const SPEC = "\u0000spec"; // the player option that sends a spec of the person's own (--allow-spec)
@@ -15,6 +16,8 @@ const encodeId = (id) => id.split("/").map(encodeURIComponent).join("/");
 const leaguePath = (id) => (id === "." ? ".%2F" : encodeId(id));
 const leagueUrl = (id) => `/api/leagues/${leaguePath(id)}`;
 const replayRoute = (id, game) => `#/replay/${encodeId(id)}/${game}`;
+const KEPT_GAME = "goarena.game"; // the game in progress, kept over a reload (its settings and moves)
+const OWN_RECORD = "goarena.sgf"; // the SGF record of the person's own being replayed
 
 // -- errors and requests --------------------------------------------------------------------
 
@@ -30,7 +33,10 @@ function clearError() {
 
 /** A route's JSON answer; with `asked`, POSTed as JSON (what asks the server to work). */
 async function api(path, asked) {
-  const post = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(asked) };
+  // {raw: text}: an SGF record, sent as it is; anything else as JSON.
+  const raw = asked?.raw !== undefined;
+  const type = raw ? "application/x-go-sgf" : "application/json";
+  const post = { method: "POST", headers: { "content-type": type }, body: raw ? asked.raw : JSON.stringify(asked) };
   const response = await fetch(path, asked === undefined ? {} : post);
   const answer = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(answer.error || `${response.status} ${response.statusText}`);
@@ -84,6 +90,7 @@ const ROUTES = [
   [/^#\/league\/(.+)$/, "league", (id) => showLeague(id, false)],
   [/^#\/watch\/(.+)$/, "league", (id) => showLeague(id, true)],
   [/^#\/replay\/(.+)\/(\d+)$/, "replay", (id, game) => showReplay(id, Number(game))],
+  [/^#\/sgf$/, "replay", () => showOwnRecord()],
 ];
 let page = null;
 let visit = 0; // counts route changes: an answer that comes after the person moved on is dropped
@@ -113,6 +120,9 @@ const play = {
   socket: null,
   state: null,
   analysis: null,
+  hint: null, // {move, at}: the best move of position `at`, asked for
+  settings: null, // the "new" message of the game in play, without its moves
+  kept: null, // what was kept of the game before a reload: its win rates and leads fill the gaps
   showAnalysis: true,
   board: new Board($("#play-board"), {
     onClick: (vertex) => play.state?.over === false && send({ type: "play", move: vertex }),
@@ -129,13 +139,43 @@ function fillSelect(select, values, chosen = select.value) {
 async function showPlay() {
   // Asked each time: a league started since offers its players too.
   const info = await api("/api/players");
-  const players = info.players.map((p) => [p.name, p.name, p.spec]);
+  play.strength = Object.fromEntries(info.players.map((p) => [p.name, p.strength]));
+  const players = info.players.map((p) => [p.name, p.name, `${p.spec}: ${p.strength}`]);
   fillSelect($("#player"), info.allow_spec ? [...players, [SPEC, "a spec…"]] : players);
+  showStrength();
   if (play.ready) return;
   play.ready = true;
   fillSelect($("#size"), info.sizes.map((size) => [String(size), `${size}×${size}`]), "9");
   fillSelect($("#rules"), info.rules.map((name) => [name, name]), "chinese");
   drawEmptyBoard();
+  resumeKeptGame();
+}
+
+/** One line under the form on the chosen player's strength. */
+function showStrength() {
+  const name = $("#player").value;
+  $("#player-strength").textContent = name === SPEC ? "" : `${name}: ${play.strength?.[name] ?? ""}`;
+}
+
+/** The game in progress before a reload, started again from its moves (the server replays them). */
+function resumeKeptGame() {
+  let kept = null;
+  try {
+    kept = JSON.parse(localStorage.getItem(KEPT_GAME) || "null");
+  } catch {
+    localStorage.removeItem(KEPT_GAME);
+  }
+  if (!kept?.settings || !Array.isArray(kept.moves) || play.socket) return;
+  const { settings } = kept;
+  if (settings.player !== undefined && ![...$("#player").options].some((o) => o.value === settings.player)) return;
+  if (settings.player !== undefined) $("#player").value = settings.player;
+  $("#size").value = String(settings.size);
+  $("#komi").value = String(settings.komi);
+  $("#rules").value = settings.rules;
+  $("#color").value = settings.color;
+  $("#handicap").value = String(settings.handicap);
+  play.kept = kept;
+  startGame(settings, kept.moves);
 }
 
 function drawEmptyBoard() {
@@ -146,6 +186,7 @@ function drawEmptyBoard() {
 function newGame(event) {
   event.preventDefault();
   clearError();
+  play.kept = null;
   const message = {
     type: "new",
     size: Number($("#size").value),
@@ -156,9 +197,15 @@ function newGame(event) {
   };
   if ($("#player").value === SPEC) message.spec = $("#spec").value;
   else message.player = $("#player").value;
+  startGame(message, []);
+}
+
+/** A game on a connection of its own: `settings` (a "new" message), from `moves` already played. */
+function startGame(settings, moves) {
   play.socket?.close(); // one game per connection: the old game ends with its socket
   const socket = new WebSocket(socketUrl("/ws/play"));
-  Object.assign(play, { socket, state: null, analysis: null });
+  Object.assign(play, { socket, state: null, analysis: null, hint: null, settings });
+  const message = moves.length ? { ...settings, moves } : settings;
   socket.onopen = () => {
     socket.send(JSON.stringify(message));
     if (!play.showAnalysis) socket.send(JSON.stringify({ type: "analysis", on: false }));
@@ -179,13 +226,54 @@ function send(message) {
 }
 
 function receive(message) {
-  if (message.type === "error") return showError(message.message);
-  if (message.type === "state") play.state = message;
-  else if (message.type === "analysis" && play.showAnalysis && play.state) {
+  if (message.type === "error") {
+    if (play.kept && !play.state) {
+      localStorage.removeItem(KEPT_GAME); // a kept game that cannot be resumed is let go
+      play.kept = null;
+    }
+    return showError(message.message);
+  }
+  if (message.type === "state") {
+    play.state = message;
+    fillFromKept(message);
+    keepGame(message);
+  } else if (message.type === "analysis" && play.showAnalysis && play.state) {
     // About the position now on the board; kept in the panel once a move is played.
     play.analysis = { ...message, at: play.state.moves.length };
+  } else if (message.type === "hint" && play.state) {
+    play.hint = message;
+  } else if (message.type === "sgf") {
+    return download(message.sgf, message.name);
   }
   renderPlay();
+}
+
+/** The win rates and leads of a game resumed after a reload: the server's start empty. */
+function fillFromKept(state) {
+  const kept = play.kept;
+  if (!kept) return;
+  for (let i = 0; i < Math.min(state.moves.length, kept.moves.length); i++) {
+    if (state.moves[i] !== kept.moves[i]) break;
+    state.winrates[i] ??= kept.winrates?.[i] ?? null;
+    state.scores[i] ??= kept.scores?.[i] ?? null;
+  }
+}
+
+/** The game in play, kept in the browser until it is over, for a reload to resume it. */
+function keepGame(state) {
+  if (state.over) return localStorage.removeItem(KEPT_GAME);
+  const { moves, winrates, scores } = state;
+  localStorage.setItem(KEPT_GAME, JSON.stringify({ settings: play.settings, moves, winrates, scores }));
+}
+
+/** Save `text` as a file named `name` (the browser's download). */
+function download(text, name) {
+  const anchor = link(URL.createObjectURL(new Blob([text], { type: "application/x-go-sgf" })), name);
+  anchor.download = name;
+  document.body.appendChild(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(anchor.href), 60_000);
 }
 
 function toggleAnalysis() {
@@ -203,7 +291,11 @@ function renderPlay() {
   const humanTurn = live && !s.thinking && s.to_play === s.human;
   const analysis = play.showAnalysis && !s.over ? play.analysis : null;
   const current = analysis?.at === s.moves.length ? analysis : null; // drawn on the board
+  const hint = humanTurn && play.hint?.at === s.moves.length ? play.hint.move : null;
+  const reviewed = movesReviewed(s, current).filter((r) => r.mine);
   play.board.draw({
+    quality: play.showAnalysis ? qualityMap(s.board, s.moves, reviewed) : null,
+    hint,
     board: s.board,
     last: s.last,
     toPlay: s.to_play,
@@ -217,6 +309,9 @@ function renderPlay() {
     moves: s.moves.join(" "),
     over: s.over,
     turn: humanTurn ? "human" : s.over ? "over" : "agent",
+    analysisAt: current ? String(current.at) : "",
+    analysisVisits: current ? String(current.visits) : "",
+    pondering: String(Boolean(current?.ponder)),
   });
 
   $("#turn").textContent = s.over
@@ -241,21 +336,30 @@ function renderPlay() {
   $("#pass").disabled = !humanTurn;
   $("#resign").disabled = !live;
   $("#undo").disabled = !play.socket || s.thinking || s.moves.length === 0;
-  if (play.showAnalysis) renderAnalysis(s, analysis, current);
+  $("#hint").disabled = !humanTurn;
+  $("#save-sgf").disabled = !play.socket;
+  if (play.showAnalysis) renderAnalysis(s, analysis, current, reviewed);
 }
 
-function renderAnalysis(s, analysis, current) {
-  // Black's win rate along the game, the live estimate of the current position last.
+function renderAnalysis(s, analysis, current, reviewed) {
+  // Black's win rate and lead along the game, the live estimates of the current position last.
   const winrates = [...s.winrates];
+  const scores = [...s.scores];
   if ((current?.winrate ?? null) !== null) winrates[s.moves.length] = current.winrate;
+  if ((current?.score_lead ?? null) !== null) scores[s.moves.length] = current.score_lead;
+  const xMax = Math.max(s.moves.length, 10);
   lineChart($("#winrate-graph"), {
     series: [{ name: "Black", color: "#222", values: winrates }],
     yMin: 0,
     yMax: 1,
-    xMax: Math.max(s.moves.length, 10),
+    xMax,
     percent: true,
     midline: 0.5,
   });
+  const counted = scores.some((value) => value !== null && value !== undefined);
+  $("#score-panel").hidden = !counted;
+  if (counted) lineChart($("#score-graph"), { series: [{ name: "Black", color: "#222", values: scores }], xMax, midline: 0 });
+  renderReview(reviewed);
   const summary = $("#analysis-summary");
   summary.dataset.visits = current ? String(current.visits) : "";
   summary.textContent = "";
@@ -283,6 +387,30 @@ function renderAnalysis(s, analysis, current) {
   const policy = current?.policy;
   $("#policy-panel").hidden = !policy;
   if (policy) play.policyBoard.draw({ board: s.board, policy, last: s.last });
+}
+
+/** The person's moves with what each cost, worst colours first to catch the eye. */
+function renderReview(reviewed) {
+  const mine = reviewed.filter((r) => r.mine && r.quality !== null);
+  $("#review-panel").hidden = mine.length === 0;
+  const signed = (value, digits, unit = "") =>
+    value === null ? "" : `${value > 0 ? "−" : "+"}${Math.abs(value).toFixed(digits)}${unit}`;
+  const rows = fillTable(
+    $("#review"),
+    ["Move", "Point", "Win rate", "Points", "Quality"],
+    [...mine].reverse().map((r) => [
+      String(r.index + 1),
+      r.move,
+      signed(r.winrateLoss === null ? null : r.winrateLoss * 100, 1, "%"),
+      signed(r.scoreLoss, 1),
+      QUALITY_NAMES[r.quality],
+    ]),
+  );
+  [...mine].reverse().forEach((r, i) => {
+    rows[i].classList.add(`quality-${r.quality}`);
+    rows[i].dataset.quality = String(r.quality);
+    rows[i].dataset.move = String(r.index + 1);
+  });
 }
 
 // -- leagues ----------------------------------------------------------------------------------
@@ -386,7 +514,7 @@ function renderLeague(id, data) {
       String(s.draws),
       String(s.points),
       number(s.elo),
-      `${number(s.elo_low)} – ${number(s.elo_high)}`,
+      s.name === data.anchor ? "anchor" : `${number(s.elo_low)} – ${number(s.elo_high)}`,
     ]),
   );
   standings.forEach((row, i) => {
@@ -413,6 +541,7 @@ function renderLeague(id, data) {
       })),
       xMax: history[history.length - 1].game,
       legend: true,
+      unit: "",
     });
   } else {
     $("#elo-graph").textContent = "Ratings appear once games have been played.";
@@ -422,7 +551,14 @@ function renderLeague(id, data) {
   fillTable(
     $("#games"),
     ["Game", "Black", "White", "Result", "Reason", "Moves"],
-    games.map((g) => [link(replayRoute(id, g.id), String(g.id)), g.black, g.white, g.result, g.reason, String(g.moves)]),
+    games.map((g) => [
+      link(replayRoute(id, g.id), String(g.id)),
+      g.black,
+      g.white,
+      g.winner === "draw" || g.result === "0" ? "Draw" : g.result,
+      g.reason,
+      String(g.moves),
+    ]),
   ).forEach((row, i) => {
     row.dataset.game = games[i].id;
     row.addEventListener("click", () => (location.hash = replayRoute(id, games[i].id)));
@@ -431,7 +567,9 @@ function renderLeague(id, data) {
 
 // -- replay -----------------------------------------------------------------------------------
 
-const replay = { data: null, index: 0, board: new Board($("#replay-board")), winrates: null, id: "", game: 0 };
+// source: where the game comes from, {league: id, game: n} or {sgf: text} (a record of the person's own)
+const replay = { data: null, index: 0, board: new Board($("#replay-board")), winrates: null, scores: null, source: null };
+let ownRecordUrl = null; // the object URL the replay page links a record of the person's own by
 
 async function showReplay(id, game) {
   const here = visit;
@@ -440,14 +578,65 @@ async function showReplay(id, game) {
     api("/api/players"), // the league's own players among them
   ]);
   if (here !== visit) return;
-  Object.assign(replay, { data, id, game, index: 0, winrates: null });
-  $("#replay-title").textContent = `Game ${game}: ${data.black} (Black) – ${data.white} (White)`;
+  showRecord(data, players, { league: id, game }, `Game ${game}`);
+  $("#back-to-league").hidden = false;
+  $("#back-to-league").href = `#/league/${encodeId(id)}`;
+  $("#replay-sgf").href = `${leagueUrl(id)}/games/${game}/sgf`;
+}
+
+/** A record of the person's own, opened from a file (kept in the tab over a reload). */
+async function showOwnRecord() {
+  const here = visit;
+  const sgf = sessionStorage.getItem(OWN_RECORD);
+  if (sgf === null) {
+    location.hash = "#/leagues";
+    throw new Error("No SGF record open: open one with “Open SGF…”.");
+  }
+  const [data, { players }] = await Promise.all([
+    api("/api/sgf", { raw: sgf }),
+    api("/api/players"),
+  ]);
+  if (here !== visit) return;
+  showRecord(data, players, { sgf }, "Your record");
+  $("#back-to-league").hidden = true;
+  if (ownRecordUrl) URL.revokeObjectURL(ownRecordUrl);
+  ownRecordUrl = URL.createObjectURL(new Blob([sgf], { type: "application/x-go-sgf" }));
+  $("#replay-sgf").href = ownRecordUrl;
+}
+
+/** Read the file chosen with "Open SGF…" and replay it (the server reads it, as untrusted data). */
+async function openRecord(event) {
+  const file = event.target.files[0];
+  event.target.value = ""; // the same file may be opened again
+  if (!file) return;
+  clearError();
+  try {
+    if (file.size > 256 * 1024) throw new Error(`${file.name} is larger than 256 kB: no game record is`);
+    const sgf = await file.text();
+    await api("/api/sgf", { raw: sgf }); // refused here with its reason, before the page changes
+    sessionStorage.setItem(OWN_RECORD, sgf);
+    if (location.hash === "#/sgf") route();
+    else location.hash = "#/sgf";
+  } catch (error) {
+    showError(`${file.name}: ${error.message}`);
+  }
+}
+
+function showRecord(data, players, source, title) {
+  Object.assign(replay, { data, source, index: 0, winrates: null, scores: null });
+  const black = data.black || "Black";
+  const white = data.white || "White";
+  $("#replay-title").textContent = `${title}: ${black} (Black) – ${white} (White)`;
   const how = data.reason ? `, ${data.reason}` : ""; // two passes, resign, move cap, ...
   const board = `${data.size}×${data.size}, komi ${data.komi}`;
-  $("#replay-result").textContent = `${describeResult(data.result)} (${data.result}${how}) · ${board}`;
-  $("#back-to-league").href = `#/league/${encodeId(id)}`;
+  const result = data.result ? `${describeResult(data.result)} (${data.result}${how}) · ` : "";
+  $("#replay-result").textContent = `${result}${board}`;
   $("#move-slider").max = String(data.positions.length - 1);
-  const readers = players.filter((p) => p.analysis).map((p) => [p.name, p.name, p.spec]);
+  // One reader per name: a league's player named as one of the server's is left out here.
+  const names = new Set(players.map((p) => p.name));
+  const readers = players
+    .filter((p) => p.analysis && !(p.name.endsWith(")") && names.has(p.name.replace(/ \(.*\)$/, ""))))
+    .map((p) => [p.name, p.name, p.spec]);
   fillSelect($("#winrate-player"), [["", "(none)"], ...readers], "");
   renderReplay();
 }
@@ -462,7 +651,14 @@ function renderReplay() {
   const { data, index } = replay;
   const position = data.positions[index];
   const move = position.move === null ? null : vertexName(position.move, data.size);
-  replay.board.draw({ board: position.board, last: move });
+  const played = data.positions.slice(1, index + 1).map((p) => vertexName(p.move, data.size));
+  const reviewed = replayReviewed().slice(0, index);
+  replay.board.draw({ board: position.board, last: move, quality: qualityMap(position.board, played, reviewed) });
+  const cost = $("#move-cost");
+  const judged = index > 0 ? reviewed[index - 1] : null;
+  cost.className = judged?.quality != null ? `quality-${judged.quality}` : "";
+  cost.dataset.quality = judged?.quality != null ? String(judged.quality) : "";
+  cost.textContent = judged?.quality != null ? moveCost(judged) : "";
   const number = $("#move-number");
   number.dataset.index = String(index);
   const moves = data.positions.length - 1;
@@ -473,29 +669,68 @@ function renderReplay() {
   $("#comment").textContent = position.comment || "";
   $("#move-slider").value = String(index);
   const graph = $("#replay-winrate-graph");
+  const scores = replay.scores?.some((value) => value !== null) ? replay.scores : null;
+  $("#replay-score-panel").hidden = !scores;
   if (!replay.winrates) return graph.replaceChildren();
+  // The line: each position's win rate with its neighbours (¼, ½, ¼), which cancels the swing of
+  // a network that favours the side to move; the dots: each position as the player read it.
+  const reader = $("#winrate-player").value;
   lineChart(graph, {
-    series: [{ name: "Black", color: "#222", values: replay.winrates }],
+    series: [
+      { name: `Black's win rate by ${reader}, smoothed over neighbouring moves`, color: "#222", values: smoothed(replay.winrates) },
+      { name: "each position as read", color: "#222", values: replay.winrates, dots: true, faint: true },
+    ],
     yMin: 0,
     yMax: 1,
     xMax: data.positions.length - 1,
     percent: true,
     midline: 0.5,
     cursor: index,
+    legend: true,
     onPick: step,
   });
+  if (scores)
+    lineChart($("#replay-score-graph"), {
+      series: [{ name: `Black's lead by ${reader}`, color: "#222", values: scores }],
+      xMax: data.positions.length - 1,
+      midline: 0,
+      cursor: index,
+      onPick: step,
+    });
 }
 
-async function chooseWinratePlayer() {
+/** Every move of the replay with what it cost its player by the chosen reader (none: []). */
+function replayReviewed() {
+  const { data, winrates, scores } = replay;
+  if (!winrates) return [];
+  const moves = data.positions.slice(1).map((p) => vertexName(p.move, data.size));
+  const colors = data.positions.slice(1).map((p) => (p.color === 1 ? "black" : "white"));
+  // By the smoothed line the page draws: a reader that favours the side to move would call every
+  // other move a blunder by its raw values.
+  const reading = { winrates: smoothed(winrates), scores: smoothed(scores || []) };
+  return movesReviewed({ moves, colors, ...reading, human: null }, null);
+}
+
+function moveCost(judged) {
+  const parts = [];
+  if (judged.winrateLoss !== null) parts.push(`${(judged.winrateLoss * 100).toFixed(1)}% of win rate`);
+  if (judged.scoreLoss !== null) parts.push(`${judged.scoreLoss.toFixed(1)} points`);
+  return `This move cost ${parts.join(", ")} (${QUALITY_NAMES[judged.quality]}).`;
+}
+
+async function chooseWinratePlayer(event) {
+  event.target.blur(); // the arrow keys move through the game again, not through the list
   const player = $("#winrate-player").value;
-  const { id, game } = replay;
-  replay.winrates = null;
+  const { source } = replay;
+  Object.assign(replay, { winrates: null, scores: null });
   if (player) {
     $("#replay-winrate-graph").textContent = `${player} is reading the game…`;
     try {
-      const { winrates } = await api(`${leagueUrl(id)}/games/${game}/analysis`, { player });
-      if (replay.id !== id || replay.game !== game || $("#winrate-player").value !== player) return;
-      replay.winrates = winrates;
+      const { winrates, scores } = source.sgf !== undefined
+        ? await api("/api/sgf/analysis", { player, sgf: source.sgf })
+        : await api(`${leagueUrl(source.league)}/games/${source.game}/analysis`, { player });
+      if (replay.source !== source || $("#winrate-player").value !== player) return;
+      Object.assign(replay, { winrates, scores });
     } catch (error) {
       showError(error.message);
     }
@@ -516,7 +751,10 @@ function replayKeys(event) {
 
 // -- start ------------------------------------------------------------------------------------
 
-$("#player").addEventListener("change", () => ($("#spec-label").hidden = $("#player").value !== SPEC));
+$("#player").addEventListener("change", () => {
+  $("#spec-label").hidden = $("#player").value !== SPEC;
+  showStrength();
+});
 $("#size").addEventListener("change", () => {
   $("#komi").value = $("#size").value === "9" ? "7" : "7.5"; // go_env.default_komi
   if (!play.state) drawEmptyBoard();
@@ -525,7 +763,18 @@ $("#new-game-form").addEventListener("submit", newGame);
 $("#pass").addEventListener("click", () => send({ type: "pass" }));
 $("#resign").addEventListener("click", () => send({ type: "resign" }));
 $("#undo").addEventListener("click", () => send({ type: "undo" }));
+$("#hint").addEventListener("click", () => send({ type: "hint" }));
+$("#save-sgf").addEventListener("click", () => send({ type: "sgf" }));
+$("#open-sgf").addEventListener("change", openRecord);
 $("#analysis-toggle").addEventListener("change", toggleAnalysis);
+$(".quality-key").replaceChildren(
+  ...QUALITY_NAMES.map((name, quality) => {
+    const key = document.createElement("span");
+    key.className = `quality-${quality}`;
+    key.textContent = name;
+    return key;
+  }),
+);
 
 $("#first").addEventListener("click", () => step(0));
 $("#prev").addEventListener("click", () => step(replay.index - 1));

@@ -28,12 +28,20 @@ export function svg(tag, attributes = {}, parent = null) {
   return element;
 }
 
-function starPoints(size) {
-  if (size < 9) return size % 2 ? [(size - 1) / 2] : [];
-  const edge = size >= 13 ? 3 : 2;
-  const lines = [edge, size - 1 - edge];
-  if (size % 2) lines.splice(1, 0, (size - 1) / 2);
-  return lines;
+/** The star points of a board, as [row, column] pairs: the one rule every board of the page
+ *  draws by, as Sabaki and OGS draw them. Four corner points on the third line (the fourth
+ *  from 13x13 up), the centre of an odd board, and the four side points from 15x15 up: five
+ *  on 9x9 and 13x13, nine on 19x19; below 9x9 the centre alone. */
+export function starPoints(size) {
+  const middle = (size - 1) / 2;
+  const odd = size % 2 === 1;
+  if (size < 9) return odd ? [[middle, middle]] : [];
+  const near = size >= 13 ? 3 : 2;
+  const far = size - 1 - near;
+  const points = [[near, near], [near, far], [far, near], [far, far]];
+  if (odd) points.push([middle, middle]);
+  if (odd && size >= 15) points.push([near, middle], [middle, near], [middle, far], [far, middle]);
+  return points;
 }
 
 function shortCount(n) {
@@ -63,7 +71,9 @@ export class Board {
    *  legal: Set of vertices a click may play (a ghost stone shows there on hover);
    *  dead: Set of vertices; owners: int[N*N] final owners;
    *  ownership: float[N*N] (-1 white .. +1 black); policy: float[N*N+1] (a heat map);
-   *  candidates: [{move, visits, winrate, prior, pv}] best first. */
+   *  candidates: [{move, visits, winrate, prior, pv}] best first;
+   *  quality: Map vertex -> 0..5, a dot of that move-quality colour on the stone there
+   *  (KaTrain's colours, 0 the best); hint: a vertex ringed as the best move. */
   draw(view) {
     const size = Math.round(Math.sqrt(view.board.length));
     if (size !== this.size) this.build(size);
@@ -81,7 +91,9 @@ export class Board {
     for (const vertex of dead) this.cross(pointOf(vertex, size)); // over the owner's square
     if (view.ownership) this.shadeOwnership(view.ownership);
     if (view.policy) this.heatMap(view.policy);
+    for (const [vertex, quality] of view.quality || []) this.qualityDot(pointOf(vertex, size), quality);
     if (view.last && view.last !== "pass") this.lastMarker(pointOf(view.last, size), view.board);
+    if (view.hint && view.hint !== "pass") this.hintMarker(pointOf(view.hint, size));
     if (view.candidates?.length) this.drawCandidates(view.candidates);
     if (this.hovered) this.hover(this.hovered); // what the pointer rests on, in the new position
   }
@@ -108,8 +120,8 @@ export class Board {
       svg("line", { x1: low, y1: at, x2: high, y2: at }, grid);
       svg("line", { x1: at, y1: low, x2: at, y2: high }, grid);
     }
-    for (const row of starPoints(size))
-      for (const column of starPoints(size)) svg("circle", { cx: margin + column, cy: margin + row, r: 0.09 }, grid);
+    for (const [row, column] of starPoints(size))
+      svg("circle", { class: "star", cx: margin + column, cy: margin + row, r: 0.09 }, grid);
     if (this.coordinates) {
       const labels = svg("g", { class: "coordinates" }, this.root);
       for (let i = 0; i < size; i++) {
@@ -166,6 +178,20 @@ export class Board {
     const [cx, cy] = this.xy(point);
     const on = COLORS[board[point]] || "empty";
     svg("circle", { class: `last-move on-${on}`, cx, cy, r: 0.2 }, this.layers.marks);
+  }
+
+  /** A move's quality as a small dot on its stone (``quality-0`` best .. ``quality-5`` worst). */
+  qualityDot(point, quality) {
+    const [cx, cy] = this.xy(point);
+    const dot = svg("circle", { class: `quality quality-${quality}`, cx, cy, r: 0.14 }, this.layers.marks);
+    dot.dataset.vertex = vertexName(point, this.size);
+  }
+
+  /** The hint: a ring on the point the player would play. */
+  hintMarker(point) {
+    const [cx, cy] = this.xy(point);
+    const ring = svg("circle", { class: "hint", cx, cy, r: 0.4 }, this.layers.marks);
+    ring.dataset.vertex = vertexName(point, this.size);
   }
 
   /** The final owners: a square on each point counted for a colour that holds no stone of it. */

@@ -21,6 +21,7 @@ import http.server
 import json
 import os
 import random
+import re
 import shutil
 import socket
 import threading
@@ -31,12 +32,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from web_fixtures import make_league
 
 from go_env import Game, coords
 from go_env.game import result_string
 from go_env.rules import Rules
-from go_env.sgf import load_sgf
+from go_env.sgf import load_sgf, read_sgf
 from goarena.benchmarks.league.config import LeagueConfig
+from goarena.benchmarks.league.live import clear_live, live_file, write_live
 from goarena.benchmarks.league.play import run_league
 from goarena.benchmarks.league.store import LeagueStore
 from goarena.benchmarks.web.sessions import settle_final
@@ -58,7 +61,12 @@ pytestmark = [
 LEAGUE = "demo/nine"  # a league id with a folder in it, as a browser's URLs carry it
 # zero searches for three seconds: long enough for several analysis reports, with its ownership;
 # zero-1 reads a stored game quickly (one simulation: its network's value of each position).
-PLAYERS = {"random": "random", "zero": "zero:seconds=3", "zero-1": "zero:simulations=1"}
+PLAYERS = {
+    "random": "random",
+    "zero": "zero:seconds=3",
+    "zero-1": "zero:simulations=1",
+    "greedy": "ownership-greedy",  # counts points: its review says what each move cost in points
+}
 COLOR_NAMES = {0: "", 1: "black", 2: "white"}
 
 # The page's state of play, from the board's data attributes: true once the person may move
@@ -237,9 +245,20 @@ def test_a_league_game_stepped_with_the_arrow_keys_shows_the_stones_of_its_sgf(p
     page.keyboard.press("Home")
     for _ in range(30):
         page.keyboard.press("ArrowRight")
+    readers = page.locator("#winrate-player option").all_text_contents()
+    assert len(readers) == len(set(readers)) and "random" not in readers  # each once; only analysts
     page.select_option("#winrate-player", "zero-1")
-    expect(page.locator("#replay-winrate-graph path.line")).to_have_count(1)
-    expect(page.locator("#replay-winrate-graph .cursor")).to_have_count(1)
+    graph = page.locator("#replay-winrate-graph")
+    expect(graph.locator("path.line")).to_have_count(1)  # smoothed; each position as read, dots
+    expect(graph.locator(".dots circle")).not_to_have_count(0)
+    expect(graph.locator(".chart-legend li")).to_have_count(2)
+    expect(graph.locator(".cursor")).to_have_count(1)
+    expect(page.locator("#move-cost")).not_to_have_text("")
+    page.keyboard.press("ArrowRight")  # the keys move through the game, not through the list
+    expect(number).to_have_attribute("data-index", "31")
+    expect(page.locator("#winrate-player")).to_have_value("zero-1")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#replay-sgf")).to_have_attribute("href", re.compile(r"/games/\d+/sgf$"))
     page.screenshot(path=shots / "web-replay.png")
     expect(page.locator("#error")).to_be_hidden()
 
@@ -358,3 +377,201 @@ def test_a_page_of_another_origin_cannot_use_the_server(browser, server, tmp_pat
         finally:
             page.close()
             other.shutdown()
+
+
+# -- the person's turn, review, games kept, league pages, watching: issue 34 ----------------------
+
+BOARD = "() => ({...document.querySelector('#play-board').dataset})"
+# The position's analysis on the person's turn (as the search player ponders it), past `visits`.
+PONDERED = """([at, visits]) => {
+  const board = document.querySelector("#play-board").dataset;
+  return board.turn === "human" && board.pondering === "true" && board.analysisAt === at
+    && Number(board.analysisVisits) > visits;
+}"""
+
+
+ANALYSED = """() => {
+  const board = document.querySelector("#play-board").dataset;
+  return board.analysisAt === String(board.moves.split(" ").filter(Boolean).length);
+}"""
+
+
+def play_moves(page: Any, count: int, seed: int = 3, analysed: bool = False) -> dict[str, str]:
+    """Play ``count`` random legal moves of the person's (the player answering each), each once
+    the position is analysed if ``analysed``; the board's data attributes after."""
+    rng = random.Random(seed)
+    board = wait_for_turn(page, None)
+    for _ in range(count):
+        if analysed:
+            page.wait_for_function(ANALYSED)
+        page.click(f'#play-board [data-vertex="{rng.choice(sorted(legal_vertices(page)))}"]')
+        board = wait_for_turn(page, board["moves"])
+    return board
+
+
+def test_a_search_player_analyses_the_persons_turn_until_they_move_and_gives_a_hint(page, server, shots):
+    new_game(page, server, "zero")  # the person (Black) moves first: zero ponders the empty board
+    page.wait_for_function(PONDERED, arg=["0", 0])
+    first = int(page.locator("#play-board").get_attribute("data-analysis-visits"))
+    page.wait_for_function(PONDERED, arg=["0", first])  # it goes on: more visits come
+    best = page.locator("#play-board [data-candidate].best")
+    expect(best).to_have_count(1)
+    expect(page.locator("#play-board .ownership").first).to_be_attached()
+    expect(page.locator("#candidates tr")).not_to_have_count(0)
+    page.click("#hint")
+    hint = page.locator("#play-board circle.hint")
+    expect(hint).to_have_count(1)
+    assert hint.get_attribute("data-vertex") in legal_vertices(page)
+    page.click('#play-board [data-vertex="E5"]')
+    # The move is played: the analysis of the empty board is gone, and the hint with it.
+    page.wait_for_function("() => document.querySelector('#play-board').dataset.analysisAt !== '0'")
+    expect(hint).to_have_count(0)
+    board = wait_for_turn(page, "")
+    page.wait_for_function(PONDERED, arg=["2", 60])  # the person's turn again: analysed again
+    assert page.evaluate(BOARD)["moves"] == board["moves"]
+    page.screenshot(path=shots / "web-play.png")
+    expect(page.locator("#error")).to_be_hidden()
+
+
+def test_each_of_the_persons_moves_is_coloured_by_what_it_cost(page, server, shots):
+    new_game(page, server, "greedy")  # counts points: the cost of each move in points
+    play_moves(page, 6, analysed=True)
+    rows = page.locator("#review tr[data-quality]")
+    expect(rows).to_have_count(6)
+    qualities = [int(q) for q in rows.evaluate_all("rows => rows.map(r => r.dataset.quality)")]
+    assert all(0 <= q <= 5 for q in qualities)
+    assert rows.first.get_attribute("data-move") == "11"  # the newest first
+    expect(rows.first).to_have_class("quality-" + str(qualities[0]))
+    dots = page.locator("#play-board circle.quality")
+    assert 1 <= dots.count() <= 6  # on the person's stones still on the board
+    expect(page.locator("#score-panel")).to_be_visible()
+    expect(page.locator("#score-graph path.line")).to_have_count(1)
+    page.screenshot(path=shots / "web-review.png", full_page=True)
+    expect(page.locator("#error")).to_be_hidden()
+
+
+def test_a_game_saved_as_sgf_opens_again_and_replays_to_the_same_position(page, server, tmp_path):
+    new_game(page, server, "random")
+    board = play_moves(page, 5)
+    shown = stones_shown(page, "#play-board")
+    with page.expect_download() as downloading:
+        page.click("#save-sgf")
+    saved = tmp_path / downloading.value.suggested_filename
+    downloading.value.save_as(saved)
+    record = read_sgf(saved.read_bytes())
+    assert [coords.to_gtp(move, 9) for move in record.moves] == board["moves"].split()
+    assert record.black == "You" and record.white == "random"
+
+    page.set_input_files("#open-sgf", str(saved))
+    expect(page).to_have_url(server + "#/sgf")
+    number = page.locator("#move-number")
+    expect(number).to_have_attribute("data-index", "0")
+    page.keyboard.press("End")
+    expect(number).to_have_attribute("data-index", str(len(record.moves)))
+    assert stones_shown(page, "#replay-board") == shown
+    assert page.locator("#replay-sgf").get_attribute("href").startswith("blob:")
+    page.reload()  # the record stays open in the tab
+    expect(number).to_have_attribute("data-index", "0")
+
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;GM[1]SZ[9];B[ee];W[ee])")  # a move on a stone
+    page.set_input_files("#open-sgf", str(bad))
+    expect(page.locator("#error")).to_be_visible()
+    expect(page.locator("#error")).to_contain_text("bad.sgf")
+
+
+def test_a_reload_keeps_the_game_in_progress(page, server):
+    new_game(page, server, "random")
+    board = play_moves(page, 3)
+    shown = stones_shown(page, "#play-board")
+    page.reload()
+    page.wait_for_function(TURN_CAME, arg="")
+    assert page.evaluate(BOARD)["moves"] == board["moves"]
+    assert stones_shown(page, "#play-board") == shown
+    play_moves(page, 1)  # and it goes on
+    assert len(page.evaluate(BOARD)["moves"].split()) == len(board["moves"].split()) + 2
+
+
+@pytest.mark.parametrize(("size", "stars"), [(9, 5), (13, 5), (19, 9), (7, 1)])
+def test_star_points_are_drawn_as_sabaki_and_ogs_draw_them(page, server, size, stars):
+    page.goto(server + "#/play")
+    expect(page.locator('#size option[value="9"]')).to_be_attached()
+    page.select_option("#size", str(size))
+    expect(page.locator("#play-board .grid circle.star")).to_have_count(stars)
+
+
+# A league of ten players, names long and short, for the layout of its page.
+WIDE = {
+    name: f"random:seed={i}"
+    for i, name in enumerate(
+        [
+            "random",
+            "gnugo-10-stand-in",
+            "zero-generation-12",
+            "uct-5000",
+            "sl-policy",
+            "rl-policy",
+            "ownership-greedy",
+            "value-greedy",
+            "puct-rollouts-800",
+            "zero",
+        ]
+    )
+}
+BOXES = """() => [...document.querySelectorAll(
+  "#page-league h3, #page-league .note, #page-league .table-box, #elo-graph svg, #elo-graph .chart-legend,"
+  + " #page-league .links")].map(e => { const r = e.getBoundingClientRect();
+    const what = e.id || e.className || e.tagName;
+    return {what, left: r.left, right: r.right, top: r.top, bottom: r.bottom}; })"""
+
+
+@pytest.mark.parametrize("width", [1024, 1280, 1600])
+def test_a_league_page_lays_out_with_nothing_overlapping_from_1024_to_1600_px(
+    page, server, runs, shots, width
+):
+    league = runs / "demo" / "wide"
+    if not (league / LeagueStore.FILENAME).exists():
+        make_league(league, WIDE, games_per_pair=1, komi=0.0, anchor="random")  # some drawn
+    page.set_viewport_size({"width": width, "height": 1000})
+    page.goto(server + "#/league/demo/wide")
+    expect(page.locator("#standings tr[data-player]")).to_have_count(len(WIDE))
+    boxes = page.evaluate(BOXES)
+    for i, a in enumerate(boxes):
+        assert a["right"] <= width + 0.5, f"{a} runs off the page at {width} px"
+        for b in boxes[i + 1 :]:
+            apart = (
+                a["right"] <= b["left"] + 0.5
+                or b["right"] <= a["left"] + 0.5
+                or a["bottom"] <= b["top"] + 0.5
+                or b["bottom"] <= a["top"] + 0.5
+            )
+            assert apart, f"{a} overlaps {b} at {width} px"
+    # The anchor's interval, the draws, the colours and the ticks.
+    anchor = page.locator('#standings tr[data-player="random"] td').last
+    expect(anchor).to_have_text("anchor")
+    with LeagueStore.open_existing(league) as store:
+        for game in store.games():
+            cell = page.locator(f'#games tr[data-game="{game.id}"] td').nth(3)
+            expect(cell).to_have_text("Draw" if game.winner == "draw" else game.result)
+    colors = page.locator("#elo-graph path.line").evaluate_all("ps => ps.map(p => p.getAttribute('stroke'))")
+    assert len(colors) == len(WIDE) == len(set(colors))
+    ticks = [int(t.rstrip("%")) for t in page.locator("#elo-graph .y-label").all_text_contents()]
+    steps = {b - a for a, b in zip(ticks, ticks[1:], strict=False)}
+    assert len(steps) == 1 and str(steps.pop()).rstrip("0") in ("1", "2", "5"), ticks
+    assert all(t % min(abs(t) for t in ticks if t) == 0 for t in ticks), ticks
+    legend, plot = (page.locator(f"#elo-graph {e}").bounding_box() for e in (".chart-legend", "svg"))
+    assert legend["y"] >= plot["y"] + plot["height"]  # below the plot, off its lines
+    if width == 1280:
+        page.screenshot(path=shots / "web-league.png", full_page=True)
+
+
+def test_a_killed_leagues_left_over_games_are_not_shown_as_in_progress(page, server, runs):
+    league = make_league(runs / "demo" / "killed", games=1)
+    clear_live(league)
+    # The file of a game in progress, left behind by a league that was killed.
+    write_live(live_file(league, 1), 1, ("random", "uct-20"), 5, Rules(), [coords.from_gtp("B2", 5)])
+    page.goto(server + "#/watch/demo/killed")
+    expect(page.locator("#live")).to_be_visible()  # watching
+    expect(page.locator("#watch-note")).to_contain_text("No game in progress")
+    expect(page.locator("#live-games figure")).to_have_count(0)
+    expect(page.locator("#games tr[data-game]")).to_have_count(1)
