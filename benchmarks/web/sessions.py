@@ -169,10 +169,10 @@ def black_score(infos: Sequence[MoveInfo], to_play: int) -> float | None:
 
 
 def nothing_left_to_play(game: Game) -> bool:
-    """Whether every empty point of ``game`` is already counted for one colour (no point
-    that two colours border, no empty board): more moves only fill one's own area."""
+    """Whether both colours have stones on ``game``'s board and every empty point is already
+    counted for one of them (no point that both border): more moves only fill one's own area."""
     board = game.board.ravel()
-    if not board.any():
+    if not (np.any(board == BLACK) and np.any(board == WHITE)):
         return False
     owners = game.area_owner().ravel()
     return bool(np.all(owners[board == 0] != 0))

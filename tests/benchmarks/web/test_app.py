@@ -17,7 +17,7 @@ from web_fixtures import make_league  # noqa: E402
 
 from go_env import Game, Rules, coords  # noqa: E402
 from go_env.game import result_string  # noqa: E402
-from go_env.sgf import read_sgf  # noqa: E402
+from go_env.sgf import MAX_SGF_NODES, read_sgf, write_sgf  # noqa: E402
 from goarena.benchmarks.league.live import clear_live, live_file, remove_live, write_live  # noqa: E402
 from goarena.benchmarks.league.store import LeagueStore  # noqa: E402
 from goarena.benchmarks.web import app as web  # noqa: E402
@@ -315,3 +315,84 @@ def test_a_watched_league_sends_its_games_in_progress_as_go_env_replays_them(tmp
             assert (grown["moves"][-1], grown["last"], grown["to_play"]) == ("pass", "pass", "black")
             remove_live(league, 1)
             assert socket.receive_json() == {"type": "live", "games": []}
+
+
+# -- games you keep: SGF out and in --------------------------------------------------------------
+
+
+def test_a_league_games_sgf_is_downloaded_as_its_file(client, root):
+    answer = client.get("/api/leagues/small/games/0/sgf")
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("application/x-go-sgf")
+    assert answer.headers["content-disposition"] == 'attachment; filename="small-game-0.sgf"'
+    with LeagueStore.open_existing(root / "small") as store:
+        stored = next(game for game in store.games() if game.id == 0)
+    assert answer.text == (root / "small" / stored.sgf).read_text()
+    assert client.get("/api/leagues/small/games/99/sgf").status_code == 404
+    assert client.get("/api/leagues/escape/games/0/sgf").status_code == 403
+
+
+def test_an_sgf_of_ones_own_replays_as_go_env_reads_it_and_is_analysed(client):
+    game = Game(5, Rules(komi=0.5))
+    moves = [coords.from_gtp(vertex, 5) for vertex in ("C3", "B2", "D4", "pass", "pass")]
+    game.replay(moves)
+    text = write_sgf(game, black="me", white="a friend").decode()
+    answer = client.post("/api/sgf", content=text, headers={"content-type": "application/x-go-sgf"})
+    assert answer.status_code == 200, answer.text
+    replayed = answer.json()
+    assert (replayed["black"], replayed["white"], replayed["result"]) == ("me", "a friend", game.result())
+    assert len(replayed["positions"]) == len(moves) + 1
+    assert replayed["positions"][-1]["board"] == game.board.ravel().tolist()
+    analysed = client.post("/api/sgf/analysis", json={"player": "uct", "sgf": text})
+    assert analysed.status_code == 200
+    assert len(analysed.json()["winrates"]) == len(analysed.json()["scores"]) == len(moves) + 1
+    assert client.post("/api/sgf/analysis", json={"player": "gnugo", "sgf": text}).status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("(;GM[1]SZ[9];B[ee];W[ee])", "illegal"),  # a move on a stone
+        ("not a record", "not an SGF record"),
+        ("(;GM[2]SZ[9])", "not a game of Go"),
+        ("(;GM[1]SZ[40])", "board size"),
+        ("(;GM[1]SZ[9]" + ";" * (MAX_SGF_NODES + 1) + ")", "nodes"),
+    ],
+)
+def test_an_sgf_that_cannot_be_read_is_refused_saying_why(client, text, said):
+    answer = client.post("/api/sgf", content=text)
+    assert answer.status_code == 400 and said in answer.json()["error"], answer.text
+    answer = client.post("/api/sgf/analysis", json={"player": "uct", "sgf": text})
+    assert answer.status_code == 400 and said in answer.json()["error"]
+
+
+def test_an_sgf_past_the_upload_limit_is_refused_unread(client):
+    big = "(;GM[1]SZ[9]C[" + "x" * web.UPLOAD_BYTES + "])"
+    answer = client.post("/api/sgf", content=big)
+    assert answer.status_code == 413 and "larger than" in answer.json()["error"]
+    answer = client.post("/api/sgf/analysis", json={"player": "uct", "sgf": big})
+    assert answer.status_code == 413
+
+
+def test_the_game_in_play_is_saved_as_sgf_and_resumed_from_its_moves(client):
+    with client.websocket_connect("/ws/play") as socket:
+        socket.send_json({"type": "new", "player": "random", "size": 5, "komi": 0.5})
+        state, _ = until_turn(socket)
+        for _ in range(3):
+            socket.send_json({"type": "play", "move": state["legal"][0]})
+            state, _ = until_turn(socket)
+        socket.send_json({"type": "sgf"})
+        while (saved := socket.receive_json())["type"] != "sgf":
+            pass
+    record = read_sgf(saved["sgf"])
+    assert [coords.to_gtp(move, 5) for move in record.moves] == state["moves"]
+    assert (record.black, record.white, saved["name"]) == ("You", "random", "goarena-6-moves.sgf")
+    with client.websocket_connect("/ws/play") as socket:  # a reload: the page sends the moves back
+        socket.send_json({"type": "new", "player": "random", "size": 5, "komi": 0.5, "moves": state["moves"]})
+        resumed, _ = until_turn(socket)
+        assert resumed["moves"] == state["moves"] and resumed["board"] == state["board"]
+        assert resumed["winrates"] == [None] * 6 and resumed["first"] == "black"
+
+
+def test_the_league_view_says_which_games_are_drawn(client):
+    games = client.get("/api/leagues/small").json()["games"]
+    assert all(game["winner"] in ("black", "white", "draw") for game in games)

@@ -490,3 +490,123 @@ def test_an_undo_while_the_dead_stones_are_judged_drops_the_count(monkeypatch):
         assert browser.inbox.empty() and browser.session.settled is None
 
     asyncio.run(run(test)(allow_spec=True))
+
+
+# -- the person's turn analysed, hints, games resumed, random's pass ------------------------------
+
+
+def test_a_search_player_analyses_the_persons_position_until_they_move():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="uct", size=5, komi=0.5)  # the person moves first
+        state = await browser.turn()
+        first = await browser.next("analysis")
+        later = await browser.next("analysis")
+        assert first["ponder"] and later["ponder"] and later["visits"] > first["visits"]  # it goes on
+        assert browser.session._pondering
+        await browser.send(type="play", move="C3")
+        assert browser.session._ponder_stop.is_set()  # stopped by the move
+        state = await browser.turn()
+        assert state["moves"][0] == "C3" and state["winrates"][0] is not None  # its estimate kept
+        after = [m for m in browser.seen if m["type"] == "analysis"]
+        since = after.index(later) + 1
+        played = next(i for i, m in enumerate(browser.seen) if m["type"] == "state" and m["moves"])
+        # Nothing of the empty board's analysis after the move: the next reports are the player's search.
+        assert all(not m.get("ponder") for m in after[since:] if browser.seen.index(m) > played)
+
+    asyncio.run(run(test)())
+
+
+def test_pondering_stops_at_its_cap_and_when_the_page_leaves(monkeypatch):
+    monkeypatch.setattr(sessions, "PONDER_SECONDS", 0.5)
+
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="uct", size=5, komi=0.5)
+        await browser.next("analysis")
+        for _ in range(200):
+            if not browser.session._pondering:
+                break
+            await asyncio.sleep(0.05)
+        assert not browser.session._pondering  # within its cap
+
+    asyncio.run(run(test)())
+
+    async def leave(browser: Browser) -> None:
+        monkeypatch.setattr(sessions, "PONDER_SECONDS", 60.0)
+        await browser.send(type="new", player="uct", size=5, komi=0.5)
+        await browser.next("analysis")
+        await browser.session.close()
+        assert browser.session._ponder_stop.is_set()
+
+    asyncio.run(run(leave)())
+
+
+def test_a_hint_is_the_best_move_of_the_analysis_or_of_the_players_own_search():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="uct", size=5, komi=0.5)
+        state = await browser.turn()
+        await browser.send(type="hint")
+        hint = await browser.next("hint")
+        assert hint["at"] == 0 and hint["move"] in state["legal"] + ["pass"]
+        await browser.send(type="analysis", on=False)  # no analysis under way: the player's own search
+        await browser.send(type="play", move="C3")
+        state = await browser.turn()
+        await browser.send(type="hint")
+        hint = await browser.next("hint")
+        assert hint["at"] == 2 and hint["move"] in state["legal"] + ["pass"]
+
+    asyncio.run(run(test)())
+
+
+def test_a_game_resumed_from_its_moves_goes_on_and_bad_moves_are_refused():
+    async def test(browser: Browser) -> None:
+        await browser.send(type="new", player="random", size=5, moves=["C3", "B2", "D4"])
+        state = await browser.turn()
+        assert state["moves"][:3] == ["C3", "B2", "D4"] and len(state["moves"]) == 4
+        assert state["scores"][:3] == [None] * 3
+        for moves, said in [
+            (["C3", "C3"], "move 2"),
+            ("C3", "list of vertices"),
+            (["pass", "pass", "C3"], "over before move 3"),
+            (["Z9"], "move 1"),
+        ]:
+            await browser.send(type="new", player="random", size=5, moves=moves)
+            assert said in await browser.error()
+        assert browser.session.game.moves == [coords.from_gtp(v, 5) for v in state["moves"]]  # kept
+
+    asyncio.run(run(test)())
+
+
+def test_nothing_is_left_to_play_once_every_empty_point_is_someones():
+    game = Game(5)
+    assert not sessions.nothing_left_to_play(game)  # an empty board
+    for black, white in zip(["B1", "B2", "B3", "B4", "B5"], ["D1", "D2", "D3", "D4", "D5"], strict=True):
+        game.play(coords.from_gtp(black, 5))
+        assert not sessions.nothing_left_to_play(game)  # White has no stone yet, or C borders both
+        game.play(coords.from_gtp(white, 5))
+    assert not sessions.nothing_left_to_play(game)
+    for point in ("C1", "C2", "C3", "C4"):
+        game.play(coords.from_gtp(point, 5))
+        game.play(game.pass_move)
+    game.play(coords.from_gtp("C5", 5))
+    assert sessions.nothing_left_to_play(game)
+
+
+def test_random_passes_after_a_pass_when_nothing_is_left_to_play():
+    game = Game(5, Rules(komi=0.5))
+    # Black walls columns B and C, White column D and E1: A is Black's, E White's.
+    for row in range(1, 6):
+        game.play(coords.from_gtp(f"B{row}", 5))
+        game.play(coords.from_gtp(f"D{row}", 5))
+    for row in range(1, 6):
+        game.play(coords.from_gtp(f"C{row}", 5))
+        game.play(game.pass_move if row < 5 else coords.from_gtp("E1", 5))
+    assert sessions.nothing_left_to_play(game)
+    session = PlaySession(lambda: PLAYERS, False, lambda message: None)
+    seat = sessions._Seat(make_agent("random", seed=1))
+    stop = threading.Event()
+    game.play(game.pass_move)  # the person passes: random passes too
+    assert session._think(seat, game.copy(), stop, lambda m: None)[0] == game.pass_move
+    game.undo()
+    game.play(coords.from_gtp("A1", 5))  # no pass before: random plays on
+    moves = {session._think(seat, game.copy(), stop, lambda m: None)[0] for _ in range(20)}
+    assert moves != {game.pass_move}
