@@ -6,15 +6,23 @@ in a thread (``asyncio.to_thread``), one at a time, so that the event loop goes 
 other pages and games while it thinks. Messages are JSON objects. From the browser:
 
 - ``{"type": "new", "player": NAME, "size": 9, "komi": 7, "rules": PRESET, "color": "black",
-  "handicap": 0}`` (``"spec": SPEC`` instead of ``"player"`` where specs are allowed);
+  "handicap": 0}`` (``"spec": SPEC`` instead of ``"player"`` where specs are allowed), with
+  ``"moves": [vertices]`` to resume a game after a reload (played through go_env's rules, the
+  player told of each; a wrong one refuses the whole message, naming it);
 - ``{"type": "play", "move": "D4"}`` (a GTP vertex or ``"pass"``), ``{"type": "pass"}``,
   ``{"type": "resign"}``, ``{"type": "undo"}``;
-- ``{"type": "analysis", "on": false}``, the switch of the analysis messages.
+- ``{"type": "analysis", "on": false}``, the switch of the analysis messages;
+- ``{"type": "hint"}`` on the person's turn: ``{"type": "hint", "move": VERTEX, "at": MOVES}``,
+  the best move of the analysis under way, else the player's own choice (its budget);
+- ``{"type": "sgf"}``: ``{"type": "sgf", "sgf": TEXT, "name": FILE}``, the game written by
+  ``go_env.sgf`` (the person named ``You``).
 
 From the session: ``state`` (``PlaySession.state``: the board, 0 empty, 1 Black, 2 White, row 0
 at the top; whose turn; the moves as GTP vertices; the legal points on the person's turn; at the
-end the result, Black's margin, the dead stones, who judged them and the area owners),
-``analysis`` (``analysis_message``) and ``{"type": "error", "message": ...}``.
+end the result, Black's margin, the dead stones, who judged them and the area owners; Black's
+win rate and lead in points at the position each move was played from, where the player gave
+them: ``winrates`` and ``scores``), ``analysis`` (``analysis_message``; ``"ponder": true`` when
+it is of the person's position) and ``{"type": "error", "message": ...}``.
 
 The player's move: an ``AnalysisAgent`` is asked through ``analyze``, whose reports go to the
 browser (at most ``REPORTS_PER_SECOND``) as KataGo's ``kata-analyze`` fields: visits, win rate,
@@ -22,7 +30,14 @@ prior, score lead and principal variation per candidate, and the move it returns
 any other player through ``select_move``. Ownership comes from an ``OwnershipAgent``'s network
 (one forward pass), the policy heat map from a ``PolicyAgent`` that does not search; both are
 turned to Black's view, as every win rate sent is. On the person's turn, a player that answers
-at once (no search to run: not a ``MoveTimeAgent``) analyses the position too, once.
+at once (no search to run: not a ``MoveTimeAgent``) analyses the position too, once; a search
+player goes on analysing it (``_ponder``, as KaTrain and Lizzie ponder: its ``analyze`` run again
+on its kept tree while each run adds visits) until the person moves, the analysis is switched
+off or the page leaves, ``PONDER_SECONDS`` at most; a GTP engine does not. Its last estimates
+are those of the position the person moved from, which is what the page's review reads.
+
+``random`` answers a pass with a pass when nothing is left to play (``nothing_left_to_play``):
+clicking Pass through a filled board is no game.
 
 The game ends by two passes or the move cap, by a resignation, or by a player that fails or
 answers an illegal move (it forfeits). ``undo`` takes back the person's last move and the

@@ -175,3 +175,19 @@ def test_a_name_too_long_and_an_unreadable_league_are_said_without_the_folders_p
             assert said in error and str(tmp_path) not in error and str(Path(tmp_path).resolve()) not in error
         with client.websocket_connect("/ws/watch/" + "a" * 300) as socket:
             assert "no league" in socket.receive_json()["message"]
+
+
+def test_an_uploaded_sgf_is_read_as_data_and_only_from_the_servers_own_page(root):
+    text = "(;GM[1]SZ[5]PB[<script>alert(1)</script>];B[cc];W[dd])"
+    with TestClient(create_app(root, PLAYERS, address=TESTSERVER)) as client:
+        for headers in [{"origin": "http://evil.example"}, {"sec-fetch-site": "cross-site"}]:
+            assert client.post("/api/sgf", content=text, headers=headers).status_code == 403
+            answer = client.post("/api/sgf/analysis", json={"player": "random", "sgf": text}, headers=headers)
+            assert answer.status_code == 403
+        own = {"origin": "http://testserver", "sec-fetch-site": "same-origin"}
+        answer = client.post("/api/sgf", content=text, headers=own)
+        assert answer.status_code == 200
+        assert answer.json()["black"] == "<script>alert(1)</script>"  # a name, shown as text by the page
+        for bad in ["", "(;GM[1]SZ[5];B[cc]", "(;GM[1]SZ[5];B[zz])", "\x00" * 100]:
+            answer = client.post("/api/sgf", content=bad, headers=own)
+            assert answer.status_code == 400 and answer.json()["error"], repr(bad)
