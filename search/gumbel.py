@@ -31,11 +31,21 @@ step more, so a search calls the evaluator ``simulations + 1`` times at most (a 
 ends in a finished game is scored by the rules, without the evaluator). Trees are not kept
 between moves. The driver (trees, steps, evaluator calls, the roots' reading) is
 ``search.batched``'s; this module gives Gumbel's selection and result kernels.
+
+A player on a clock gives ``search`` a time as well (``seconds``): sequential halving then
+plans its budget from the time left. Once every considered move has its first visit (the
+same ``m`` simulations under any budget), the search measures its rate and plans
+``min(simulations, what the rate fits in the time left)``, the schedule of that budget from
+then on, so that it ends as a search of that many simulations would; should the rate drop,
+it stops at ``seconds`` all the same, choosing among the moves with the most visits. A
+``stop`` callable ends it early too, and ``report`` hears of it about every ``interval``
+seconds (live analysis); without any of them a search is the plain one above.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -44,9 +54,9 @@ from numba import njit
 from go_env import core as K
 from go_env.batch import GameBatch
 from go_env.core import inline_kernel
-from goarena.search.batched import BatchedSearch, scratch_item, tree_item
+from goarena.search.batched import BatchedSearch, root_stats, scratch_item, tree_item
 from goarena.search.evaluator import Evaluator, Leaves, settled_outcome
-from goarena.search.tree import ILLEGAL, ROOT, UNVISITED, add_node, add_virtual_loss, backup
+from goarena.search.tree import ILLEGAL, ROOT, UNVISITED, Candidate, Tree, add_node, add_virtual_loss, backup
 
 # The log-prior of a legal move whose prior is 0 (float32 underflow): finite, so that scores
 # stay comparable, and far below any real prior.
@@ -331,6 +341,8 @@ class GumbelSearch(BatchedSearch):
     def _collect(
         self, batch: GameBatch, counts: np.ndarray, collected: np.ndarray, finished: np.ndarray
     ) -> None:
+        if self._watch is not None and self.trees is not None and self.trees.visits[0, ROOT] > 0:
+            self._watching(counts)
         gumbel_collect_all(
             self.trees, batch.state, batch.geometry, self._scratch_states, self._scratch_arrays, self._leaves,
             self._nodes, self._legal, self._expanding, counts, self.gumbel_noise, self._table, self._params,
@@ -352,3 +364,137 @@ class GumbelSearch(BatchedSearch):
         its legal moves (0 on illegal ones), the training target; zeros in finished games."""
         assert self.trees is not None, "search first"
         return self._targets.copy()
+
+    # -- a search on a clock, stopped or watched (analysis) --------------------------------
+
+    def search(
+        self,
+        batch: GameBatch,
+        simulations: int,
+        *,
+        seconds: float | None = None,
+        stop: Callable[[], bool] | None = None,
+        report: Callable[[], None] | None = None,
+        interval: float = 1.0,
+    ) -> np.ndarray:
+        """``BatchedSearch.search``, within ``seconds`` (sequential halving planned from the
+        time left, see the module documentation) and until ``stop()``; ``report()`` is called
+        about every ``interval`` seconds and once at the end (read the roots then, e.g.
+        ``candidates``). Without ``seconds``, ``stop`` and ``report``, the plain search; with
+        any of them, ``batch`` holds one game (a player's)."""
+        if seconds is None and stop is None and report is None:
+            return super().search(batch, simulations)
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"seconds must be positive, got {seconds}")
+        if batch.batch_size != 1:
+            raise ValueError("a search with seconds, stop or report is of one game (a player's)")
+        now = time.perf_counter()
+        self._watch = _Watch(
+            started=now,
+            deadline=None if seconds is None else now + seconds,
+            stop=stop,
+            report=report,
+            interval=interval,
+            next_report=now + interval,
+            planned=simulations,
+        )
+        try:
+            moves = super().search(batch, simulations)
+        finally:
+            self._watch = None
+        assert self.trees is not None
+        # A search stopped early ran the simulations its root has, its own evaluation aside.
+        self.simulations = np.minimum(self.simulations, np.maximum(self.trees.visits[:, ROOT] - 1, 0))
+        if report is not None:
+            report()
+        return moves
+
+    _watch: _Watch | None = None
+
+    def _watching(self, counts: np.ndarray) -> None:
+        """Before a step of a watched search: stop it (``counts`` zeroed) at its planned
+        budget, its deadline or its ``stop()``; plan the budget from the time left once the
+        considered moves have their first visit; report when a report is due."""
+        watch, trees = self._watch, self.trees
+        assert watch is not None and trees is not None
+        now = time.perf_counter()
+        if watch.report is not None and now >= watch.next_report:
+            watch.report()
+            watch.next_report = now + watch.interval
+        done = int(trees.visits[0, ROOT]) - 1  # simulations (single game: a player's batch of one)
+        if watch.deadline is not None and not watch.replanned and trees.expanded[0, ROOT]:
+            considered = min(self.max_considered, int((trees.children[0, ROOT] != ILLEGAL).sum()))
+            if done >= considered:  # every schedule agrees so far: all first visits
+                rate = done / max(now - watch.started, 1e-6)
+                fits = considered + int(rate * max(watch.deadline - now, 0.0))
+                watch.planned = max(min(watch.planned, fits), 1)
+                self._table = halving_table(self.max_considered, max(watch.planned, 1))
+                watch.replanned = True
+        over = watch.deadline is not None and now >= watch.deadline
+        stopped = watch.stop is not None and watch.stop()
+        if done >= watch.planned or (done >= 1 and (over or stopped)):  # a root move visited, at least
+            counts[:] = 0
+
+    def candidates(self, game: int = 0, limit: int | None = None) -> list[Candidate]:
+        """The visited root moves of ``game`` in the batch, the move the search would play now
+        first, then the most visited (``limit`` of them at most): visits, mean value for the
+        side to move, prior, and the line of the most visited moves below."""
+        trees = self.trees
+        assert trees is not None, "search first"
+        tree = Tree(*(field[game] for field in trees))
+        visits, values = (stat[game] for stat in root_stats(trees))
+        if not tree.expanded[ROOT]:
+            return []
+        order = [int(a) for a in np.lexsort((-values, -visits)) if visits[a] > 0]
+        chosen = self._current_choice(game)
+        if chosen in order:
+            order.remove(chosen)
+            order.insert(0, chosen)
+        return [
+            Candidate(a, int(visits[a]), float(values[a]), float(tree.prior[ROOT, a]), _line(tree, a))
+            for a in order[:limit]
+        ]
+
+    def _current_choice(self, game: int) -> int:
+        """The root move of ``game`` the search would play if it stopped now."""
+        trees = self.trees
+        assert trees is not None
+        count, num_actions = trees.children.shape[0], trees.children.shape[2]
+        searched = np.zeros(count, np.bool_)
+        searched[game] = True
+        moves, targets = np.empty(count, np.int64), np.empty((count, num_actions))
+        gumbel_results_all(trees, searched, self.gumbel_noise, self._params, self._work, moves, targets)
+        return int(moves[game])
+
+
+class _Watch:
+    """What a watched search keeps (``GumbelSearch.search`` with a time, a stop or a report)."""
+
+    def __init__(
+        self,
+        started: float,
+        deadline: float | None,
+        stop: Callable[[], bool] | None,
+        report: Callable[[], None] | None,
+        interval: float,
+        next_report: float,
+        planned: int,
+    ):
+        self.started, self.deadline, self.stop, self.report = started, deadline, stop, report
+        self.interval, self.next_report, self.planned = interval, next_report, planned
+        self.replanned = False
+
+
+def _line(tree: Tree, move: int) -> tuple[int, ...]:
+    """``move`` and then the most visited move at each node below it."""
+    line = [move]
+    node = int(tree.children[ROOT, move])
+    while node >= 0 and tree.expanded[node]:
+        row = tree.children[node]
+        created = np.flatnonzero(row >= 0)
+        if created.size == 0:
+            break
+        best = created[np.argmax(tree.visits[row[created]])]
+        line.append(int(best))
+        node = int(row[best])
+    return tuple(line)

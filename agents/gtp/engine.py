@@ -86,11 +86,15 @@ does not apply.
 Analysis. ``lz-analyze [color] [interval] [interval N] [minmoves N] [maxmoves N]`` answers
 ``=`` and then one line per report, every ``interval`` centiseconds (default 100), of the form
 ``info move D4 visits 836 winrate 4656 prior 839 lcb 4640 order 0 pv D4 Q16 info move ...``
-(winrate, prior and lcb times 10000), until the next command line arrives or the player's own
-budget runs out; an empty line ends the answer. ``maxmoves N`` reports the N best candidates
-(``maxmoves 0``: no info lines); intervals shorter than 1 are taken as 1.
-``lz-genmove_analyze color ...`` streams the same while the player searches on its own
-budget, plays the move and ends with ``play <vertex>``. ``minmoves`` is accepted and ignored.
+(winrate, prior and lcb times 10000), until the next command line arrives (``stop``, any
+other, or an empty line), as KataGo's does; an empty line ends the answer. Meanwhile a player
+that can search past its own budget (``PonderingAgent``: the search players) does, and once
+the player is done its last report is repeated every interval. Through ``handle``, where no
+next line can come, the analysis ends with the player's own budget. ``maxmoves N`` reports
+the N best candidates (``maxmoves 0``: no info lines); intervals shorter than 1 are taken
+as 1. ``lz-genmove_analyze color ...`` streams the same while the player searches on its own
+budget and the clock's, plays the move and ends with ``play <vertex>``; as in KataGo, a line
+arriving meanwhile does not end it. ``minmoves`` is accepted and ignored.
 
 ``kata-analyze`` and ``kata-genmove_analyze`` are the same commands in KataGo's format (its GTP
 extensions), for Sabaki and Lizzie-style boards: ``info move D4 visits 836 utility -0.0688
@@ -135,7 +139,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO, runtime_checkable
 
 import numpy as np
 
@@ -183,11 +187,44 @@ _KATA_RULE_KEYS = {
 Write = Callable[[str], None]
 
 _SHORTEST_INTERVAL = 0.01  # seconds between analysis reports
+_POLL = 0.005  # seconds between looks for the next command line while an analysis waits
 _QUOTED = 300  # characters of an argument quoted in an error message
 
 
 def _never() -> bool:
     return False
+
+
+@runtime_checkable
+class PonderingAgent(Protocol):
+    """A player whose live analysis can go on past its own budget, as KataGo's does (the
+    search players: ``_SearchAgent.ponder``, ``NetworkPlayer.ponder``)."""
+
+    def ponder(
+        self,
+        game: Game,
+        stop: Callable[[], bool],
+        report: Callable[[list[MoveInfo]], None],
+        interval: float,
+    ) -> int:
+        """Search ``game`` until ``stop()`` (or a bound of its own on memory), calling
+        ``report`` with the candidates, best first, about every ``interval`` seconds; return
+        the move the search would play."""
+        ...
+
+
+def _repeat_until(
+    interrupted: Callable[[], bool], last: list[str], due: list[float], interval: float, write: Write
+) -> None:
+    """Write ``last`` (the last report's line, if any) again each time ``due[0]`` comes, every
+    ``interval`` seconds, until ``interrupted()``: a finished analysis keeps reporting."""
+    while not interrupted():
+        now = time.perf_counter()
+        if now >= due[0]:
+            if last:
+                write(last[0] + "\n")
+            due[0] = now + interval
+        time.sleep(min(_POLL, max(due[0] - now, 0.0)))
 
 
 class GTPError(Exception):
@@ -329,18 +366,21 @@ class GTPEngine:
                 self.respond(line, write, interrupted=lambda: not lines.empty())
 
     def handle(self, line: str) -> str:
-        """The full answer to one command line (``""`` for a blank or comment line)."""
+        """The full answer to one command line (``""`` for a blank or comment line); with no
+        next line to end it, an analysis ends with the player's own budget."""
         out: list[str] = []
         self.respond(line, out.append)
         return "".join(out)
 
-    def respond(self, line: str, write: Write, interrupted: Callable[[], bool] = _never) -> None:
+    def respond(self, line: str, write: Write, interrupted: Callable[[], bool] | None = None) -> None:
         """Answer one command line through ``write``.
 
         Args:
             line: the command line, with an optional numeric id.
             write: called with each piece of the answer (analysis comes in many pieces).
-            interrupted: true once the next command line has arrived; ends ``lz-analyze``.
+            interrupted: true once the next command line has arrived, which ends ``lz-analyze``
+                (which runs until then); None where nothing can arrive (``handle``): the
+                analysis ends with the player's own budget.
         """
         parsed = _parse(line)
         if parsed is None:
@@ -682,13 +722,23 @@ class GTPEngine:
                 max_moves = value
         return _Analysis(color, max(interval, _SHORTEST_INTERVAL), max_moves, play, kata, ownership)
 
-    def _stream(self, id_: str, request: _Analysis, write: Write, interrupted: Callable[[], bool]) -> None:
-        """Answer an analysis command: ``=``, info lines, (``play`` move,) an empty line."""
+    def _stream(
+        self, id_: str, request: _Analysis, write: Write, interrupted: Callable[[], bool] | None
+    ) -> None:
+        """Answer an analysis command: ``=``, info lines, (``play`` move,) an empty line.
+
+        A ``*-genmove_analyze`` searches on the player's budget and the clock's, then plays.
+        An ``lz-analyze`` or ``kata-analyze`` that a next line can end (``interrupted``) runs
+        until then: a player that can search past its own budget (``PonderingAgent``) does,
+        and once the player is done the last report is repeated every interval, as KataGo's
+        reports go on until ``stop``."""
         started = time.perf_counter()
         game = self._game_for(request.color)
         agent = self._timed_player(request.color, started if request.play else None, game)
         assert isinstance(agent, AnalysisAgent)  # only listed for such players
         ownership = self._ownership(agent, game) if request.ownership else None
+        last: list[str] = []  # the last report's line
+        due = [started + request.interval]  # when the next repeat of it is due
 
         def report(infos: list[MoveInfo]) -> None:
             shown = infos[: request.max_moves]
@@ -698,15 +748,24 @@ class GTPEngine:
                 line = _info_line(shown, game.size)
             if line:  # an empty line would end the answer
                 write(line + "\n")
+                last[:] = [line]
+            due[0] = time.perf_counter() + request.interval
 
         write(f"={id_}\n")
         board = self._game
         try:
-            move = agent.analyze(game, _never if request.play else interrupted, report, request.interval)
             if request.play:
+                move = agent.analyze(game, _never, report, request.interval)
                 write(f"play {self._commit_on_clock(game, move, request.color, started)}\n")
             else:
+                stop = _never if interrupted is None else interrupted
+                if interrupted is not None and isinstance(agent, PonderingAgent):
+                    agent.ponder(game, stop, report, request.interval)
+                else:
+                    agent.analyze(game, stop, report, request.interval)
                 self._agent_stale = self._turned(request.color)  # as in reg_genmove
+                if interrupted is not None:
+                    _repeat_until(interrupted, last, due, request.interval, write)
         except Exception:  # the answer has begun: end it cleanly, say why on stderr
             self._restore(board)
             traceback.print_exc(file=sys.stderr)

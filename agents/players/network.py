@@ -16,7 +16,8 @@ of positions, for all its heads), in one of four ways (``play``):
 - ``puct``: ``PUCTAgent`` over the network (tree reuse, a time budget, resignation, analysis).
 - ``gumbel``: a deterministic Gumbel search (``search.GumbelSearch``, sequential halving) over
   the game as a batch of one, its improved policy and root value reported; it keeps to its
-  simulations.
+  simulations and, on a clock (``set_move_time``), plans them from the time it is given.
+  Its analysis runs the same search (GTP ``lz-genmove_analyze`` plays what ``genmove`` plays).
 
 ``policy`` and ``greedy`` search with PUCT when given ``simulations`` or ``seconds``.
 
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, cast
@@ -50,7 +52,7 @@ from goarena.agents.declared import one_of, option, positive
 from goarena.agents.nets.load import load_network
 from goarena.agents.players.options import OptionsPlayer, at_least, temperature
 from goarena.agents.players.policy import playing_on
-from goarena.agents.players.search import PUCTAgent, SearchOptions, precision
+from goarena.agents.players.search import PUCTAgent, SearchOptions, analysis_nodes, move_info, precision
 from goarena.agents.protocols import (
     Action,
     GameContext,
@@ -58,6 +60,7 @@ from goarena.agents.protocols import (
     analyze_policy,
     check_board_size,
     game_context,
+    move_time,
     restart_seed,
 )
 from goarena.search import GumbelSearch, Leaves
@@ -68,6 +71,7 @@ PLAYS = ("policy", "greedy", "puct", "gumbel")
 RANKS = ("value", "score")
 DEFAULT_SIMULATIONS = 200  # a network player's search without simulations= or seconds=
 ANALYSIS_CANDIDATES = 20  # moves a greedy player's analysis reports
+GUMBEL_ANALYSIS_SIMULATIONS = 1 << 17  # the largest Gumbel search an open-ended analysis runs
 
 # Options that only a search reads (temperature and seed are every way's).
 _SEARCH_ONLY = tuple(
@@ -236,6 +240,7 @@ class NetworkPlayer(OptionsPlayer):
                 self.search.judge_dead_stones_by(self._black_ownership)
         self._gumbel: GumbelSearch | None = None
         self._gumbel_seed = self.seed
+        self._move_time: float | None = None  # Gumbel's time per move (set_move_time)
         self.__class__ = _capable(cast(Any, type(self)), self._absent())
 
     @classmethod
@@ -518,7 +523,19 @@ class NetworkPlayer(OptionsPlayer):
 
     # -- play=gumbel -------------------------------------------------------------------------
 
-    def _gumbel_action(self, game: Game) -> Action:
+    def _gumbel_action(
+        self,
+        game: Game,
+        simulations: int | None = None,
+        timed: bool = True,
+        stop: Callable[[], bool] | None = None,
+        report: Callable[[list[MoveInfo]], None] | None = None,
+        interval: float = 1.0,
+    ) -> Action:
+        """The Gumbel search's move of ``game``: ``simulations`` (default: its own) planned
+        within its move's time where it has one (``timed``), until ``stop()``, its candidates
+        to ``report`` about every ``interval`` seconds."""
+        started = time.perf_counter()
         self._check_size(game.size)
         if self._gumbel is None:
             self._gumbel = GumbelSearch(
@@ -527,13 +544,49 @@ class NetworkPlayer(OptionsPlayer):
                 max_considered=self.options.max_considered,
                 gumbel=False,
             )
+        search = self._gumbel
         batch = GameBatch(game.size, 1, game.rules)
         K.copy_into(K.state_item(batch.state, 0), game.state)
-        move = int(self._gumbel.search(batch, cast(int, self.simulations))[0])
-        policy = self._gumbel.policy_targets()[0]
+        seconds = None
+        if timed and self._move_time is not None:
+            seconds = max(self._move_time - (time.perf_counter() - started), 1e-3)
+        heard = None
+        if report is not None:
+            heard = lambda: report([move_info(c) for c in search.candidates()])  # noqa: E731
+        budget = cast(int, self.simulations) if simulations is None else simulations
+        found = search.search(batch, budget, seconds=seconds, stop=stop, report=heard, interval=interval)
+        move = int(found[0])
+        policy = search.policy_targets()[0]
         if game.repeats_position(move):  # the best improved-policy move that does not
             move = int(np.argmax(np.where(_without_repeats(game, game.legal_mask()), policy, -1.0)))
-        return Action(move, policy, float(self._gumbel.root_values()[0]))
+        return Action(move, policy, float(search.root_values()[0]))
+
+    def _gumbel_ponder(
+        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
+    ) -> int:
+        """Open-ended analysis with Gumbel search: the search ``genmove`` runs, then searches
+        twice as large (sequential halving plans a whole budget, so each starts afresh), up to
+        ``GUMBEL_ANALYSIS_SIMULATIONS`` and ``analysis_nodes``; the reports show the larger of
+        the last finished search and the one under way. Returns the last finished one's move."""
+        budget = cast(int, self.simulations)
+        cap = max(min(GUMBEL_ANALYSIS_SIMULATIONS, analysis_nodes(game.num_points + 1)), budget)
+        finished: list[MoveInfo] = []
+        latest: list[MoveInfo] = []
+        move = None
+
+        def shown(infos: list[MoveInfo]) -> None:
+            latest[:] = infos
+            visits = sum(info.visits for info in infos)
+            report(finished if sum(info.visits for info in finished) > visits else infos)
+
+        while True:
+            found = self._gumbel_action(game, budget, False, stop, shown, interval).move
+            if stop():
+                return found if move is None else move
+            move, finished = found, list(latest)
+            if budget >= cap:
+                return move
+            budget = min(2 * budget, cap)
 
     # -- the player --------------------------------------------------------------------------
 
@@ -582,21 +635,36 @@ class NetworkPlayer(OptionsPlayer):
             cast(PUCTAgent, self.search).observe_move(game, move)
 
     def set_move_time(self, seconds: float | None) -> None:
-        """A cap on each move's time (``MoveTimeAgent``): the PUCT search's; the others' moves
-        take one forward pass (Gumbel search keeps to its simulations)."""
+        """A cap on each move's time (``MoveTimeAgent``): the PUCT search's, or Gumbel's (which
+        plans its simulations from it); the others' moves take one forward pass."""
+        self._move_time = move_time(seconds)
         if self.search is not None:
             self.search.set_move_time(seconds)
 
     def analyze(
         self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
     ) -> int:
-        """GTP ``lz-analyze``: the search's candidates (PUCT's, for ``gumbel`` too), greedy's
-        best children (the one played first), or the policy's (no search)."""
+        """GTP ``lz-analyze``: the search's candidates (Gumbel's for ``gumbel``: the move it
+        plays first), greedy's best children (the one played first), or the policy's (no search)."""
+        if self.mode == "gumbel":
+            return self._gumbel_action(game, stop=stop, report=report, interval=interval).move
         if self.search is not None:
             return self.search.analyze(game, stop, report, interval)
         if self.mode == "greedy":
             return self._greedy_analysis(game, report)
         return analyze_policy(self.evaluate(game)[0], report)
+
+    def ponder(
+        self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
+    ) -> int:
+        """Open-ended analysis (GTP ``lz-analyze`` until the next command): a search past the
+        player's budget (PUCT's tree grows, Gumbel's searches double; see ``PUCTAgent.ponder``
+        and ``_gumbel_ponder``), else ``analyze``."""
+        if self.mode == "gumbel":
+            return self._gumbel_ponder(game, stop, report, interval)
+        if self.search is not None:
+            return self.search.ponder(game, stop, report, interval)
+        return self.analyze(game, stop, report, interval)
 
 
 # What each way of playing does not offer of the players' protocols (see ``_absent``).

@@ -107,6 +107,16 @@ EVALUATORS = ("uniform", "rollout", "pattern")
 UNIFORM = "uniform"  # prior=uniform: uniform priors in place of a policy network's
 UCT_RENAMES: dict[str, Renamed] = {"playouts": ("simulations", None)}  # deprecated spellings
 _LEAST_SEARCH = 0.001  # seconds: a search whose move's time is spent still runs its first chunk
+# The most memory the tree of an open-ended analysis (``ponder``) may take, a tree being grown
+# (its old and new arrays) included: live analysis runs until the controller says stop.
+ANALYSIS_TREE_BYTES = 1 << 30
+
+
+def analysis_nodes(num_actions: int) -> int:
+    """The most nodes an open-ended analysis's tree may hold over ``num_actions`` moves: a node
+    holds a child and a prior (or RAVE's pair) per move, and a tree that grows holds its old
+    arrays and new ones twice as large for a moment."""
+    return max(ANALYSIS_TREE_BYTES // (3 * (8 * num_actions + 32)), 1024)
 
 
 def _check_evaluator(evaluator: EvaluatorSpec, rollout_weights: str | None) -> None:
@@ -413,6 +423,31 @@ class _SearchAgent:
         )
         self._searched = self._position(game)
         return move
+
+    def ponder(
+        self,
+        game: Game,
+        stop: Callable[[], bool],
+        report: Callable[[list[MoveInfo]], None],
+        interval: float,
+    ) -> int:
+        """Live analysis as KataGo's: search until ``stop()``, past the player's own budget
+        (its tree grows chunk by chunk, kept for the position), up to ``analysis_nodes`` nodes;
+        report the candidates about every ``interval`` seconds and at the end. The next move's
+        search on the position builds on the tree."""
+        self._settle(game)
+        cap = analysis_nodes(game.num_points + 1)
+        searcher = self.searcher
+
+        def done() -> bool:
+            return stop() or (searcher.tree is not None and int(searcher.tree.num_nodes[0]) >= cap)
+
+        return searcher.search(
+            game,
+            stop=done,
+            report=lambda candidates: report([move_info(c) for c in candidates]),
+            interval=interval,
+        )
 
 
 def win_rate(name: str, value: float | None) -> str | None:
