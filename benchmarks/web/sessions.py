@@ -31,8 +31,8 @@ any other player through ``select_move``. Ownership comes from an ``OwnershipAge
 (one forward pass), the policy heat map from a ``PolicyAgent`` that does not search; both are
 turned to Black's view, as every win rate sent is. On the person's turn, a player that answers
 at once (no search to run: not a ``MoveTimeAgent``) analyses the position too, once; a search
-player goes on analysing it (``_ponder``, as KaTrain and Lizzie ponder: its ``analyze`` run again
-on its kept tree while each run adds visits) until the person moves, the analysis is switched
+player goes on analysing it (``_ponder``, as KaTrain and Lizzie ponder: its search past its own
+budget, as GTP's analysis runs it) until the person moves, the analysis is switched
 off or the page leaves, ``PONDER_SECONDS`` at most; a GTP engine does not. Its last estimates
 are those of the position the person moved from, which is what the page's review reads.
 
@@ -85,6 +85,7 @@ from go_env.game import BLACK, COLOR_NAMES, MAX_SIZE, MIN_SIZE, WHITE, Game, Ill
 from go_env.rules import RULES_PRESETS, Rules, default_komi
 from go_env.sgf import write_sgf
 from goarena.agents.gtp.client import GTPAgent, find_engine
+from goarena.agents.gtp.engine import PonderingAgent
 from goarena.agents.players.random import RandomAgent
 from goarena.agents.protocols import (
     RESIGN,
@@ -908,8 +909,9 @@ def _ponder(
     seat: _Seat, game: Game, stop: threading.Event, post: Callable[[Message], None], seconds: float
 ) -> None:
     """Analyse ``game``'s position until ``stop`` or ``seconds`` (in a thread): the player's
-    search run again and again on its kept tree while each run adds visits, its reports sent
-    through ``post`` (at most ``REPORTS_PER_SECOND``, the last one always)."""
+    search past its own budget (``PonderingAgent.ponder``, as GTP's ``kata-analyze`` runs it),
+    else its ``analyze`` run again and again on its kept tree while each run adds visits; its
+    reports sent through ``post`` (at most ``REPORTS_PER_SECOND``, the last one always)."""
     deadline = time.monotonic() + seconds
 
     def done() -> bool:
@@ -938,7 +940,9 @@ def _ponder(
                 send(infos)
 
         visits = 0
-        while not done():
+        if isinstance(agent, PonderingAgent):  # one search past its own budget, as GTP's analysis
+            agent.ponder(game.copy(), done, report, 1.0 / REPORTS_PER_SECOND)
+        while not done() and not isinstance(agent, PonderingAgent):
             agent.analyze(game.copy(), done, report, 1.0 / REPORTS_PER_SECOND)
             now = sum(info.visits for info in latest)
             if now <= visits:  # no tree kept between runs, or the search can go no further

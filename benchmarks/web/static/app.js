@@ -504,7 +504,7 @@ function renderLeague(id, data) {
   const number = (value, digits = 0) => (value === null || value === undefined ? "–" : value.toFixed(digits));
   const standings = fillTable(
     $("#standings"),
-    ["#", "Player", "Games", "Won", "Lost", "Drawn", "Points", "Elo", "95% interval"],
+    ["#", "Player", "Games", "Won", "Lost", "Drawn", "Points", "Elo", "95% CI"],
     data.standings.map((s, i) => [
       String(i + 1),
       s.name,
@@ -523,12 +523,17 @@ function renderLeague(id, data) {
   });
 
   const { names, cells } = data.crosstable;
+  // Columns by the players' ranks (named on hover), so that a league of ten fits its column.
   const cross = fillTable(
     $("#crosstable"),
-    ["", ...names],
-    names.map((name, i) => [name, ...cells[i].map((c, j) => (i === j ? "—" : c ? `${c.points} of ${c.games}` : ""))]),
+    ["", ...names.map((_, j) => String(j + 1))],
+    names.map((name, i) => [
+      `${i + 1} ${name}`,
+      ...cells[i].map((c, j) => (i === j ? "—" : c ? `${c.points}/${c.games}` : "")),
+    ]),
   );
   cross.forEach((row) => row.cells[0].classList.add("name"));
+  [...$("#crosstable").rows[0].cells].slice(1).forEach((cell, j) => (cell.title = names[j]));
 
   const players = data.standings.map((s) => s.name);
   const history = data.elo_history;
