@@ -249,7 +249,9 @@ def test_a_league_game_stepped_with_the_arrow_keys_shows_the_stones_of_its_sgf(p
     assert len(readers) == len(set(readers)) and "random" not in readers  # each once; only analysts
     page.select_option("#winrate-player", "zero-1")
     graph = page.locator("#replay-winrate-graph")
-    expect(graph.locator("path.line")).to_have_count(1)  # smoothed; each position as read, dots
+    # Smoothed, and each position as read in dots; the first network player of the process may
+    # wait for its kernels to compile.
+    expect(graph.locator("path.line")).to_have_count(1, timeout=240_000)
     expect(graph.locator(".dots circle")).not_to_have_count(0)
     expect(graph.locator(".chart-legend li")).to_have_count(2)
     expect(graph.locator(".cursor")).to_have_count(1)
