@@ -34,6 +34,7 @@ _UNSHARED = 2
 
 class _EntryPoints(NamedTuple):
     move_status: Callable
+    play: Callable
     play_and_update: Callable
     play_and_observe: Callable
     legal_moves_into: Callable
@@ -59,6 +60,7 @@ def _entry_points() -> _EntryPoints:
 
     return _EntryPoints(
         move_status=compiled(K.move_status, types.int64),
+        play=compiled(K.play, types.int64),
         play_and_update=compiled(K.play_and_update, types.int64, mask_type, list_type),
         play_and_observe=compiled(play_and_observe, types.int64, mask_type, list_type, planes_type),
         legal_moves_into=compiled(K.legal_moves_into, mask_type, list_type),
@@ -129,6 +131,7 @@ class Game:
         self.rules = rules if rules is not None else Rules()
         self.geometry = K.make_geometry(size)
         self._kernels = _entry_points()
+        self._play_and_update = self._kernels.play_and_update  # one look-up less a move
         self.state = K.new_state(size, *self.rules.kernel_rules(size))
         self.moves: list[int] = []
         self.setup_black: list[int] = []
@@ -182,14 +185,16 @@ class Game:
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        del state["_kernels"]  # compiled entry points: found again on unpickling
+        del state["_kernels"], state["_play_and_update"]  # compiled entry points: found again
         del state["geometry"]  # the shared read-only tables, which kernels are compiled for
         for buffer in ("_mask", "_legal", "_planes", "_num_legal", "_score"):
             state.pop(buffer, None)  # rewritten from the state when first read
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, _kernels=_entry_points(), geometry=K.make_geometry(state["size"]))
+        kernels = _entry_points()
+        self.__dict__.update(state, _kernels=kernels, _play_and_update=kernels.play_and_update)
+        self.geometry = K.make_geometry(state["size"])
         self._new_buffers()
 
     def copy(self) -> Game:
@@ -211,7 +216,7 @@ class Game:
         for move in moves:
             if resume and self.is_terminated:
                 self.resume()
-            self.play(move)
+            self._play_plain(as_move(move))  # the mask and planes are made when next read
 
     def resume(self) -> None:
         """Reopen a game that two passes ended, as a clean-up phase does (KGS's, after which
@@ -259,12 +264,18 @@ class Game:
         """Whether ``move`` is legal now; ``TypeError`` if it is not an integer."""
         return self._status(as_move(move)) == K.LEGAL
 
-    def play(self, move: int) -> None:
+    def play(self, move: int) -> np.ndarray:
         """Play ``move`` (``0..N*N-1``, or ``N*N`` to pass) for the side to move.
 
         One compiled call plays the move and writes what is read next: the legal mask and
         list (``legal_mask``, ``legal_moves``) and, once asked for, the live planes
         (``live_observation``) of the position it leaves.
+
+        Returns:
+            The legal moves now (int64[K], as ``legal_moves``; empty once the game is over),
+            as a view of the game's own list, which its next move rewrites: a loop that
+            plays one of them needs no other call (copy it, or call ``legal_moves``, to keep
+            it).
 
         Raises:
             TypeError: ``move`` is not an integer (see ``as_move``); the game is unchanged.
@@ -272,24 +283,34 @@ class Game:
         """
         if type(move) is not int:
             move = as_move(move)
-        if 0 <= move <= self._num_points:
-            if getrefcount(self._mask) > _UNSHARED:  # a caller holds the mask: it keeps it as it is
-                self._mask = np.empty(self._num_points + 1, np.int8)
-                self._num_legal = -1  # a new array: rewritten below, or by ``_refresh``
-            state, geometry, mask, legal = self.state, self.geometry, self._mask, self._legal
-            planes = self._planes
-            if planes is None:
-                played = self._kernels.play_and_update(state, geometry, move, mask, legal)
-            else:
-                played = self._kernels.play_and_observe(state, geometry, move, mask, legal, planes)
+        if not 0 <= move <= self._num_points:  # the kernels take an int64, which it may not fit
+            self._play_plain(move)  # raises IllegalMoveError: off the board
+        if getrefcount(self._mask) > _UNSHARED:  # a caller holds the mask: it keeps it as it is
+            self._mask = self._mask.copy()
+        state, geometry, mask, legal = self.state, self.geometry, self._mask, self._legal
+        planes = self._planes
+        if planes is None:
+            played = self._play_and_update(state, geometry, move, mask, legal)
         else:
-            played = K.GAME_OVER if self.is_over else K.OFF_BOARD
+            played = self._kernels.play_and_observe(state, geometry, move, mask, legal, planes)
         if played & _STATUS_BITS:  # the game is unchanged, so the side to move is the offender
-            status = played & _STATUS_BITS
+            raise IllegalMoveError(move, K.STATUS_NAMES[played & _STATUS_BITS], self.size, self.to_play)
+        self.moves.append(move)
+        self._num_legal = count = played >> _COUNT_SHIFT
+        self._score = None
+        return self._legal[:count]
+
+    def _play_plain(self, move: int) -> None:
+        """Play the integer ``move`` with the kernel that writes nothing else, leaving what
+        the game reads (mask, list, planes, score) to be rewritten when next read."""
+        if 0 <= move <= self._num_points:
+            status = self._kernels.play(self.state, self.geometry, move)
+        else:
+            status = K.GAME_OVER if self.is_over else K.OFF_BOARD
+        if status != K.LEGAL:  # the game is unchanged, so the side to move is the offender
             raise IllegalMoveError(move, K.STATUS_NAMES[status], self.size, self.to_play)
         self.moves.append(move)
-        self._num_legal = played >> _COUNT_SHIFT
-        self._score = None
+        self._stale()
 
     def _status(self, move: int) -> int:
         """The kernels' status code for an integer move. Moves off the board never reach

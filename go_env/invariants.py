@@ -199,6 +199,9 @@ def _check_info(state: K.GoState, geometry: K.Geometry, board: np.ndarray) -> No
         last == -1 if moves == 0 else 0 <= last <= num_points, "last_move", f"{last} after {moves} moves"
     )
     _require(passes == 0 or last == num_points, "passes", f"{passes} in a row, the last move {last}")
+    most = int(info[K.INFO_MOST_STONES])
+    stones = int(np.count_nonzero(board != K.EMPTY))
+    _require(stones <= most <= num_points, "most_stones", f"{most}, with {stones} stones on the board")
     over = int(info[K.INFO_OVER])
     expected = K.ENDED_BY_PASSES if passes >= 2 else K.TRUNCATED if moves >= cap else K.RUNNING
     _require(over == expected, "over", f"{over}, with {passes} passes and {moves} of {cap} moves played")

@@ -55,14 +55,15 @@ class Measurement:
 
 
 def core_python_loop(size: int, seconds: float) -> float:
-    """The rules core driven move by move from Python through ``Game``: legal moves, choice, play."""
+    """The rules core driven move by move from Python through ``Game``: a legal move chosen,
+    played; ``play`` answers the legal moves after it (none once the game is over)."""
     rng = random.Random(0)
 
     def game() -> int:
         game = Game(size)
-        while not game.is_over:
-            legal = game.legal_moves()
-            game.play(int(legal[rng.randrange(len(legal))]))
+        legal = game.legal_moves()
+        while len(legal):
+            legal = game.play(int(legal[rng.randrange(len(legal))]))
         return game.move_number
 
     return rate(game, seconds)
@@ -160,11 +161,13 @@ def openspiel_loop(size: int, seconds: float) -> float:
     game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
     rng = random.Random(0)
 
-    def one_game() -> int:
+    def one_game() -> int:  # the loop of ``core_python_loop``, through this API
         state = game.new_initial_state()
         moves = 0
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
+        legal = state.legal_actions()
+        while legal:  # none once the game is over
+            state.apply_action(legal[rng.randrange(len(legal))])
+            legal = state.legal_actions()
             moves += 1
         return moves
 

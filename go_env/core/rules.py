@@ -19,6 +19,7 @@ from go_env.core.state import (
     INFO_KOMI,
     INFO_LAST_MOVE,
     INFO_MAX_MOVES,
+    INFO_MOST_STONES,
     INFO_MOVE_NUMBER,
     INFO_NUM_EMPTY,
     INFO_OVER,
@@ -286,6 +287,8 @@ def _place_stone(state, geometry, point, color):
 
 @inline_kernel
 def _record_position(state, geometry, keep_history):
+    stones = geometry.size * geometry.size - state.info[INFO_NUM_EMPTY]
+    state.info[INFO_MOST_STONES] = max(state.info[INFO_MOST_STONES], stones)
     if keep_history:
         recent = state.recent[state.info[INFO_MOVE_NUMBER] % HISTORY]
         for p in range(recent.shape[0]):
@@ -356,7 +359,8 @@ def setup_stones(state, geometry, points, colors, to_play):
         state.placed_at[p] = 0
     state.info[INFO_TO_PLAY] = to_play
     state.info[INFO_KO_POINT] = -1
-    state.seen[:] = 0
+    state.seen[:] = 0  # the superko history starts here
+    state.info[INFO_MOST_STONES] = 0
     _record_position(state, geometry, True)
     return LEGAL
 
@@ -402,48 +406,55 @@ def _write_legal(state, geometry, mask, legal):
     ascending order (pass last) into ``legal[:count]`` (int64[P+1]); return ``count``.
 
     The same answers as ``empty_point_status``, found faster where most points are: one with
-    an empty neighbour and no enemy chain beside it that it might capture (pseudo-liberties
-    at most 4) is no suicide and captures nothing, so only the ko point and the superko set
-    can forbid it.
+    an empty neighbour and no enemy chain beside it that it might capture is no suicide and
+    captures nothing, so only the ko point and the superko set can forbid it; and the set
+    only if some position of the game had more stones than this one (such a move adds one).
+    The neighbour test is written without branches (indices unsigned: no negative-index
+    wraparound to test), and the list is read off the mask without any.
     """
     num_points = geometry.size * geometry.size
+    for p in range(num_points + 1):
+        mask[p] = 0
     if state.info[INFO_OVER] != RUNNING:
-        for p in range(num_points + 1):
-            mask[p] = 0
         return 0
     color = state.info[INFO_TO_PLAY]
     enemy = 3 - color
     ko_point = state.info[INFO_KO_POINT]
-    simple_ko = state.info[INFO_KO_RULE] == KO_SIMPLE
+    stones = num_points - state.info[INFO_NUM_EMPTY]
+    superko = state.info[INFO_KO_RULE] != KO_SIMPLE and state.info[INFO_MOST_STONES] > stones
     # The superko key of the position after a stone on ``p`` that captures nothing:
     # ``base_key ^ zobrist[color, p]`` (``position_key`` with the opponent to move).
     base_key = position_key(state, geometry, state.key[0], enemy)
     board, heads, libs = state.board, state.chain_head, state.chain_libs
     neighbors, zobrist, seen = geometry.neighbors, geometry.zobrist, state.seen
-    count = 0
-    for p in range(num_points):  # every point in order, for a sorted list and in-order writes
-        is_legal = False
-        if board[p] == EMPTY and p != ko_point:
-            has_liberty = False
-            may_capture = False
-            for k in range(4):
-                n = neighbors[p, k]
-                c = board[n]
-                if c == EMPTY:
-                    has_liberty = True
-                elif c == enemy and libs[heads[n]] <= 4:
-                    may_capture = True
-            if has_liberty and not may_capture:
-                is_legal = simple_ko or not seen_contains(seen, base_key ^ zobrist[color, p])
-            else:
-                is_legal = empty_point_status(state, geometry, p, color) == LEGAL
-        mask[p] = is_legal
-        if is_legal:
-            legal[count] = p
-            count += 1
+    last_point = np.uint64(num_points - 1)  # ``heads`` has no entry for the wall point
+    for i in range(state.info[INFO_NUM_EMPTY]):
+        p = state.empties[i]
+        has_liberty = False
+        enemies = 0
+        fewest_enemy_libs = 5
+        for k in range(4):
+            n = np.uint64(neighbors[p, k])
+            c = board[n]
+            has_liberty |= c == EMPTY
+            is_enemy = c == enemy
+            enemies += is_enemy
+            # Read for any neighbour, and kept on the board whatever an empty point holds.
+            chain_libs = libs[min(np.uint64(heads[min(n, last_point)]), last_point)]
+            fewest_enemy_libs = min(fewest_enemy_libs, chain_libs if is_enemy else 5)
+        # An enemy chain ``p`` captures has all its pseudo-liberties at ``p``: at most as
+        # many as the enemy stones beside ``p``.
+        if has_liberty and fewest_enemy_libs > enemies:
+            is_legal = not superko or not seen_contains(seen, base_key ^ zobrist[color, p])
+        else:
+            is_legal = empty_point_status(state, geometry, p, color) == LEGAL
+        mask[p] = is_legal and p != ko_point
     mask[num_points] = 1
-    legal[count] = num_points
-    return count + 1
+    count = 0
+    for p in range(num_points + 1):
+        legal[count] = p  # kept only where legal: the next point writes the same slot
+        count += mask[p]
+    return count
 
 
 @kernel
@@ -460,7 +471,7 @@ def play_and_list(state, geometry, move, mask, legal):
 
     Returns:
         ``status | PLAYED_OVER * over | count << PLAYED_COUNT_SHIFT``: the move's status
-        (``LEGAL`` = 0 where it was played; the arrays are untouched where it was not), whether
+        (``LEGAL`` = 0 where it was played; nothing is written where it was not), whether
         the game is over now, and how many legal moves ``legal`` holds.
     """
     status = move_status(state, geometry, move)

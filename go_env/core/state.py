@@ -62,7 +62,8 @@ INFO_OVER = 10  # RUNNING / ENDED_BY_PASSES / TRUNCATED
 INFO_LAST_MOVE = 11  # last move played, or -1
 INFO_KOMI = 12  # komi in half points (komi 7.5 is 15), so that it fits the int64 slots
 INFO_SCORING = 13  # SCORING_AREA / SCORING_TERRITORY
-NUM_INFO = 14
+INFO_MOST_STONES = 14  # the most stones on the board in a position of the superko history
+NUM_INFO = 15
 
 
 class Geometry(NamedTuple):
