@@ -140,3 +140,58 @@ def test_an_unpickled_game_shares_the_read_only_tables_the_kernels_are_compiled_
     assert again.legal_moves().tolist() == game.legal_moves().tolist()
     again.play(41)
     assert again.moves == [40, 41]
+
+
+# -- what a move's kernel call writes: the legal moves, the mask, the live planes ------------------
+
+
+def test_play_answers_the_legal_moves_it_leaves_and_none_once_the_game_is_over():
+    game = Game(5)
+    legal = game.play(12)
+    np.testing.assert_array_equal(legal, game.legal_moves())
+    assert 12 not in legal and legal[-1] == game.pass_move
+    game.play(game.pass_move)
+    assert len(game.play(game.pass_move)) == 0 and game.is_over
+
+
+def test_legal_moves_are_new_arrays_and_a_mask_held_is_left_as_it_was():
+    game = Game(5)
+    moves, mask = game.legal_moves(), game.legal_mask()
+    moves[:] = -1  # a caller's own array: the game's list is untouched
+    assert game.legal_moves()[0] == 0
+    game.play(0)
+    assert mask[0] == 1 and game.legal_mask()[0] == 0  # the mask held keeps the position it was of
+    assert mask is not game.legal_mask()
+
+
+def test_the_live_planes_follow_every_move_and_whatever_else_changes_the_game():
+    game = Game(5)
+    live = game.live_observation()
+    for move in (12, 7, 13, game.pass_move):
+        game.play(move)
+        np.testing.assert_array_equal(live, game.observation())
+    game.undo()
+    assert game.live_observation() is live
+    np.testing.assert_array_equal(live, game.observation())
+    copy = game.copy()  # a copy has planes of its own, made when asked for
+    copy.play(0)
+    np.testing.assert_array_equal(live, game.observation())
+
+
+def test_a_replayed_or_unpickled_game_reads_the_legal_moves_of_its_position():
+    game = Game(5)
+    game.replay([12, 7, 13])
+    other = Game(5)
+    for move in (12, 7, 13):
+        other.play(move)
+    np.testing.assert_array_equal(game.legal_mask(), other.legal_mask())
+    np.testing.assert_array_equal(game.legal_moves(), other.legal_moves())
+
+
+def test_the_score_is_counted_again_after_each_change():
+    game = Game(5, Rules(komi=0.5))
+    assert game.score() == -0.5
+    game.play(12)
+    assert game.score() == 24.5  # the lone stone's area: the whole board
+    game.undo()
+    assert game.score() == -0.5

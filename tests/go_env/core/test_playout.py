@@ -102,3 +102,22 @@ def test_big_board_playout_keeps_the_bookkeeping(size: int) -> None:
     K.random_playout(state, geometry, np.array([size], np.uint64))
     assert state.info[K.INFO_OVER] == K.ENDED_BY_PASSES
     check_state(state, geometry, history=False)
+
+
+def test_clearing_own_eyes_drops_exactly_the_points_is_eye_names():
+    game = position(
+        """
+        . X . X .
+        X X X X X
+        . . . . .
+        O O O O O
+        . O . O .
+        """
+    )
+    for color in (BLACK, WHITE):
+        moves = np.ones(26, np.int8)
+        K.clear_own_eyes(game.state, game.geometry, moves, color)
+        empty = np.flatnonzero(game.board.ravel() == 0)
+        eyes = [p for p in empty if K.is_eye(game.state, game.geometry, p, color)]
+        assert eyes and np.flatnonzero(moves == 0).tolist() == eyes
+        assert moves[25] == 1  # pass is no point

@@ -631,3 +631,51 @@ def test_random_play_reaches_every_refusal() -> None:
             size, suicide = int(rng.integers(2, 5)), bool(rng.integers(2))
             seen += run_against_reference(size, ko, suicide, 200, lambda: int(rng.integers(2**20)))
         assert seen["ko"] and seen["superko"] and seen["suicide"] and seen["occupied"], seen
+
+
+# -- the legal pass a move's kernel call makes (``play_and_update``, ``legal_moves_into``) ----------
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(), Rules(ko="situational"), SIMPLE, Rules(suicide=True), Rules(ko="situational", suicide=True)],
+    ids=["positional", "situational", "simple", "suicide", "situational-suicide"],
+)
+@pytest.mark.parametrize("size", [4, 5, 7])
+def test_the_list_a_move_writes_is_the_legal_mask_read_off(rules: Rules, size: int) -> None:
+    """Random games, captures, kos and superko repeats among them: after every move, the mask
+    and ascending list ``play_and_update`` writes are ``legal_mask``'s, found its own way."""
+    rng = random.Random(size)
+    geometry = K.make_geometry(size)
+    mask, legal, expected = (np.empty(size * size + 1, dtype) for dtype in (np.int8, np.int64, np.int8))
+    for _ in range(8):
+        state = K.new_state(size, *rules.kernel_rules(size))
+        count = K.legal_moves_into(state, geometry, mask, legal)
+        while count:
+            played = K.play_and_update(state, geometry, legal[rng.randrange(count)], mask, legal)
+            assert played & K.PLAYED_STATUS_MASK == K.LEGAL
+            count = played >> K.PLAYED_COUNT_SHIFT
+            assert bool(played & K.PLAYED_OVER) == (state.info[K.INFO_OVER] != K.RUNNING)
+            K.legal_mask(state, geometry, expected)
+            np.testing.assert_array_equal(mask, expected)
+            np.testing.assert_array_equal(legal[:count], np.flatnonzero(expected))
+
+
+def test_an_illegal_move_writes_nothing_and_answers_its_status() -> None:
+    game = position(TRIPLE_KO, Rules(komi=0))
+    mask, legal = np.full(82, 7, np.int8), np.full(82, 7, np.int64)
+    occupied = coords.from_gtp("B9", 9)
+    assert K.play_and_update(game.state, game.geometry, occupied, mask, legal) == K.OCCUPIED
+    assert (mask == 7).all() and (legal == 7).all()
+
+
+def test_the_superko_history_counts_the_most_stones_of_its_positions() -> None:
+    """What lets the legal pass skip the superko set: a move that captures nothing adds a
+    stone, so it can repeat a board only if some position had more stones than now."""
+    game = Game(5, Rules(komi=0))
+    play(game, "A2", "A1", "B2", "B1")
+    assert game.state.info[K.INFO_MOST_STONES] == 4
+    play(game, "C1")  # takes A1 and B1
+    assert np.count_nonzero(game.board) == 3 and game.state.info[K.INFO_MOST_STONES] == 4
+    setup = position(TRIPLE_KO, Rules(komi=0))
+    assert setup.state.info[K.INFO_MOST_STONES] == np.count_nonzero(setup.board)  # setup starts it

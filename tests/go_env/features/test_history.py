@@ -20,6 +20,7 @@ from go_env.features.history import (
     other_side_view,
     planes_from_boards,
     planes_in_layout,
+    play_and_observe,
 )
 from tests.boards import random_records
 
@@ -156,3 +157,15 @@ def test_a_ko_recapture_is_refused():
     assert game.legal_mask()[1 * SIZE + 1] == 0
     _, legal = children_planes(channels_first(game)[None], np.array([[1 * SIZE + 1, 4 * SIZE + 0]]))
     assert legal.tolist() == [[False, True]]
+
+
+def test_a_move_played_with_its_planes_writes_those_of_the_position_it_leaves():
+    game = Game(5)
+    mask, legal, planes = np.empty(26, np.int8), np.empty(26, np.int64), new_history_planes(5)
+    for move in (12, 7, 13, 25, 8):
+        played = play_and_observe(game.state, game.geometry, move, mask, legal, planes)
+        assert played & 7 == 0
+        np.testing.assert_array_equal(planes, planes_of(game))
+    before = planes.copy()
+    assert play_and_observe(game.state, game.geometry, 12, mask, legal, planes) != 0  # occupied
+    np.testing.assert_array_equal(planes, before)
