@@ -161,6 +161,7 @@ from go_env.rules import Rules, board_rules
 AGENTS = ("black_0", "white_0")
 AGENT_COLORS = {"black_0": BLACK, "white_0": WHITE}
 COLOR_AGENTS = {BLACK: "black_0", WHITE: "white_0"}
+OPPONENTS = {"black_0": "white_0", "white_0": "black_0"}
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -330,15 +331,15 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"{agent} is still playing: its action must be a move, not None")
         move = as_move(action)  # TypeError for a float or a string: no move is guessed
         self._cumulative_rewards[agent] = 0.0
-        opponent = COLOR_AGENTS[3 - AGENT_COLORS[agent]]
+        opponent = OPPONENTS[agent]
         try:
-            self.game.play(move)
+            legal = self.game.play(move)
         except IllegalMoveError as error:
             self._finish({agent: -1.0, opponent: 0.0}, truncated=False)
             info = {"illegal_move": error.reason, "error": str(error)}
             self.infos = {agent: info, opponent: dict(info)}
         else:
-            if self.game.is_over:
+            if not len(legal):  # the game is over
                 rewards = {a: self.game.outcome(AGENT_COLORS[a]) for a in AGENTS}
                 self._finish(rewards, truncated=self.game.is_truncated)
         self.agent_selection = opponent
