@@ -718,9 +718,10 @@ function replayReviewed() {
 
 function moveCost(judged) {
   const parts = [];
-  if (judged.winrateLoss !== null) parts.push(`${(judged.winrateLoss * 100).toFixed(1)}% of win rate`);
-  if (judged.scoreLoss !== null) parts.push(`${judged.scoreLoss.toFixed(1)} points`);
-  return `This move cost ${parts.join(", ")} (${QUALITY_NAMES[judged.quality]}).`;
+  const said = (loss, unit) => `${loss < 0 ? "gained" : "cost"} ${Math.abs(loss).toFixed(1)}${unit}`;
+  if (judged.winrateLoss !== null) parts.push(said(judged.winrateLoss * 100, "% of win rate"));
+  if (judged.scoreLoss !== null) parts.push(said(judged.scoreLoss, " points"));
+  return `This move ${parts.join(", ")} (${QUALITY_NAMES[judged.quality]}).`;
 }
 
 async function chooseWinratePlayer(event) {
