@@ -93,6 +93,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     players = {"random": "random", "uct-20": "uct:simulations=20", "uct-100": "uct:simulations=100"}
     config = LeagueConfig(players=players, size=9, games_per_pair=2, seed=24)
     run_league(config, root / LEAGUE, workers=1).close()
+    # A league with a player named as one of the server's, another spec: offered as "zero (demo/zeros)".
+    make_league(root / "demo" / "zeros", {"zero": "zero:simulations=2", "random": "random"}, games=0, size=9)
     return root
 
 
@@ -250,7 +252,8 @@ def test_a_league_game_stepped_with_the_arrow_keys_shows_the_stones_of_its_sgf(p
     for _ in range(30):
         page.keyboard.press("ArrowRight")
     readers = page.locator("#winrate-player option").all_text_contents()
-    assert len(readers) == len(set(readers)) and "random" not in readers  # each once; only analysts
+    assert readers.count("zero") == 1 and not [r for r in readers if r.startswith("zero (")]  # once
+    assert len(readers) == len(set(readers)) and "random" not in readers  # only analysts
     page.select_option("#winrate-player", "zero-1")
     graph = page.locator("#replay-winrate-graph")
     # Smoothed, and each position as read in dots; the first network player of the process may
@@ -530,10 +533,8 @@ BOXES = """() => [...document.querySelectorAll(
     return {what, left: r.left, right: r.right, top: r.top, bottom: r.bottom}; })"""
 
 
-@pytest.mark.parametrize("width", [1024, 1280, 1600])
-def test_a_league_page_lays_out_with_nothing_overlapping_from_1024_to_1600_px(
-    page, server, runs, shots, width
-):
+@pytest.mark.parametrize("width", [1024, 1280, 1600, 1920])
+def test_a_league_page_has_nothing_overlapping_from_1024_to_1920_px(page, server, runs, shots, width):
     league = runs / "demo" / "wide"
     if not (league / LeagueStore.FILENAME).exists():
         make_league(league, WIDE, games_per_pair=1, komi=0.0, anchor="random")  # some drawn
