@@ -81,7 +81,7 @@ from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 
 from go_env.game import BLACK, Game
@@ -318,11 +318,17 @@ def create_app(
         return await asyncio.to_thread(leagues.replay_record, record, text)
 
     @app.post("/api/sgf/analysis")
-    def record_analysis(asked: RecordAnalysisAsked, request: Request) -> dict[str, Any]:
-        spec = offer.spec(asked.player)
-        record = read_record(asked.sgf)
+    async def record_analysis(request: Request) -> dict[str, Any]:
+        body = await _body(request, 2 * UPLOAD_BYTES)  # JSON escapes a record's text
+        try:
+            asked = RecordAnalysisAsked.model_validate_json(body)
+        except ValidationError as error:
+            wanted = '{"player": NAME, "sgf": TEXT}'
+            raise SessionError(f"bad request: give {wanted} ({error.error_count()} errors)") from None
+        spec = await asyncio.to_thread(offer.spec, asked.player)
+        record = await asyncio.to_thread(read_record, asked.sgf)
         with analyses.place(_client(request)):
-            return _estimates(leagues.start_of(record), record.moves, spec)
+            return await asyncio.to_thread(_estimates, leagues.start_of(record), record.moves, spec)
 
     @app.get("/api/leagues/{league_id:path}/games/{game_id}")
     def game_replay(league_id: str, game_id: str) -> dict[str, Any]:
@@ -411,16 +417,22 @@ def read_record(text: str) -> SgfRecord:
     return read_sgf(text, max_bytes=UPLOAD_BYTES)
 
 
-async def _upload(request: Request) -> str:
-    """The body of an SGF upload as text, read no further than ``UPLOAD_BYTES``."""
+async def _body(request: Request, limit: int) -> bytes:
+    """A request's body, read no further than ``limit`` bytes (past it, ``TooLarge``)."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > UPLOAD_BYTES:
+    if declared.isdigit() and int(declared) > limit:
         raise TooLarge(f"the SGF record is larger than {UPLOAD_BYTES // 1024} kB")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
-        if len(body) > UPLOAD_BYTES:
+        if len(body) > limit:
             raise TooLarge(f"the SGF record is larger than {UPLOAD_BYTES // 1024} kB")
+    return bytes(body)
+
+
+async def _upload(request: Request) -> str:
+    """The body of an SGF upload as text, read no further than ``UPLOAD_BYTES``."""
+    body = await _body(request, UPLOAD_BYTES)
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError:

@@ -396,3 +396,9 @@ def test_the_game_in_play_is_saved_as_sgf_and_resumed_from_its_moves(client):
 def test_the_league_view_says_which_games_are_drawn(client):
     games = client.get("/api/leagues/small").json()["games"]
     assert all(game["winner"] in ("black", "white", "draw") for game in games)
+
+
+def test_an_analysis_of_ones_own_record_needs_a_player_and_a_record(client):
+    for asked in [{"player": "uct"}, {"sgf": "(;GM[1]SZ[5])"}, [1, 2], "oops"]:
+        answer = client.post("/api/sgf/analysis", json=asked)
+        assert answer.status_code == 400 and "bad request" in answer.json()["error"], asked
