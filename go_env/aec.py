@@ -147,6 +147,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from go_env.features import (
     NUM_HISTORY_PLANES,
@@ -178,10 +179,24 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """``OrderEnforcingWrapper`` whose ``step()``, ``last()``, ``agents`` and ``agent_selection``
     go straight to the env rather than through the wrapper's attribute look-ups: a fifth of a step."""
 
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
-        return self.env.last(observe)
+        env = self.env  # AECEnv.last, one call fewer
+        agent = env.agent_selection
+        observation = env.observe(agent) if observe else None
+        return (
+            observation,
+            env._cumulative_rewards[agent],
+            env.terminations[agent],
+            env.truncations[agent],
+            env.infos[agent],
+        )
 
     def step(self, action: int | None) -> None:
         if not self._has_reset:
@@ -208,6 +223,25 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
     def __str__(self) -> str:
         return str(self.env)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator`` reading the agents of the env under the wrapper directly:
+    the same checks (an agent left, the step taken), two attribute hops fewer a step."""
+
+    def __next__(self) -> str:
+        raw = self.env.env  # type: ignore[attr-defined]
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"  # type: ignore[attr-defined]
+        self.env._has_updated = False  # type: ignore[attr-defined]
+        return raw.agent_selection
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)  # type: ignore[arg-type]
 
 
 class raw_env(AECEnv, EzPickle):

@@ -406,8 +406,9 @@ def _write_legal(state, geometry, mask, legal):
     ascending order (pass last) into ``legal[:count]`` (int64[P+1]); return ``count``.
 
     The same answers as ``empty_point_status``, found faster where most points are: one with
-    an empty neighbour and no enemy chain beside it that it might capture is no suicide and
-    captures nothing, so only the ko point and the superko set can forbid it; and the set
+    a liberty (an empty neighbour, or an own chain beside it with a liberty elsewhere) and no
+    enemy chain beside it that it might capture is no suicide and captures nothing, so only
+    the ko point and the superko set can forbid it; and the set
     only if some position of the game had more stones than this one (such a move adds one).
     The neighbour test is written without branches (indices unsigned: no negative-index
     wraparound to test), and the list is read off the mask without any.
@@ -433,18 +434,24 @@ def _write_legal(state, geometry, mask, legal):
         has_liberty = False
         enemies = 0
         fewest_enemy_libs = 5
+        owns = 0
+        most_own_libs = 0
         for k in range(4):
             n = np.uint64(neighbors[p, k])
             c = board[n]
             has_liberty |= c == EMPTY
             is_enemy = c == enemy
+            is_own = c == color
             enemies += is_enemy
+            owns += is_own
             # Read for any neighbour, and kept on the board whatever an empty point holds.
             chain_libs = libs[min(np.uint64(heads[min(n, last_point)]), last_point)]
             fewest_enemy_libs = min(fewest_enemy_libs, chain_libs if is_enemy else 5)
+            most_own_libs = max(most_own_libs, chain_libs if is_own else 0)
         # An enemy chain ``p`` captures has all its pseudo-liberties at ``p``: at most as
-        # many as the enemy stones beside ``p``.
-        if has_liberty and fewest_enemy_libs > enemies:
+        # many as the enemy stones beside ``p``. An own chain with more pseudo-liberties than
+        # the own stones beside ``p`` has one elsewhere, which the stone on ``p`` joins.
+        if (has_liberty or most_own_libs > owns) and fewest_enemy_libs > enemies:
             is_legal = not superko or not seen_contains(seen, base_key ^ zobrist[color, p])
         else:
             is_legal = empty_point_status(state, geometry, p, color) == LEGAL
