@@ -478,6 +478,10 @@ def test_a_game_saved_as_sgf_opens_again_and_replays_to_the_same_position(page, 
     expect(number).to_have_attribute("data-index", str(len(record.moves)))
     assert stones_shown(page, "#replay-board") == shown
     assert page.locator("#replay-sgf").get_attribute("href").startswith("blob:")
+    page.select_option("#winrate-player", "zero-1")  # read by a player, as a league game is
+    graph = page.locator("#replay-winrate-graph")
+    expect(graph.locator("path.line")).to_have_count(1, timeout=240_000)
+    expect(graph.locator(".dots circle")).to_have_count(len(record.moves) + 1)
     page.reload()  # the record stays open in the tab
     expect(number).to_have_attribute("data-index", "0")
 
