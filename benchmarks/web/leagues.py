@@ -9,11 +9,13 @@ Leagues are named by their path under the root (``"."`` for the root itself).
 tables as ``goarena league table``), its Elo history (the ratings refitted on the first k
 games, at ``HISTORY_POINTS`` points at most) and its games; ``replay`` gives one game position
 by position, replayed by go_env from its SGF file (passes included, a clean-up phase resumed
-after the two passes that opened it). Views are cached until the database changes
-(``signature``: its size and modification time), which is also how a watched league is
-seen to grow. The store keeps finished games only; ``live_games`` gives the games in progress,
-from the files a playing league keeps in its ``live/`` folder (``league.live``), each replayed
-by go_env (a file that is too large, not JSON, or not a game is skipped), while a league plays
+after the two passes that opened it), and ``replay_record`` any record read by ``go_env.sgf``
+(a person's own too); ``ratings`` gives each player's rating where it played most. Views are
+cached until the database changes (``signature``: its size and modification time), which is
+also how a watched league is seen to grow. The store keeps finished games only;
+``live_games`` gives the games in progress, from the files a playing league keeps in its
+``live/`` folder (``league.live``), each replayed by go_env (a file that is too large, not
+JSON, or not a game is skipped), while a league plays
 there (``live.playing``: a killed league's files are no games).
 """
 
