@@ -15,8 +15,8 @@ cached until the database changes (``signature``: its size and modification time
 also how a watched league is seen to grow. The store keeps finished games only;
 ``live_games`` gives the games in progress, from the files a playing league keeps in its
 ``live/`` folder (``league.live``), each replayed by go_env (a file that is too large, not
-JSON, or not a game is skipped), while a league plays
-there (``live.playing``: a killed league's files are no games).
+JSON, or not a game is skipped), while a league plays there (``live.playing``: a killed
+league's files are no games).
 """
 
 from __future__ import annotations
