@@ -517,7 +517,7 @@ class PlaySession:
         if epoch != self._epoch:
             return
         if self._best is None:
-            stop = self._ponder_stop
+            stop = self._ponder_stop = threading.Event()  # set by the next move, as a ponder's
             try:
                 best = await asyncio.to_thread(_best_move, seat, game.copy(), stop)
             except UnsupportedGame as error:
