@@ -8,10 +8,13 @@ legal moves that fill no own eye (passing when there is none), as search uses th
     goarena bench env
     goarena bench env --sizes 9 --seconds 1 --json
 
-Per-call costs come after, in microseconds, as the peers' own tables give them: ``play``
-(OpenSpiel's ``apply_action``, an AEC env's ``step``), ``legal_moves`` (``legal_actions``) and
-``observe`` (``observation_tensor``, an AEC env's ``observe``), each timed over the same
-recorded random games replayed, less the replay without it. goarena's ``play`` writes the
+``goarena``'s ``Game`` and AEC env, ``go_v5`` and OpenSpiel, the rows the targets compare, are
+timed in turns (``interleaved_rates``), so that a load on the machine that comes and goes falls
+on all of them alike. Per-call costs come after, in microseconds of CPU time, as the peers' own
+tables give them: ``play`` (OpenSpiel's ``apply_action``, an AEC env's ``step``),
+``legal_moves`` (``legal_actions``) and ``observe`` (``observation_tensor``, an AEC env's
+``observe``), each timed over the same recorded random games replayed, less the replay
+without it. goarena's ``play`` writes the
 next legal mask and list in its own kernel call, so its ``legal_moves`` only copies them out.
 
 A batch of games stepped in lock step is measured too: by the fused kernel that draws each
@@ -57,6 +60,11 @@ class Measurement:
 def core_python_loop(size: int, seconds: float) -> float:
     """The rules core driven move by move from Python through ``Game``: a legal move chosen,
     played; ``play`` answers the legal moves after it (none once the game is over)."""
+    return rate(_core_game(size), seconds)
+
+
+def _core_game(size: int) -> Callable[[], int]:
+    """One random game driven through ``Game`` (``core_python_loop``); returns its moves."""
     rng = random.Random(0)
 
     def game() -> int:
@@ -66,7 +74,26 @@ def core_python_loop(size: int, seconds: float) -> float:
             legal = game.play(int(legal[rng.randrange(len(legal))]))
         return game.move_number
 
-    return rate(game, seconds)
+    return game
+
+
+def interleaved_rates(
+    works: dict[str, Callable[[], int]], seconds: float, turns: int = 6
+) -> dict[str, float]:
+    """Units per second of each of ``works`` (as ``rate``), timed in turns: ``turns`` slices of
+    ``seconds / turns`` each, one runner after the other, so that a load on the machine that
+    comes and goes falls on every runner alike and the ratios between them hold."""
+    for work in works.values():
+        work()  # warm up: compiling, caches
+    done = dict.fromkeys(works, 0)
+    spent = dict.fromkeys(works, 0.0)
+    for _ in range(turns):
+        for name, work in works.items():
+            start = time.perf_counter()
+            while (elapsed := time.perf_counter() - start) < seconds / turns:
+                done[name] += work()
+            spent[name] += elapsed
+    return {name: done[name] / spent[name] for name in works}
 
 
 def numba_playouts(size: int, seconds: float, threads: int = 1) -> float:
@@ -134,6 +161,11 @@ def aec_loop(make_env: Callable[[], object], seconds: float) -> float:
     The action is drawn with Python's ``random`` rather than ``action_space(agent).sample(mask)``,
     whose ``Generator.choice`` alone costs about as much as a whole step of our env.
     """
+    return rate(_aec_game(make_env), seconds)
+
+
+def _aec_game(make_env: Callable[[], object]) -> Callable[[], int]:
+    """One game of ``aec_loop``'s loop on a new env; returns its moves."""
     env = make_env()
     env.reset(seed=0)  # type: ignore[attr-defined]
     rng = random.Random(0)
@@ -151,11 +183,16 @@ def aec_loop(make_env: Callable[[], object], seconds: float) -> float:
             moves += 1
         return moves
 
-    return rate(game, seconds)
+    return game
 
 
 def openspiel_loop(size: int, seconds: float) -> float:
     """OpenSpiel's C++ ``go`` driven from Python through its state API."""
+    return rate(_openspiel_game(size), seconds)
+
+
+def _openspiel_game(size: int) -> Callable[[], int]:
+    """One game of ``openspiel_loop``'s loop; returns its moves."""
     import pyspiel
 
     game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
@@ -171,7 +208,7 @@ def openspiel_loop(size: int, seconds: float) -> float:
             moves += 1
         return moves
 
-    return rate(one_game, seconds)
+    return one_game
 
 
 @dataclass
@@ -215,21 +252,18 @@ def _record(api: _Api, min_moves: int, seed: int = 0) -> list[list[int]]:
 
 
 def _replay_seconds(api: _Api, games: list[list[int]], call: Callable[[Any], object] | None) -> float:
-    """Seconds to replay ``games`` on new games (``call`` after every move but the last, which
-    ends the game), the new games' own cost left out; the best of three."""
-    best = float("inf")
-    for _ in range(3):
-        states = [api.new() for _ in games]
-        play = api.play
-        start = time.perf_counter()
-        for state, moves in zip(states, games, strict=True):
-            for move in moves[:-1]:
-                play(state, move)
-                if call is not None:
-                    call(state)
-            play(state, moves[-1])
-        best = min(best, time.perf_counter() - start)
-    return best
+    """CPU seconds of this process to replay ``games`` on new games (``call`` after every move
+    but the last, which ends the game), the new games' own cost left out."""
+    states = [api.new() for _ in games]
+    play = api.play
+    start = time.process_time()
+    for state, moves in zip(states, games, strict=True):
+        for move in moves[:-1]:
+            play(state, move)
+            if call is not None:
+                call(state)
+        play(state, moves[-1])
+    return time.process_time() - start
 
 
 def call_costs(name: str, size: int, api: _Api, min_moves: int) -> CallCost:
@@ -238,10 +272,15 @@ def call_costs(name: str, size: int, api: _Api, min_moves: int) -> CallCost:
     moves = sum(len(moves) for moves in games)
     calls = moves - len(games)
     _replay_seconds(api, games[:1], None)  # warm up: compiling, caches
-    plays = _replay_seconds(api, games, None)
-    costs = {
-        what: (_replay_seconds(api, games, call) - plays) / calls * 1e6 for what, call in api.calls.items()
-    }
+    # The best of five, the replays with and without each call in turns (CPU time: what the
+    # machine's other work takes is left out).
+    best: dict[str | None, float] = {}
+    for _ in range(5):
+        for what, call in [(None, None), *api.calls.items()]:
+            seconds = _replay_seconds(api, games, call)
+            best[what] = min(best.get(what, seconds), seconds)
+    plays = best[None]
+    costs = {what: (best[what] - plays) / calls * 1e6 for what in api.calls}
     return CallCost(name, size, plays / moves * 1e6, costs.get("legal_moves"), costs.get("observe"))
 
 
@@ -311,11 +350,45 @@ def run_call_costs(size: int, min_moves: int) -> list[CallCost]:
     return costs
 
 
+def _compared(size: int, seconds: float) -> list[Measurement]:
+    """``Game`` driven from Python, the AEC env, ``go_v5`` and OpenSpiel's state API, timed in
+    turns (``interleaved_rates``): the rows the targets compare."""
+    works = {
+        "goarena Game, Python-driven": _core_game(size),
+        "goarena AEC env": _aec_game(partial(aec_env, board_size=size)),
+    }
+    skipped: dict[str, str] = {}
+    try:
+        from pettingzoo.classic import go_v5
+
+        works["PettingZoo classic go_v5"] = _aec_game(partial(go_v5.env, board_size=size))
+    except ImportError as error:
+        skipped["PettingZoo classic go_v5"] = f"skipped: {error}"
+    try:
+        works["OpenSpiel go (state API)"] = _openspiel_game(size)
+    except ImportError as error:
+        skipped["OpenSpiel go (state API)"] = f"skipped: {error}; pip install 'goarena[peers]'"
+    speeds = interleaved_rates(works, 4 * seconds)  # four runners' time, shared in turns
+    names = [
+        "goarena Game, Python-driven",
+        "goarena AEC env",
+        "PettingZoo classic go_v5",
+        "OpenSpiel go (state API)",
+    ]
+    return [
+        Measurement(name, size, speeds[name])
+        if name in speeds
+        else Measurement(name, size, None, skipped[name])
+        for name in names
+    ]
+
+
 def run(sizes: list[int], seconds: float) -> list[Measurement]:
     results: list[Measurement] = []
     cores = os.cpu_count() or 1
     for size in sizes:
-        results.append(Measurement("goarena Game, Python-driven", size, core_python_loop(size, seconds)))
+        compared = {m.name: m for m in _compared(size, seconds)}
+        results.append(compared["goarena Game, Python-driven"])
         results.append(Measurement("goarena playouts in numba, 1 core", size, numba_playouts(size, seconds)))
         for threads in sorted({2, cores}):
             speed = numba_playouts(size, seconds, threads=threads)
@@ -326,21 +399,8 @@ def run(sizes: list[int], seconds: float) -> list[Measurement]:
             results.append(Measurement(name, size, speed))
         speed = batch_stepping(size, seconds, 2, fused=False)
         results.append(Measurement("goarena batch masks + numpy + play, 2 threads", size, speed))
-        results.append(
-            Measurement("goarena AEC env", size, aec_loop(partial(aec_env, board_size=size), seconds))
-        )
-        try:
-            from pettingzoo.classic import go_v5
-
-            speed = aec_loop(partial(go_v5.env, board_size=size), seconds)
-            results.append(Measurement("PettingZoo classic go_v5", size, speed))
-        except ImportError as error:
-            results.append(Measurement("PettingZoo classic go_v5", size, None, f"skipped: {error}"))
-        try:
-            results.append(Measurement("OpenSpiel go (state API)", size, openspiel_loop(size, seconds)))
-        except ImportError as error:
-            skipped = f"skipped: {error}; pip install 'goarena[peers]'"
-            results.append(Measurement("OpenSpiel go (state API)", size, None, skipped))
+        names = ("goarena AEC env", "PettingZoo classic go_v5", "OpenSpiel go (state API)")
+        results.extend(compared[name] for name in names)
     return results
 
 

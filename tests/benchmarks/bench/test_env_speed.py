@@ -8,6 +8,7 @@ from goarena.benchmarks.bench.env_speed import (
     Measurement,
     call_costs,
     core_python_loop,
+    interleaved_rates,
     report,
 )
 from goarena.benchmarks.bench.env_speed import _game_api as game_api
@@ -57,3 +58,18 @@ def test_the_table_gives_the_costs_per_call_and_the_game_against_openspiel():
     assert "PettingZoo go_v5 (step, observe) 90.00 - 70.00" in lines
     assert "OpenSpiel go (state API) skipped: no pyspiel" in lines
     assert "9x9: Game, Python-driven / OpenSpiel state API = 1.20x (target 1x)" in lines
+
+
+def test_runners_timed_in_turns_each_get_their_share_of_the_time():
+    calls = {"a": 0, "b": 0}
+
+    def work(name: str):
+        def one() -> int:
+            calls[name] += 1
+            return 2
+
+        return one
+
+    speeds = interleaved_rates({"a": work("a"), "b": work("b")}, 0.06, turns=3)
+    assert set(speeds) == {"a", "b"} and all(speed > 0 for speed in speeds.values())
+    assert calls["a"] > 3 and calls["b"] > 3  # the warm-up call, then three turns each
