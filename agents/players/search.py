@@ -114,9 +114,9 @@ ANALYSIS_TREE_BYTES = 1 << 30
 
 def analysis_nodes(num_actions: int) -> int:
     """The most nodes an open-ended analysis's tree may hold over ``num_actions`` moves: a node
-    holds a child and a prior (or RAVE's pair) per move, and a tree that grows holds its old
-    arrays and new ones twice as large for a moment."""
-    return max(ANALYSIS_TREE_BYTES // (3 * (8 * num_actions + 32)), 1024)
+    holds a child and a prior, or a child and RAVE's pair, per move (12 bytes at most), and a
+    tree that grows holds its old arrays and new ones twice as large for a moment."""
+    return max(ANALYSIS_TREE_BYTES // (3 * (12 * num_actions + 32)), 1024)
 
 
 def _check_evaluator(evaluator: EvaluatorSpec, rollout_weights: str | None) -> None:

@@ -177,6 +177,22 @@ def test_every_search_player_searches_on_past_its_cap_until_stop(spec, cap):
     session.close()
 
 
+def test_pondering_stops_at_its_bound_on_the_tree(monkeypatch):
+    """Live analysis runs until stop, within a bound on memory: a tree of at most
+    ``analysis_nodes`` nodes (here the least, 1024); then the search returns and the engine
+    repeats its last report."""
+    from goarena.agents.players import search
+
+    monkeypatch.setattr(search, "ANALYSIS_TREE_BYTES", 0)
+    agent = make_agent("uct:simulations=10,seed=1")
+    agent.reset(GameContext(9, Rules(komi=7)))
+    reports: list[list[MoveInfo]] = []
+    agent.ponder(Game(9, Rules(komi=7)), lambda: False, reports.append, 0.01)
+    nodes = int(agent.searcher.tree.num_nodes[0])  # type: ignore[attr-defined]
+    assert 1024 <= nodes < 1024 + 4096  # a chunk of simulations past the bound at most
+    assert sum(info.visits for info in reports[-1]) > 10  # past its own budget
+
+
 # -- search=gumbel analyses with its own search, on the clock ------------------------------
 
 
