@@ -5,7 +5,7 @@ The two sides share only the protocol's vocabulary (``protocol``); neither impor
 """
 
 from goarena.agents.gtp.client import ANSWER_LIMIT, GTPAgent, GTPEngineError, find_engine
-from goarena.agents.gtp.engine import GTPEngine, GTPError, TimedAgent
+from goarena.agents.gtp.engine import GTPEngine, GTPError, PonderingAgent, TimedAgent
 from goarena.agents.gtp.protocol import LINE_LIMIT, kata_rules
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "GTPEngine",
     "GTPEngineError",
     "GTPError",
+    "PonderingAgent",
     "TimedAgent",
     "find_engine",
     "kata_rules",
