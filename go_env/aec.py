@@ -340,7 +340,6 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": bool[N, N, 17], "action_mask": int8[N*N + 1]}`` (the planes in the
         env's layout and dtype), new arrays."""
-        color = AGENT_COLORS[agent]
         if agent == self.agent_selection and not self._over:
             # Copies of what the move's kernel call wrote, in a new dict: agents and replay
             # buffers keep observations (PettingZoo's api_test compares one step's with the
@@ -349,10 +348,10 @@ class raw_env(AECEnv, EzPickle):
                 return {"observation": self._live.copy(), "action_mask": self.game.legal_mask().copy()}
             planes, mask = self.game.observe()
         else:
-            planes, mask = self.game.observation_for(color), self._no_moves.copy()
+            planes, mask = self.game.observation_for(AGENT_COLORS[agent]), self._no_moves.copy()
         dtype = OBSERVATION_DTYPES[self.observation_dtype]
         observation = planes_in_layout(
-            planes, False, dtype, self.observation_layout, color == self.game.to_play
+            planes, False, dtype, self.observation_layout, AGENT_COLORS[agent] == self.game.to_play
         )
         return {"observation": observation, "action_mask": mask}
 
@@ -363,7 +362,8 @@ class raw_env(AECEnv, EzPickle):
             return
         if action is None:
             raise ValueError(f"{agent} is still playing: its action must be a move, not None")
-        move = as_move(action)  # TypeError for a float or a string: no move is guessed
+        # TypeError for a float or a string: no move is guessed.
+        move = action if type(action) is int else as_move(action)
         self._cumulative_rewards[agent] = 0.0
         opponent = OPPONENTS[agent]
         try:
