@@ -315,7 +315,9 @@ class raw_env(AECEnv, EzPickle):
         live = self.game.live_observation()
         viewable = self.observation_layout == "goarena" and self.observation_dtype != "float32"
         dtype = OBSERVATION_DTYPES[self.observation_dtype]
-        self._live: np.ndarray | None = live.view(dtype) if viewable else None
+        # With the game they belong to: a game put in its place (``env.unwrapped.game``) has
+        # planes of its own, which ``observe`` then makes.
+        self._live: tuple[Game, np.ndarray] | None = (self.game, live.view(dtype)) if viewable else None
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -344,8 +346,9 @@ class raw_env(AECEnv, EzPickle):
             # Copies of what the move's kernel call wrote, in a new dict: agents and replay
             # buffers keep observations (PettingZoo's api_test compares one step's with the
             # next), and the game rewrites its arrays at its next move.
-            if self._live is not None:
-                return {"observation": self._live.copy(), "action_mask": self.game.legal_mask().copy()}
+            live = self._live
+            if live is not None and live[0] is self.game:
+                return {"observation": live[1].copy(), "action_mask": self.game.legal_mask().copy()}
             planes, mask = self.game.observe()
         else:
             planes, mask = self.game.observation_for(AGENT_COLORS[agent]), self._no_moves.copy()
