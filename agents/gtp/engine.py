@@ -103,7 +103,8 @@ pv D4 Q16 info move ...``, with winrate, prior and lcb as numbers in [0, 1] (6 s
 digits), utility and utilityLcb as ``2 winrate - 1`` and ``2 lcb - 1`` (our players weigh no
 score in their utility), and scoreMean and scoreLead (the points the side to move leads by
 after the move, komi included) only from players that estimate a score (``ownership-greedy``:
-V after the move). They take one more option, ``ownership true|false``: with ``true``, each
+V after the move; a ``zero`` search: its network's estimate after each candidate, not averaged
+over the tree as KataGo's). They take one more option, ``ownership true|false``: with ``true``, each
 line ends with ``ownership`` and N*N numbers in [-1, 1], each point's final owner from the
 view of the side to move (the player analysed), row by row from the top left (A19 on 19x19)
 to the bottom right, as KataGo prints them. It is the ownership of the position analysed,

@@ -645,7 +645,9 @@ class NetworkPlayer(OptionsPlayer):
         self, game: Game, stop: Callable[[], bool], report: Callable[[list[MoveInfo]], None], interval: float
     ) -> int:
         """GTP ``lz-analyze``: the search's candidates (Gumbel's for ``gumbel``: the move it
-        plays first), greedy's best children (the one played first), or the policy's (no search)."""
+        plays first), greedy's best children (the one played first), or the policy's (no search);
+        a search's candidates carry the network's score lead after each move (``_with_leads``)."""
+        report = self._with_leads(game, report)
         if self.mode == "gumbel":
             return self._gumbel_action(game, stop=stop, report=report, interval=interval).move
         if self.search is not None:
@@ -660,11 +662,39 @@ class NetworkPlayer(OptionsPlayer):
         """Open-ended analysis (GTP ``lz-analyze`` until the next command): a search past the
         player's budget (PUCT's tree grows, Gumbel's searches double; see ``PUCTAgent.ponder``
         and ``_gumbel_ponder``), else ``analyze``."""
+        report = self._with_leads(game, report)
         if self.mode == "gumbel":
             return self._gumbel_ponder(game, stop, report, interval)
         if self.search is not None:
             return self.search.ponder(game, stop, report, interval)
         return self.analyze(game, stop, report, interval)
+
+    def _with_leads(
+        self, game: Game, report: Callable[[list[MoveInfo]], None]
+    ) -> Callable[[list[MoveInfo]], None]:
+        """``report``, with each search candidate's ``score_lead`` set to the network's estimate
+        of the mover's margin after that move (``move_values``: its children in one forward pass,
+        made at the first report; not averaged over the tree as KataGo's scoreLead is). As it
+        is for a network without a score, and for greedy (whose candidates have theirs)."""
+        if self.search is None and self.mode != "gumbel":
+            return report
+        leads: dict[int, float] | None = None
+
+        def with_leads(infos: list[MoveInfo]) -> None:
+            nonlocal leads
+            if leads is None:
+                found = self.move_values(game)
+                leads = {}
+                if found.scores is not None:
+                    leads = dict(zip(found.moves.tolist(), found.scores.tolist(), strict=True))
+            report(
+                [
+                    dataclasses.replace(info, score_lead=leads.get(info.move, info.score_lead))
+                    for info in infos
+                ]
+            )
+
+        return with_leads
 
 
 # What each way of playing does not offer of the players' protocols (see ``_absent``).

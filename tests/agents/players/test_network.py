@@ -30,6 +30,7 @@ from goarena.agents.protocols import (
     AnalysisAgent,
     BatchAgent,
     GameContext,
+    MoveInfo,
     MoveObserver,
     MoveTimeAgent,
     OwnershipAgent,
@@ -615,3 +616,18 @@ def test_ownership_greedy_gtp_is_told_a_win_network_has_no_ownership_map(win_wei
     assert answer.startswith("=") and answer.count("info move") == 2 and "ownership" not in answer
     assert "scoreLead" not in answer
     assert "ownership-greedy gives no ownership" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("play", ["puct", "gumbel"])
+def test_a_zero_search_reports_the_networks_score_lead_after_each_candidate(tmp_path: Path, play: str):
+    path = tmp_path / "scored.pt"
+    torch.manual_seed(0)
+    save_model(path, ZeroNet(5, blocks=1, filters=8, rules_input=True, score_head=True))
+    player, game = started(f"zero:weights={path},simulations=16,play={play}")
+    game.play(12)
+    reports: list[list[MoveInfo]] = []
+    player.analyze(game, lambda: False, reports.append, 0.0)  # type: ignore[attr-defined]
+    found = player.move_values(game)  # type: ignore[attr-defined]
+    assert found.scores is not None
+    expected = dict(zip(found.moves.tolist(), found.scores.tolist(), strict=True))
+    assert reports and all(info.score_lead == expected[info.move] for info in reports[-1])
