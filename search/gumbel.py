@@ -56,7 +56,17 @@ from go_env.batch import GameBatch
 from go_env.core import inline_kernel
 from goarena.search.batched import BatchedSearch, root_stats, scratch_item, tree_item
 from goarena.search.evaluator import Evaluator, Leaves, settled_outcome
-from goarena.search.tree import ILLEGAL, ROOT, UNVISITED, Candidate, Tree, add_node, add_virtual_loss, backup
+from goarena.search.tree import (
+    ILLEGAL,
+    ROOT,
+    UNVISITED,
+    Candidate,
+    Tree,
+    add_node,
+    add_virtual_loss,
+    backup,
+    principal_variation,
+)
 
 # The log-prior of a legal move whose prior is 0 (float32 underflow): finite, so that scores
 # stay comparable, and far below any real prior.
@@ -451,7 +461,9 @@ class GumbelSearch(BatchedSearch):
             order.remove(chosen)
             order.insert(0, chosen)
         return [
-            Candidate(a, int(visits[a]), float(values[a]), float(tree.prior[ROOT, a]), _line(tree, a))
+            Candidate(
+                a, int(visits[a]), float(values[a]), float(tree.prior[ROOT, a]), principal_variation(tree, a)
+            )
             for a in order[:limit]
         ]
 
@@ -483,18 +495,3 @@ class _Watch:
         self.started, self.deadline, self.stop, self.report = started, deadline, stop, report
         self.interval, self.next_report, self.planned = interval, next_report, planned
         self.replanned = False
-
-
-def _line(tree: Tree, move: int) -> tuple[int, ...]:
-    """``move`` and then the most visited move at each node below it."""
-    line = [move]
-    node = int(tree.children[ROOT, move])
-    while node >= 0 and tree.expanded[node]:
-        row = tree.children[node]
-        created = np.flatnonzero(row >= 0)
-        if created.size == 0:
-            break
-        best = created[np.argmax(tree.visits[row[created]])]
-        line.append(int(best))
-        node = int(row[best])
-    return tuple(line)

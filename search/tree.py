@@ -225,6 +225,21 @@ def reroot(tree, new_root, remap):
     tree.num_nodes[0] = kept
 
 
+def principal_variation(tree: Tree, move: int) -> tuple[int, ...]:
+    """``move`` and then the most visited move at each node below it (the root's child)."""
+    line = [move]
+    node = int(tree.children[ROOT, move])
+    while node >= 0 and tree.expanded[node]:
+        row = tree.children[node]
+        created = np.flatnonzero(row >= 0)
+        if created.size == 0:
+            break
+        best = created[np.argmax(tree.visits[row[created]])]
+        line.append(int(best))
+        node = int(row[best])
+    return tuple(line)
+
+
 class Candidate(NamedTuple):
     """A root move as the search sees it."""
 
@@ -465,19 +480,8 @@ class TreeSearch:
 
     def principal_variation(self, move: int) -> tuple[int, ...]:
         """``move`` and then the most visited move at each node below it."""
-        tree = self.tree
-        assert tree is not None
-        line = [move]
-        node = int(tree.children[ROOT, move])
-        while node >= 0 and tree.expanded[node]:
-            row = tree.children[node]
-            created = np.flatnonzero(row >= 0)
-            if created.size == 0:
-                break
-            best = created[np.argmax(tree.visits[row[created]])]
-            line.append(int(best))
-            node = int(row[best])
-        return tuple(line)
+        assert self.tree is not None
+        return principal_variation(self.tree, move)
 
     def candidates(self, limit: int | None = None) -> list[Candidate]:
         """The visited root moves, most visited first (``limit`` of them at most)."""

@@ -27,11 +27,10 @@ import numpy as np
 
 from go_env import GameBatch
 from go_env import core as K
-from go_env.batch import owners_for_mover
 from goarena.agents.data.reader import ExpertGame, SkippedGame, read_expert_game
 from goarena.agents.inference.features import FeatureBuilder, arrange
 from goarena.agents.nets.features import Features
-from goarena.agents.training.selfplay import SelfPlayGames, merge_games
+from goarena.agents.training.selfplay import SelfPlayGames, merge_games, outcome_targets
 
 
 def read_expert_folder(folder: Path | str, size: int) -> tuple[list[ExpertGame], dict[str, int]]:
@@ -105,18 +104,12 @@ def _record(
     policy = np.zeros((len(moves), actions), np.float32)
     policy[np.arange(len(moves)), moves] = 1.0
     winners = np.array([g.winner for g in games], np.int64)
-    winner = winners[game]
-    value = np.where(winner == K.EMPTY, 0, np.where(winner == to_play, 1, -1)).astype(np.int8)
     marked = np.array([g.owner is not None and g.rules.scoring == "area" for g in games], bool)
     owners = np.array(
         [g.owner if g.owner is not None else (K.EMPTY,) * size * size for g in games], np.int8
     ).reshape(len(games), size * size)
     margins = (owners == K.BLACK).sum(axis=1) - (owners == K.WHITE).sum(axis=1) - komi
-    owned = marked[game]
-    ownership = owners_for_mover(owners[game], to_play)
-    ownership[~owned] = 0
-    score = np.where(to_play == K.BLACK, margins[game], -margins[game]).astype(np.float32)
-    score[~owned] = 0.0
+    value, ownership, owned, score = outcome_targets(game, to_play, winners, owners, margins, marked)
     return SelfPlayGames(
         planes=planes,
         policy=policy,

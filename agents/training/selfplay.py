@@ -271,13 +271,7 @@ def _collect(
             np.zeros(0, np.int64),
             np.zeros(0, np.int64),
         )
-    winner = winners[game]
-    value = np.where(winner == 0, 0, np.where(winner == to_play, 1, -1)).astype(np.int8)
-    ownership = owners_for_mover(owners[game], to_play)
-    owned = played_out[game]
-    ownership[~owned] = 0
-    score = np.where(to_play == K.BLACK, margins[game], -margins[game]).astype(np.float32)
-    score[~owned] = 0.0
+    value, ownership, owned, score = outcome_targets(game, to_play, winners, owners, margins, played_out)
     return SelfPlayGames(
         planes=planes,
         policy=policy,
@@ -296,6 +290,29 @@ def _collect(
         resign_checks=resign_checks,
         evaluations=evaluations,
     )
+
+
+def outcome_targets(
+    game: np.ndarray,
+    to_play: np.ndarray,
+    winners: np.ndarray,
+    owners: np.ndarray,
+    margins: np.ndarray,
+    played_out: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The targets its game's end gives each position (``game[i]``, ``to_play[i]``): the
+    outcome (int8 +1/0/-1), the final owners (int8[T, N*N]) and the margin (float32) for the
+    side to move, and whether the game was played out (``owned``: else ownership and margin 0).
+    ``winners``, ``owners`` (BLACK/WHITE/EMPTY a point), ``margins`` (Black's, komi counted) and
+    ``played_out`` are per game."""
+    winner = winners[game]
+    value = np.where(winner == K.EMPTY, 0, np.where(winner == to_play, 1, -1)).astype(np.int8)
+    ownership = owners_for_mover(owners[game], to_play)
+    owned = played_out[game]
+    ownership[~owned] = 0
+    score = np.where(to_play == K.BLACK, margins[game], -margins[game]).astype(np.float32)
+    score[~owned] = 0.0
+    return value, ownership, owned, score
 
 
 def merge_games(parts: list[SelfPlayGames]) -> SelfPlayGames:

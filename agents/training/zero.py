@@ -398,19 +398,26 @@ class ZeroJob:
         count = len(positions.chunks(0)[0])
         updates = max(1, math.ceil(self.config.expert_epochs * count / self.config.batch_size))
         rng = np.random.default_rng([self.config.seed, EXPERT_STREAM])
+        sums = self._train(lambda: positions.sample(0, self.config.batch_size, rng), updates)
+        metrics = {f"expert_{name}": total / updates for name, total in sums.items()}
+        return {"expert_positions": float(count), "expert_updates": float(updates), **metrics}
+
+    def _train(self, draw: Callable[[], dict[str, np.ndarray] | None], updates: int) -> dict[str, float]:
+        """``updates`` minibatches from ``draw`` (fewer if it gives None) on the zero loss; the
+        sums of the loss's parts."""
         self.model.train()
         sums: dict[str, float] = {}
         for _ in range(updates):
-            batch = positions.sample(0, self.config.batch_size, rng)
-            assert batch is not None
+            batch = draw()
+            if batch is None:
+                break
             parts = zero_loss(self.model, batch, self.weights)
             self.optimizer.zero_grad(set_to_none=True)
             parts["loss"].backward()
             self.optimizer.step()
             for name, value in parts.items():
                 sums[name] = sums.get(name, 0.0) + float(value.detach())
-        metrics = {f"expert_{name}": total / updates for name, total in sums.items()}
-        return {"expert_positions": float(count), "expert_updates": float(updates), **metrics}
+        return sums
 
     # -- one round ----------------------------------------------------------------------
 
@@ -432,18 +439,7 @@ class ZeroJob:
         self.buffer.add(step, played)
         fresh = held_out_value(self.model, played)
         self._calibration = fresh["calibration"]
-        self.model.train()
-        sums: dict[str, float] = {}
-        for _ in range(self.config.updates):
-            batch = self.buffer.sample(step, self.config.batch_size, rng)
-            if batch is None:
-                break
-            parts = zero_loss(self.model, batch, self.weights)
-            self.optimizer.zero_grad(set_to_none=True)
-            parts["loss"].backward()
-            self.optimizer.step()
-            for name, value in parts.items():
-                sums[name] = sums.get(name, 0.0) + float(value.detach())
+        sums = self._train(lambda: self.buffer.sample(step, self.config.batch_size, rng), self.config.updates)
         done = step + 1
         self._rounds_done = done
         round_seconds = time.perf_counter() - began
