@@ -51,7 +51,7 @@ from go_env import core as K
 from goarena.agents.declared import one_of, option, positive
 from goarena.agents.nets.load import load_network
 from goarena.agents.players.options import OptionsPlayer, at_least, temperature
-from goarena.agents.players.policy import playing_on
+from goarena.agents.players.policy import playing_on, playing_on_state
 from goarena.agents.players.search import PUCTAgent, SearchOptions, analysis_nodes, move_info, precision
 from goarena.agents.protocols import (
     Action,
@@ -433,12 +433,13 @@ class NetworkPlayer(OptionsPlayer):
 
     # -- play=policy -------------------------------------------------------------------------
 
-    def _choose(self, game: Game, priors: np.ndarray, legal: np.ndarray) -> int:
-        """The policy's move among the moves ``playing_on`` weighs, at the temperature."""
+    def _choose(self, state: K.GoState, geometry: K.Geometry, priors: np.ndarray, legal: np.ndarray) -> int:
+        """The policy's move in the game of ``state`` among the moves ``playing_on`` weighs,
+        at the temperature (a game of a batch needs no ``Game``: ``core.state_item``)."""
         if not legal.any():
             raise ValueError("no legal move to choose: the game is over")
-        weighed = playing_on(game, legal) if self.plays_on else legal
-        weighed = _without_repeats(game, weighed)
+        weighed = playing_on_state(state, geometry, legal) if self.plays_on else legal
+        weighed = _without_repeats(state, geometry, weighed)
         weights = priors.astype(np.float64) * weighed
         if not weights.any():  # all underflowed: the moves it weighs, alike
             weights = weighed.astype(np.float64)
@@ -450,7 +451,7 @@ class NetworkPlayer(OptionsPlayer):
 
     def _policy_action(self, game: Game) -> Action:
         found = self.outputs(game)
-        move = self._choose(game, found.priors[0], game.legal_mask())
+        move = self._choose(game.state, game.geometry, found.priors[0], game.legal_mask())
         policy, value = self._policy_and_value(found)
         ownership = None if found.ownership is None else found.ownership[0]
         return Action(move, policy, value, ownership)
@@ -558,7 +559,8 @@ class NetworkPlayer(OptionsPlayer):
         move = int(found[0])
         policy = search.policy_targets()[0]
         if game.repeats_position(move):  # the best improved-policy move that does not
-            move = int(np.argmax(np.where(_without_repeats(game, game.legal_mask()), policy, -1.0)))
+            weighed = _without_repeats(game.state, game.geometry, game.legal_mask())
+            move = int(np.argmax(np.where(weighed, policy, -1.0)))
         return Action(move, policy, float(search.root_values()[0]))
 
     def _gumbel_ponder(
@@ -624,8 +626,12 @@ class NetworkPlayer(OptionsPlayer):
         if self.mode == "policy":
             legal = batch.legal_masks()
             found = self._leaf_outputs(Leaves(batch.state, legal, batch.geometry))
+            states = (K.state_item(batch.state, b) for b in range(batch.batch_size))
             return np.array(
-                [self._choose(batch.game(b), found.priors[b], legal[b]) for b in range(batch.batch_size)],
+                [
+                    self._choose(state, batch.geometry, found.priors[b], legal[b])
+                    for b, state in enumerate(states)
+                ],
                 np.int64,
             )
         return np.array([self.select_move(batch.game(b)) for b in range(batch.batch_size)], np.int64)
@@ -723,16 +729,17 @@ def _capable(player: type, absent: frozenset[str]) -> type:
     return type(player.__name__, (player,), namespace)
 
 
-def _without_repeats(game: Game, moves: np.ndarray) -> np.ndarray:
+def _without_repeats(state: K.GoState, geometry: K.Geometry, moves: np.ndarray) -> np.ndarray:
     """The mask ``moves`` (int8[N*N+1]) less the moves that recreate an earlier whole board
-    of ``game``: a positional-superko referee forfeits them, whatever the game's ko rule."""
-    repeating = game.repeating_moves()
-    if not len(repeating):
+    of the game of ``state``: a positional-superko referee forfeits them, whatever the game's
+    ko rule."""
+    repeating = np.empty(len(moves), np.int8)
+    K.repeating_mask(state, geometry, repeating)
+    if not repeating.any():
         return moves
-    moves = moves.copy()
-    moves[repeating] = 0
+    moves = np.where(repeating != 0, 0, moves).astype(moves.dtype)
     if not moves.any():
-        moves[game.pass_move] = 1  # never repeats, and is legal while the game runs
+        moves[-1] = 1  # the pass never repeats, and is legal while the game runs
     return moves
 
 
