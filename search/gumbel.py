@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -438,7 +439,7 @@ class GumbelSearch(BatchedSearch):
                 rate = done / max(now - watch.started, 1e-6)
                 fits = considered + int(rate * max(watch.deadline - now, 0.0))
                 watch.planned = max(min(watch.planned, fits), 1)
-                self._table = halving_table(self.max_considered, max(watch.planned, 1))
+                self._table = halving_table(self.max_considered, watch.planned)
                 watch.replanned = True
         over = watch.deadline is not None and now >= watch.deadline
         stopped = watch.stop is not None and watch.stop()
@@ -479,19 +480,15 @@ class GumbelSearch(BatchedSearch):
         return int(moves[game])
 
 
+@dataclass
 class _Watch:
     """What a watched search keeps (``GumbelSearch.search`` with a time, a stop or a report)."""
 
-    def __init__(
-        self,
-        started: float,
-        deadline: float | None,
-        stop: Callable[[], bool] | None,
-        report: Callable[[], None] | None,
-        interval: float,
-        next_report: float,
-        planned: int,
-    ):
-        self.started, self.deadline, self.stop, self.report = started, deadline, stop, report
-        self.interval, self.next_report, self.planned = interval, next_report, planned
-        self.replanned = False
+    started: float
+    deadline: float | None
+    stop: Callable[[], bool] | None
+    report: Callable[[], None] | None
+    interval: float
+    next_report: float
+    planned: int
+    replanned: bool = False

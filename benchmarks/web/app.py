@@ -307,7 +307,8 @@ def create_app(
     @app.get("/api/leagues/{league_id:path}/games/{game_id}/sgf")
     def game_sgf(league_id: str, game_id: str) -> Response:
         stored, _, text = leagues.load_game(root, league_id, game_id)
-        name = f"{league_id.replace('/', '-').strip('.-') or 'league'}-game-{stored.id}.sgf"
+        safe = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in league_id)
+        name = f"{safe.strip('.-') or 'league'}-game-{stored.id}.sgf"  # no quote or line break in the header
         disposition = f'attachment; filename="{name}"'
         return Response(text, media_type="application/x-go-sgf", headers={"content-disposition": disposition})
 
