@@ -283,16 +283,17 @@ class Game:
         """
         if type(move) is not int:
             move = as_move(move)
-        if not 0 <= move <= self._num_points:  # the kernels take an int64, which it may not fit
-            self._play_plain(move)  # raises IllegalMoveError: off the board
         if getrefcount(self._mask) > _UNSHARED:  # a caller holds the mask: it keeps it as it is
             self._mask = self._mask.copy()
-        state, geometry, mask, legal = self.state, self.geometry, self._mask, self._legal
-        planes = self._planes
-        if planes is None:
-            played = self._play_and_update(state, geometry, move, mask, legal)
-        else:
-            played = self._kernels.play_and_observe(state, geometry, move, mask, legal, planes)
+        try:
+            if self._planes is None:
+                played = self._play_and_update(self.state, self.geometry, move, self._mask, self._legal)
+            else:
+                played = self._kernels.play_and_observe(
+                    self.state, self.geometry, move, self._mask, self._legal, self._planes
+                )
+        except OverflowError:  # beyond the kernels' int64: off the board
+            played = K.GAME_OVER if self.is_over else K.OFF_BOARD
         if played & _STATUS_BITS:  # the game is unchanged, so the side to move is the offender
             raise IllegalMoveError(move, K.STATUS_NAMES[played & _STATUS_BITS], self.size, self.to_play)
         self.moves.append(move)

@@ -405,18 +405,19 @@ def _write_legal(state, geometry, mask, legal):
     """Write 1 into ``mask`` (int8[P+1]) for each legal move, else 0, and the legal moves in
     ascending order (pass last) into ``legal[:count]`` (int64[P+1]); return ``count``.
 
-    The same answers as ``empty_point_status``, found faster where most points are: one with
-    a liberty (an empty neighbour, or an own chain beside it with a liberty elsewhere) and no
-    enemy chain beside it that it might capture is no suicide and captures nothing, so only
-    the ko point and the superko set can forbid it; and the set
-    only if some position of the game had more stones than this one (such a move adds one).
-    The neighbour test is written without branches (indices unsigned: no negative-index
-    wraparound to test), and the list is read off the mask without any.
+    The same answers as ``empty_point_status``, found faster where most points are, in one
+    pass over the board. A stone beside an empty point is no suicide, so where no position
+    of the game had more stones than this one (a move adds one, so none can repeat) only the
+    ko point forbids it: four reads. Else one with a liberty (an empty neighbour, or an own
+    chain beside it with a liberty elsewhere) and no enemy chain beside it that it might
+    capture captures nothing, so only the ko point and the superko set can forbid it. That
+    neighbour test is written without branches (indices unsigned: no negative-index
+    wraparound to test), and the list is written beside the mask without any.
     """
     num_points = geometry.size * geometry.size
-    for p in range(num_points + 1):
-        mask[p] = 0
     if state.info[INFO_OVER] != RUNNING:
+        for p in range(num_points + 1):
+            mask[p] = 0
         return 0
     color = state.info[INFO_TO_PLAY]
     enemy = 3 - color
@@ -429,39 +430,49 @@ def _write_legal(state, geometry, mask, legal):
     board, heads, libs = state.board, state.chain_head, state.chain_libs
     neighbors, zobrist, seen = geometry.neighbors, geometry.zobrist, state.seen
     last_point = np.uint64(num_points - 1)  # ``heads`` has no entry for the wall point
-    for i in range(state.info[INFO_NUM_EMPTY]):
-        p = state.empties[i]
-        has_liberty = False
-        enemies = 0
-        fewest_enemy_libs = 5
-        owns = 0
-        most_own_libs = 0
-        for k in range(4):
-            n = np.uint64(neighbors[p, k])
-            c = board[n]
-            has_liberty |= c == EMPTY
-            is_enemy = c == enemy
-            is_own = c == color
-            enemies += is_enemy
-            owns += is_own
-            # Read for any neighbour, and kept on the board whatever an empty point holds.
-            chain_libs = libs[min(np.uint64(heads[min(n, last_point)]), last_point)]
-            fewest_enemy_libs = min(fewest_enemy_libs, chain_libs if is_enemy else 5)
-            most_own_libs = max(most_own_libs, chain_libs if is_own else 0)
-        # An enemy chain ``p`` captures has all its pseudo-liberties at ``p``: at most as
-        # many as the enemy stones beside ``p``. An own chain with more pseudo-liberties than
-        # the own stones beside ``p`` has one elsewhere, which the stone on ``p`` joins.
-        if (has_liberty or most_own_libs > owns) and fewest_enemy_libs > enemies:
-            is_legal = not superko or not seen_contains(seen, base_key ^ zobrist[color, p])
-        else:
-            is_legal = empty_point_status(state, geometry, p, color) == LEGAL
-        mask[p] = is_legal and p != ko_point
-    mask[num_points] = 1
     count = 0
-    for p in range(num_points + 1):
+    for p in range(num_points):
+        is_legal = False
+        if board[p] == EMPTY:
+            beside_empty = (
+                (board[neighbors[p, 0]] == EMPTY)
+                | (board[neighbors[p, 1]] == EMPTY)
+                | (board[neighbors[p, 2]] == EMPTY)
+                | (board[neighbors[p, 3]] == EMPTY)
+            )
+            if beside_empty and not superko:
+                is_legal = True
+            else:
+                enemies = 0
+                fewest_enemy_libs = 5
+                owns = 0
+                most_own_libs = 0
+                for k in range(4):
+                    n = np.uint64(neighbors[p, k])
+                    c = board[n]
+                    is_enemy = c == enemy
+                    is_own = c == color
+                    enemies += is_enemy
+                    owns += is_own
+                    # Read for any neighbour, and kept on the board whatever an empty point holds.
+                    chain_libs = libs[min(np.uint64(heads[min(n, last_point)]), last_point)]
+                    fewest_enemy_libs = min(fewest_enemy_libs, chain_libs if is_enemy else 5)
+                    most_own_libs = max(most_own_libs, chain_libs if is_own else 0)
+                # An enemy chain ``p`` captures has all its pseudo-liberties at ``p``: at most
+                # as many as the enemy stones beside ``p``. An own chain with more
+                # pseudo-liberties than the own stones beside ``p`` has one elsewhere, which
+                # the stone on ``p`` joins.
+                if (beside_empty or most_own_libs > owns) and fewest_enemy_libs > enemies:
+                    is_legal = not superko or not seen_contains(seen, base_key ^ zobrist[color, p])
+                else:
+                    is_legal = empty_point_status(state, geometry, p, color) == LEGAL
+        is_legal &= p != ko_point
+        mask[p] = is_legal
         legal[count] = p  # kept only where legal: the next point writes the same slot
-        count += mask[p]
-    return count
+        count += is_legal
+    mask[num_points] = 1
+    legal[count] = num_points
+    return count + 1
 
 
 @kernel
