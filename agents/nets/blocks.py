@@ -12,9 +12,12 @@ against.
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.utils.fusion import fuse_conv_bn_eval
 
 from go_env.features import NUM_HISTORY_PLANES
 from goarena.agents.nets.features import HISTORY
@@ -26,6 +29,10 @@ VALUE_HIDDEN = 64
 
 def mean_and_max(x: torch.Tensor) -> torch.Tensor:
     """float[B, 2C]: the mean and the max of each channel of ``x`` float[B, C, N, N] over the board."""
+    if x.dtype == torch.bfloat16 and x.device.type == "cpu":
+        # Reduced in float32: on the CPU a bfloat16 amax over the board takes about 15 times
+        # as long as the float32 cast and amax together (torch 2.13; a tenth of a forward pass).
+        return mean_and_max(x.float()).to(x.dtype)
     return torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
 
 
@@ -36,9 +43,9 @@ class ResidualBlock(nn.Module):
     def __init__(self, filters: int, global_pool: bool):
         super().__init__()
         self.conv1 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
-        self.norm1 = nn.BatchNorm2d(filters)
+        self.norm1: nn.Module = nn.BatchNorm2d(filters)  # nn.Identity once folded
         self.conv2 = nn.Conv2d(filters, filters, 3, padding=1, bias=False)
-        self.norm2 = nn.BatchNorm2d(filters)
+        self.norm2: nn.Module = nn.BatchNorm2d(filters)
         self.pool = nn.Linear(2 * filters, filters) if global_pool else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -59,6 +66,11 @@ class ValueHead(nn.Sequential):
 
     def forward(self, pooled: torch.Tensor) -> torch.Tensor:
         return super().forward(pooled).squeeze(1)
+
+
+def folded(convolution: nn.Module, norm: nn.Module) -> nn.Conv2d:
+    """The convolution followed by the batch norm (in eval mode) as one convolution."""
+    return fuse_conv_bn_eval(cast(nn.Conv2d, convolution), cast(nn.BatchNorm2d, norm))
 
 
 POOL_EVERY = 3  # a block with global pooling every this many
@@ -108,3 +120,14 @@ class HistoryTrunk(Network):
     def trunk(self, planes: torch.Tensor) -> torch.Tensor:
         """``planes`` float[B, 17, N, N] -> the tower's output float[B, filters, N, N]."""
         return self.tower(self.stem(self.check_planes(planes)))
+
+    def fold_batch_norms(self) -> None:
+        """Fold each batch norm into the convolution before it (the same function in eval
+        mode, one operation fewer each: about 5% of a forward pass at play). For inference
+        only: the network can no longer be trained or saved as its architecture."""
+        self.eval()
+        self.stem[0], self.stem[1] = folded(self.stem[0], self.stem[1]), nn.Identity()
+        for block in self.tower:
+            assert isinstance(block, ResidualBlock)
+            block.conv1, block.norm1 = folded(block.conv1, block.norm1), nn.Identity()
+            block.conv2, block.norm2 = folded(block.conv2, block.norm2), nn.Identity()

@@ -79,7 +79,11 @@ def load_network(path: Path | str, kind: str, device: str = "cpu", precision: st
     Args:
         path: a ``.pt`` checkpoint (policy, value, zero, ownership) or a ``rollout.npz`` (rollout).
         kind: what the caller will use it as; a file holding another network is refused.
-        device, precision: where and in what arithmetic a torch network runs.
+        device, precision: where and in what arithmetic a torch network runs (``auto``:
+            bfloat16 where the CPU computes it natively, else float32).
+
+    A torch network comes ready for inference: in eval mode, its batch norms folded into
+    its convolutions (``HistoryTrunk.fold_batch_norms``), not to be trained or saved.
 
     Raises:
         NetworkFileError: the file is missing, unreadable, corrupt, or not a ``kind`` network.
@@ -137,7 +141,11 @@ def _load_checkpoint(path: Path, kind: str, device: str, precision: str) -> Netw
         article = "an" if kind[0] in "aeiou" else "a"  # an ownership network
         raise refuse(path, f"holds a {model.arch!r} network, not {article} {kind} network")
     board_size: int = model.board_size  # type: ignore[assignment]  # every network's own
-    return Network(path, kind, board_size, str(contents["sha256"]), model.to(dtype).eval())
+    model.eval()
+    fold = getattr(model, "fold_batch_norms", None)
+    if fold is not None:
+        fold()
+    return Network(path, kind, board_size, str(contents["sha256"]), model.to(dtype))
 
 
 def _load_rollout(path: Path) -> Network:

@@ -125,6 +125,16 @@ class ZeroNet(HistoryTrunk):
         opened = convolution(planes[:, :NUM_HISTORY_PLANES]) + self.rules_input(rules)[:, :, None, None]
         return self.tower(relu(norm(opened)))
 
+    def fold_batch_norms(self) -> None:
+        """``HistoryTrunk.fold_batch_norms``; the rules input, which adds its bias between the
+        stem's convolution and its norm, is scaled by that norm as the convolution is."""
+        if self.rules_input is not None:
+            norm = cast(nn.BatchNorm2d, self.stem[1])
+            scale = norm.weight / torch.sqrt(cast(torch.Tensor, norm.running_var) + norm.eps)
+            with torch.no_grad():
+                self.rules_input.weight.mul_(scale[:, None])
+        super().fold_batch_norms()
+
     def forward(self, planes: torch.Tensor) -> ZeroOutput:
         """``planes`` float[B, 17 or 19, N, N] -> ``ZeroOutput``."""
         trunk = self.trunk(planes)

@@ -113,7 +113,11 @@ class NetworkOptions(SearchOptions):
     )
     max_considered: int = option(16, "root moves Gumbel search considers", check=at_least(1))
     device: str | None = option(None, "where the network runs (cpu, cuda, cuda:N; default: the game's)")
-    precision: str = option("float32", "the network's arithmetic, float32 or bfloat16", check=precision)
+    precision: str = option(
+        "auto",
+        "the network's arithmetic: float32, bfloat16, or auto (bfloat16 where the CPU has AVX512-BF16)",
+        check=precision,
+    )
     score_utility: float = option(
         0.0,
         "KataGo's score utility u: a leaf's value (w + u * 2/pi * atan(score / 2N)) / (1 + u), with a "

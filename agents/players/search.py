@@ -564,8 +564,10 @@ class UCTAgent(_SearchAgent, OptionsPlayer):
 
 
 def precision(name: str, value: str) -> str | None:
-    """float32 or bfloat16: a network's arithmetic."""
-    return None if value in ("float32", "bfloat16") else f"unknown {name} {value!r}: float32 or bfloat16"
+    """auto, float32 or bfloat16: a network's arithmetic (``nets.predict.resolve_precision``)."""
+    from goarena.agents.nets.predict import PRECISION_NAMES
+
+    return None if value in PRECISION_NAMES else f"unknown {name} {value!r}: {', '.join(PRECISION_NAMES)}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -634,8 +636,8 @@ class PUCTOptions(SearchOptions):
     mixing: float = option(0.5, "AlphaGo's λ, in [0, 1] (0: the value network alone; 1: the playouts alone)")
     device: str | None = option(None, "where the networks run (cpu, cuda, cuda:N; default: the game's)")
     precision: str = option(
-        "float32",
-        "the networks' arithmetic, float32 or bfloat16 (faster on CPUs with AVX512-BF16)",
+        "auto",
+        "the networks' arithmetic: float32, bfloat16, or auto (bfloat16 where the CPU has AVX512-BF16)",
         check=precision,
     )
 

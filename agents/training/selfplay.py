@@ -46,7 +46,6 @@ import copy
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from torch import nn
 
 from go_env import GameBatch, Rules
@@ -56,17 +55,10 @@ from go_env.features import NUM_HISTORY_PLANES
 from goarena.agents.inference.features import FeatureBuilder, arrange
 from goarena.agents.inference.network import NetworkEvaluator
 from goarena.agents.nets.features import HISTORY
-from goarena.agents.nets.predict import resolve_precision
+from goarena.agents.nets.predict import PRECISION_NAMES, resolve_precision
 from goarena.search import BatchedPUCT, BatchedSearch, GumbelSearch
 
 SEARCHES = ("puct", "gumbel")
-SELFPLAY_PRECISIONS = ("auto", "float32", "bfloat16")
-
-
-def auto_precision() -> str:
-    """bfloat16 where the CPU computes it natively (AVX512-BF16), else float32."""
-    native = getattr(torch.cpu, "_is_avx512_bf16_supported", None)  # torch's own probe, private
-    return "bfloat16" if native is not None and native() else "float32"
 
 
 @dataclass(frozen=True)
@@ -101,8 +93,8 @@ class SelfPlaySettings:
             raise ValueError("tree_reuse is for search='puct': Gumbel search starts each move afresh")
         if not 0.0 <= self.komi_sd < float("inf"):
             raise ValueError(f"komi_sd is a deviation in points: at least 0, got {self.komi_sd}")
-        if self.precision not in SELFPLAY_PRECISIONS:
-            raise ValueError(f"precision is one of {', '.join(SELFPLAY_PRECISIONS)}, got {self.precision!r}")
+        if self.precision not in PRECISION_NAMES:
+            raise ValueError(f"precision is one of {', '.join(PRECISION_NAMES)}, got {self.precision!r}")
 
 
 @dataclass
@@ -180,8 +172,7 @@ def play_selfplay(
         half_points = np.round(2.0 * rng.normal(rules.komi, settings.komi_sd, games))
         batch.state.info[:, K.INFO_KOMI] = half_points.astype(np.int64)
     komi = 0.5 * batch.state.info[:, K.INFO_KOMI].astype(np.float64)
-    precision = auto_precision() if settings.precision == "auto" else settings.precision
-    dtype = resolve_precision(precision)
+    dtype = resolve_precision(settings.precision)
     if next(model.parameters()).dtype != dtype:
         model = copy.deepcopy(model).to(dtype)
     # Every leaf run (no cache): ``evaluations`` counts the network's work.

@@ -73,6 +73,7 @@ from go_env import core as K
 from goarena.agents.declared import one_of, option, positive, redefault
 from goarena.agents.inference import NetworkEvaluator
 from goarena.agents.nets.checkpoint import read_checkpoint, save_model
+from goarena.agents.nets.predict import PRECISION_NAMES
 from goarena.agents.nets.zero import ZeroNet, widen_from
 from goarena.agents.training import loop
 from goarena.agents.training.config import BoardConfig, at_least_zero
@@ -81,7 +82,6 @@ from goarena.agents.training.loop import as_begun, run_training, step_rng, write
 from goarena.agents.training.replay import ReplayBuffer
 from goarena.agents.training.selfplay import (
     SEARCHES,
-    SELFPLAY_PRECISIONS,
     SelfPlayGames,
     SelfPlaySettings,
     merge_games,
@@ -166,7 +166,7 @@ class ZeroConfig(BoardConfig):
     )
     precision: str = option(
         "auto", "self-play's arithmetic: float32, bfloat16, or auto (bfloat16 with AVX512-BF16)",
-        check=one_of(*SELFPLAY_PRECISIONS), before="float32",
+        check=one_of(*PRECISION_NAMES), before="float32",
     )  # fmt: skip
     weight_decay: float = option(1e-4, "L2 weight decay", check=at_least_zero)
     generation_every: int = option(10, "rounds between generations", check=positive)

@@ -194,7 +194,7 @@ def test_bfloat16_weights_give_the_float32_logits_to_bfloat16_precision(policy_w
     np.testing.assert_allclose(
         policy_logits(half, planes[None]), expected, atol=0.02 * np.abs(expected).max() + 0.02
     )
-    with pytest.raises(ValueError, match="unknown precision 'half': float32 or bfloat16"):
+    with pytest.raises(ValueError, match="unknown precision 'half': auto, float32, bfloat16"):
         load_policy_net(policy_weights, precision="half")
     with pytest.raises(AgentSpecError, match="unknown precision"):
         check_spec(f"puct:prior={str(policy_weights)!r},precision=half")

@@ -87,3 +87,56 @@ def test_widening_refuses_weights_of_another_shape():
 def test_the_options_are_true_or_false(flag):
     with pytest.raises(ValueError, match="true or false"):
         ZeroNet(5, blocks=1, filters=8, rules_input=flag)
+
+
+def _trained_looking(model: ZeroNet) -> ZeroNet:
+    """``model`` with batch norms whose statistics and affine terms are far from the identity."""
+    torch.manual_seed(3)
+    for module in model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.normal_()
+            module.running_var.uniform_(0.2, 3.0)
+            torch.nn.init.normal_(module.weight)
+            torch.nn.init.normal_(module.bias)
+    if model.rules_input is not None:
+        torch.nn.init.normal_(model.rules_input.weight)
+    return model.eval()
+
+
+@pytest.mark.parametrize("rules_input", [False, True])
+def test_batch_norms_folded_into_the_convolutions_give_the_same_outputs(rules_input):
+    model = _trained_looking(ZeroNet(5, blocks=3, filters=8, rules_input=rules_input, score_head=True))
+    planes = planes_with_rules(4, [15, -15, 49, 0]) if rules_input else torch.rand(4, 17, 5, 5).round()
+    with torch.no_grad():
+        expected = model(planes)
+        model.fold_batch_norms()
+        folded = model(planes)
+    assert not any(isinstance(module, torch.nn.BatchNorm2d) for module in model.modules())
+    for got, want in zip(folded, expected, strict=True):
+        torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-4)
+
+
+def test_a_loaded_network_comes_folded_and_in_the_precision_asked(tmp_path):
+    from goarena.agents.nets.load import load_network
+
+    model = _trained_looking(ZeroNet(5, blocks=1, filters=8, rules_input=True, score_head=True))
+    save_model(tmp_path / "zero.pt", model)
+    planes = planes_with_rules(2, [15, -15])
+    loaded = load_network(tmp_path / "zero.pt", "zero").model
+    assert not any(isinstance(module, torch.nn.BatchNorm2d) for module in loaded.modules())
+    with torch.no_grad():
+        torch.testing.assert_close(loaded(planes).value, model(planes).value, atol=1e-5, rtol=1e-4)
+    half = load_network(tmp_path / "zero.pt", "zero", precision="bfloat16").model
+    assert next(half.parameters()).dtype == torch.bfloat16
+    with torch.no_grad():
+        got = half(planes.to(torch.bfloat16)).value.float()
+    torch.testing.assert_close(got, model(planes).value, atol=0.05, rtol=0.05)
+
+
+def test_the_board_pooling_in_bfloat16_is_the_float32_pooling_rounded():
+    from goarena.agents.nets.blocks import mean_and_max
+
+    x = torch.randn(3, 8, 5, 5).to(torch.bfloat16)
+    expected = torch.cat([x.float().mean(dim=(2, 3)), x.float().amax(dim=(2, 3))], dim=1).to(torch.bfloat16)
+    assert torch.equal(mean_and_max(x), expected)
+    assert torch.equal(mean_and_max(x.contiguous(memory_format=torch.channels_last)), expected)

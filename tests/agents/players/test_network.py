@@ -285,7 +285,7 @@ def test_zero_gtp_lz_analyze_reports_the_networks_search(weights: Path):
 @pytest.mark.parametrize("play", ["puct", "gumbel", "greedy", "policy"])
 def test_zero_ownership_is_the_networks_head_at_the_position(weights: Path, play: str):
     budget = "" if play in ("greedy", "policy") else ",simulations=8"
-    player, game = started(f"zero:weights={weights}{budget},play={play}")
+    player, game = started(f"zero:weights={weights}{budget},play={play},precision=float32")
     assert isinstance(player, OwnershipAgent)
     for move in (12, 7, 13):
         game.play(move)  # White to move: the map is White's
