@@ -52,7 +52,15 @@ from goarena.agents.declared import one_of, option, positive
 from goarena.agents.nets.load import load_network
 from goarena.agents.players.options import OptionsPlayer, at_least, temperature
 from goarena.agents.players.policy import playing_on, playing_on_state
-from goarena.agents.players.search import PUCTAgent, SearchOptions, analysis_nodes, move_info, precision
+from goarena.agents.players.search import (
+    COUNTED_BATCH,
+    TIMED_BATCH,
+    PUCTAgent,
+    SearchOptions,
+    analysis_nodes,
+    move_info,
+    precision,
+)
 from goarena.agents.protocols import (
     Action,
     GameContext,
@@ -70,9 +78,6 @@ from goarena.search.warmup import warmup_game
 PLAYS = ("policy", "greedy", "puct", "gumbel")
 RANKS = ("value", "score")
 DEFAULT_SIMULATIONS = 200  # a network player's search without simulations= or seconds=
-# PUCT's leaves per forward pass. At 400 simulations a move 8 scored 69% against 32 (60 games);
-# at 0.1 s a move 32, which runs about twice the simulations, won the most.
-COUNTED_BATCH, TIMED_BATCH = 8, 32
 ANALYSIS_CANDIDATES = 20  # moves a greedy player's analysis reports
 GUMBEL_ANALYSIS_SIMULATIONS = 1 << 17  # the largest Gumbel search an open-ended analysis runs
 
@@ -89,12 +94,6 @@ class NetworkOptions(SearchOptions):
     simulations: int | None = option(
         None,
         f"simulations per move (default {DEFAULT_SIMULATIONS} when seconds is not given)",
-        check=positive,
-    )
-    batch: int | None = option(
-        None,
-        f"leaves per forward pass (default {TIMED_BATCH} under a time budget, whose extra simulations "
-        f"pay for the wider batch, else {COUNTED_BATCH}, which plays better for a fixed number)",
         check=positive,
     )
     temperature: float = option(
