@@ -20,8 +20,9 @@
    gives the network evaluations a move of each: what the kept subtrees save.
 4. At play: a player's simulations a second on one core (one torch and one numba thread),
    playing both sides of a game from the empty board at ``--play-simulations`` a move: the
-   ``zero`` player with its defaults against the zero player as it searched before
-   (``BASELINE_PLAYER``: eight leaves a forward pass, float32), same network.
+   ``zero`` player with its defaults, and with the batch it takes under a time budget,
+   against the zero player as it searched before (``BASELINE_PLAYER``: eight leaves a forward
+   pass, float32), same network.
 
 Every measurement runs after a warm-up call outside the clock (numba's compile or cache load,
 torch's first call). Torch's and numba's threads are set for each part and restored after.
@@ -56,6 +57,7 @@ from goarena.agents.inference.features import FeatureBuilder
 from goarena.agents.inference.network import NetworkEvaluator
 from goarena.agents.nets.checkpoint import load_model, save_model
 from goarena.agents.nets.zero import ZeroNet
+from goarena.agents.players.search import TIMED_BATCH
 from goarena.agents.training.selfplay import SEARCHES, SelfPlaySettings, make_search
 from goarena.agents.training.workers import SelfPlayWorkers
 from goarena.agents.weights import ZERO_9X9
@@ -384,8 +386,11 @@ def games_per_hour(
 # -- at play ------------------------------------------------------------------------------------
 
 # The zero player as it searched before the search at play was tuned: eight leaves a forward
-# pass, in float32. The bench compares the player's defaults with it.
+# pass, in float32 (its batch norms now folded and its leaves not kept, as every player's).
+# The bench compares with it the player's defaults for a number of simulations, and the batch
+# it takes under a time budget.
 BASELINE_PLAYER = "zero:batch=8,precision=float32"
+PLAYERS = (BASELINE_PLAYER, "zero", f"zero:batch={TIMED_BATCH}")
 PLAY_MOVES = 20
 
 
@@ -463,7 +468,7 @@ def measure(
     with tempfile.TemporaryDirectory() as folder:
         weights = Path(folder) / "zero.pt"  # the players load the network measured above
         save_model(weights, model)
-        for spec in players or [BASELINE_PLAYER, "zero"]:
+        for spec in players or PLAYERS:
             say(f"{spec} at play ...")
             report.play.append(play_rate(spec, weights, model.board_size, play_simulations, play_moves))
     report.load_after = os.getloadavg()[0]
@@ -623,7 +628,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--players",
         nargs="+",
         default=None,
-        help=f"players timed at play, the first the baseline (default: {BASELINE_PLAYER} zero)",
+        help=f"players timed at play, the first the baseline (default: {' '.join(PLAYERS)})",
     )
     parser.add_argument(
         "--play-simulations", type=_positive, default=400, help="their simulations a move (default 400)"
