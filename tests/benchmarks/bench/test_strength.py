@@ -61,6 +61,17 @@ def test_match_against_gnugo_writes_sgf_alternates_colours_and_resumes(tmp_path)
     assert "vs" in report(again, "random", opponent)
 
 
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go (gnugo) is not installed")
+def test_opening_moves_give_two_deterministic_players_different_games(tmp_path):
+    opponent = f"gtp:{GNUGO} --mode gtp --level 1"
+    venue = Venue(opening_moves=2)
+    games = run("zero:simulations=8", opponent, 4, 9, 7.0, tmp_path, workers=1, venue=venue)
+    openings = [tuple(game.moves.split()[:2]) for game in games]
+    assert openings[0] == openings[1] and openings[2] == openings[3]  # a pair: one game each colour
+    assert openings[0] != openings[2]
+    assert [game.black == AGENT for game in games] == [True, False, True, False]
+
+
 def _ended(black, white, winner, moves, reason, cleanup_from=None, result=""):
     count = len(moves.split())
     return StoredGame(
