@@ -84,6 +84,7 @@ def test_prints_forward_selfplay_and_games_per_hour_tables(capsys):
     assert [row.split()[:3] for row in play[1:]] == [
         ["zero:batch=8,precision=float32", "3", "8"],
         ["zero", "3", "8"],
+        ["zero:batch=32", "3", "8"],  # the batch a time budget takes
     ]
     assert play[1].endswith(" 1.00x")
 
