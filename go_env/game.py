@@ -289,6 +289,8 @@ class Game:
             if self._planes is None:
                 played = self._play_and_update(self.state, self.geometry, move, self._mask, self._legal)
             else:
+                if self._num_legal < 0:  # the planes the move moves on must be the position's
+                    self._refresh()
                 played = self._kernels.play_and_observe(
                     self.state, self.geometry, move, self._mask, self._legal, self._planes
                 )

@@ -16,6 +16,7 @@ from go_env.core import (
     WHITE,
     batch_item,
     copy_into,
+    inline_kernel,
     kernel,
     make_geometry,
     new_state,
@@ -61,13 +62,38 @@ def history_planes(state, geometry, out):
         planes[p, 2 * HISTORY] = black_to_play
 
 
+@inline_kernel
+def _advance_history_planes(state, geometry, out):
+    """``out`` (int8[N, N, 17]), ``history_planes`` of the position before the last move,
+    rewritten as those of the position after it: each side's history is the other side's
+    before, one move older, and only the newest planes are read off the board."""
+    num_points = geometry.size * geometry.size
+    to_play = state.info[INFO_TO_PLAY]
+    own_shift = np.int8(0 if to_play == BLACK else 1)
+    enemy_shift = np.int8(1) - own_shift
+    one = np.int8(1)
+    black_to_play = np.int8(to_play == BLACK)
+    planes = out.reshape(num_points, NUM_HISTORY_PLANES)
+    for p in range(num_points):
+        for i in range(HISTORY - 1, 0, -1):  # from the oldest: each plane read before it is written
+            own, enemy = planes[p, i - 1], planes[p, HISTORY + i - 1]
+            planes[p, i] = enemy
+            planes[p, HISTORY + i] = own
+        c = state.board[p]
+        planes[p, 0] = (c >> own_shift) & one
+        planes[p, HISTORY] = (c >> enemy_shift) & one
+        planes[p, 2 * HISTORY] = black_to_play
+
+
 @kernel
 def play_and_observe(state, geometry, move, mask, legal, planes):
-    """``core.play_and_list`` that also rewrites ``planes`` (int8[N, N, 17], ``history_planes``)
-    for the position the move leaves, in the same call: what an env reads after each move."""
+    """``core.play_and_list`` that also rewrites ``planes`` (int8[N, N, 17]) for the position
+    the move leaves, in the same call: what an env reads after each move. ``planes`` must hold
+    the ``history_planes`` of the position before the move: they are moved on a move, not
+    made again."""
     played = play_and_list(state, geometry, move, mask, legal)
     if played & PLAYED_STATUS_MASK == LEGAL:
-        history_planes(state, geometry, planes)
+        _advance_history_planes(state, geometry, planes)
     return played
 
 

@@ -161,7 +161,7 @@ def test_a_ko_recapture_is_refused():
 
 def test_a_move_played_with_its_planes_writes_those_of_the_position_it_leaves():
     game = Game(5)
-    mask, legal, planes = np.empty(26, np.int8), np.empty(26, np.int64), new_history_planes(5)
+    mask, legal, planes = np.empty(26, np.int8), np.empty(26, np.int64), planes_of(game)
     for move in (12, 7, 13, 25, 8):
         played = play_and_observe(game.state, game.geometry, move, mask, legal, planes)
         assert played & 7 == 0
@@ -169,3 +169,23 @@ def test_a_move_played_with_its_planes_writes_those_of_the_position_it_leaves():
     before = planes.copy()
     assert play_and_observe(game.state, game.geometry, 12, mask, legal, planes) != 0  # occupied
     np.testing.assert_array_equal(planes, before)
+
+
+def test_planes_moved_on_move_by_move_are_the_planes_made_afresh():
+    """Ten random games of 60 moves on 5x5, passes and captures among them: the live planes,
+    moved on by each move, equal the history planes of each position made from the board's
+    history, a move played straight after an undo among them."""
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        game = Game(5)
+        live = game.live_observation()
+        for number in range(60):
+            legal = game.legal_moves()
+            if not len(legal):
+                break
+            game.play(int(rng.choice(legal)))
+            np.testing.assert_array_equal(live, planes_of(game))
+            if number == 30:  # the planes are stale after an undo: the next move makes them again first
+                game.undo()
+                game.play(game.num_points)
+                np.testing.assert_array_equal(live, planes_of(game))
